@@ -1,0 +1,7 @@
+"""`python -m gitea_mcp` runs the command line."""
+
+import sys
+
+from gitea_mcp.cli import main
+
+sys.exit(main())

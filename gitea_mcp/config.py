@@ -1,0 +1,63 @@
+"""Settings: where Gitea is, which token, which owners — read once from flags and environment."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, SecretStr, field_validator
+
+from gitea_mcp.errors import ToolFailure
+
+
+class ConfigError(ToolFailure):
+    """A setting is missing or wrong; the message says which and how to set it."""
+
+
+class Settings(BaseModel):
+    """Everything the server needs, validated. The token is a SecretStr so no repr can leak it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    url: str
+    token: SecretStr | None = None
+    allowed_owners: frozenset[str]
+    read_only: bool = False
+    timeout: float = 30.0
+
+    @field_validator("url")
+    @classmethod
+    def _normalise_url(cls, value: str) -> str:
+        url = value.strip().rstrip("/")
+        # Users paste the API root as often as the site root; both mean the same server.
+        for suffix in ("/api/v1", "/api"):
+            if url.endswith(suffix):
+                url = url[: -len(suffix)]
+        if not url.startswith(("http://", "https://")):
+            raise ValueError(f"GITEA_URL must start with http:// or https:// (got {value!r})")
+        return url
+
+    @field_validator("timeout")
+    @classmethod
+    def _positive_timeout(cls, value: float) -> float:
+        if value <= 0:
+            raise ValueError("GITEA_TIMEOUT must be a positive number of seconds")
+        return value
+
+    @property
+    def allow_all_owners(self) -> bool:
+        return "*" in self.allowed_owners
+
+    def token_value(self) -> str | None:
+        return self.token.get_secret_value() if self.token else None
+
+
+def parse_owner_list(raw: str | None) -> frozenset[str]:
+    """`acme, Widgets-Inc` → {"acme", "widgets-inc"}: Gitea compares owner names case-insensitively."""
+    if raw is None or not raw.strip():
+        raise ConfigError(
+            "GITEA_ALLOWED_OWNERS is not set: name the owners whose repositories agents may use, "
+            "comma-separated (e.g. GITEA_ALLOWED_OWNERS=acme,alice), or '*' to allow every owner."
+        )
+    return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
+
+
+def parse_bool(raw: str | None) -> bool:
+    return (raw or "").strip().lower() in {"1", "true", "yes", "on"}

@@ -1,0 +1,212 @@
+"""One requests.Session, timeouts on every request, bounded retries for reads, never for writes."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import random
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import requests
+
+from gitea_mcp.gitea.errors import GiteaError, from_status, redirected
+
+log = logging.getLogger("gitea_mcp.http")
+
+T = TypeVar("T")
+Segment = str | int
+Params = Mapping[str, str | int]
+
+# Statuses worth a second try on a read: the proxy or Gitea is busy or restarting. A plain 500 is not
+# retried: Gitea answers 500 for some deterministic failures (comments of a missing issue).
+_RETRY_STATUSES = frozenset({429, 502, 503, 504})
+_LINK_NEXT = re.compile(r'<[^>]*>\s*;\s*rel="next"')
+
+
+@dataclass(frozen=True)
+class ApiResponse:
+    """Parsed Gitea answer: JSON, total from X-Total-Count (None when absent), whether a next page exists."""
+
+    data: Any
+    status: int
+    total: int | None
+    has_next: bool
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 3
+    base_delay: float = 0.25
+    max_delay: float = 4.0
+    budget: float = 10.0  # seconds of waiting across all retries of one read
+
+
+class GiteaClient:
+    """Talks to `<url>/api/v1`. Paths are built from validated segments, each percent-encoded."""
+
+    def __init__(
+        self,
+        url: str,
+        token: str | None,
+        timeout: float,
+        session: requests.Session | None = None,
+        retry: RetryPolicy | None = None,
+        user_agent: str = "gitea-mcp",
+    ) -> None:
+        self.url = url.rstrip("/")
+        self._api = self.url + "/api/v1"
+        self._token = token
+        self._timeout = timeout
+        self._session = session or requests.Session()
+        self._session.headers.setdefault("User-Agent", user_agent)
+        self._retry = retry or RetryPolicy()
+        self._pool: ThreadPoolExecutor | None = None
+
+    @property
+    def cache_key(self) -> str:
+        """Identifies the caller for caches without holding the token itself."""
+        digest = hashlib.sha256((self._token or "").encode()).hexdigest()[:16]
+        return f"{self.url}|{digest}"
+
+    def __repr__(self) -> str:  # never show the token
+        return f"GiteaClient(url={self.url!r}, token={'set' if self._token else 'none'})"
+
+    def with_token(self, token: str | None) -> GiteaClient:
+        """The same connection pool with another caller's token (one per HTTP request in multi-user mode)."""
+        clone = GiteaClient(self.url, token, self._timeout, self._session, self._retry)
+        clone._pool = self._pool
+        return clone
+
+    def get(self, segments: Sequence[Segment], params: Params | None = None) -> ApiResponse:
+        return self._send("GET", segments, params=params, body=None, retry=True)
+
+    def write(self, method: str, segments: Sequence[Segment], body: Any) -> ApiResponse:
+        """POST/PATCH/PUT/DELETE: sent exactly once; an unknown outcome is reported, never retried here."""
+        return self._send(method, segments, params=None, body=body, retry=False)
+
+    def parallel(self, *calls: Callable[[], T]) -> list[T]:
+        """Run independent reads at once so a slow forge costs one round trip, not several."""
+        if len(calls) == 1:
+            return [calls[0]()]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="gitea")
+        futures = [self._pool.submit(call) for call in calls]
+        return [future.result() for future in futures]
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _path(self, segments: Sequence[Segment]) -> str:
+        return "/" + "/".join(quote(str(segment), safe="") for segment in segments)
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "application/json"}
+        if self._token:
+            headers["Authorization"] = f"token {self._token}"
+        return headers
+
+    def _send(
+        self, method: str, segments: Sequence[Segment], params: Params | None, body: Any, retry: bool
+    ) -> ApiResponse:
+        path = self._path(segments)
+        attempts = self._retry.attempts if retry else 1
+        waited = 0.0
+        for attempt in range(1, attempts + 1):
+            try:
+                response = self._session.request(
+                    method,
+                    self._api + path,
+                    params=params,
+                    json=body,
+                    headers=self._headers(),
+                    timeout=self._timeout,
+                    allow_redirects=False,
+                )
+            except requests.RequestException as exc:
+                error = self._transport_error(exc, method, path)
+                delay = self._backoff(attempt)
+            else:
+                if response.status_code < 300:
+                    return self._parse(response, method, path)
+                error = self._status_error(response, method, path)
+                if response.status_code not in _RETRY_STATUSES:
+                    raise error
+                delay = _retry_after(response) or self._backoff(attempt)
+            if attempt == attempts or waited + delay > self._retry.budget:
+                raise error
+            log.info("retrying %s %s in %.2fs after: %s", method, path, delay, error)
+            time.sleep(delay)
+            waited += delay
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _backoff(self, attempt: int) -> float:
+        # Full jitter keeps many agents from retrying in lock-step against one forge.
+        ceiling = min(self._retry.max_delay, self._retry.base_delay * (2 ** (attempt - 1)))
+        return random.uniform(0, ceiling)
+
+    def _transport_error(self, exc: requests.RequestException, method: str, path: str) -> GiteaError:
+        if isinstance(exc, requests.Timeout):
+            text = f"Gitea did not answer {method} {path} within {self._timeout:g}s (GITEA_TIMEOUT)."
+        elif isinstance(exc, requests.ConnectionError):
+            text = (
+                f"Cannot reach Gitea at {self.url} ({type(exc).__name__}). Check GITEA_URL and that Gitea is running."
+            )
+        else:
+            text = f"The request {method} {path} to Gitea failed ({type(exc).__name__})."
+        if method != "GET":
+            text += " The write may or may not have been applied."
+        return GiteaError(text)
+
+    def _status_error(self, response: requests.Response, method: str, path: str) -> GiteaError:
+        if 300 <= response.status_code < 400:
+            return redirected(response.status_code, response.headers.get("Location", ""), method, path)
+        return from_status(response.status_code, _gitea_message(response), method, path)
+
+    def _parse(self, response: requests.Response, method: str, path: str) -> ApiResponse:
+        data: Any = None
+        if response.status_code != 204 and response.content:
+            try:
+                data = response.json()
+            except ValueError:
+                kind = "an HTML page" if b"<html" in response.content[:512].lower() else "malformed JSON"
+                raise GiteaError(
+                    f"Gitea answered {method} {path} with {kind} instead of JSON; "
+                    "a proxy in front of Gitea may be failing, or GITEA_URL points at the wrong place.",
+                    status=response.status_code,
+                ) from None
+        return ApiResponse(
+            data=data,
+            status=response.status_code,
+            total=_total(response.headers.get("X-Total-Count")),
+            has_next=bool(_LINK_NEXT.search(response.headers.get("Link", ""))),
+        )
+
+
+def _total(raw: str | None) -> int | None:
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def _retry_after(response: requests.Response) -> float | None:
+    raw = response.headers.get("Retry-After")
+    try:
+        return max(0.0, float(raw)) if raw else None
+    except ValueError:
+        return None
+
+
+def _gitea_message(response: requests.Response) -> str:
+    """Gitea's `{"message": ...}`, or nothing when the body is not Gitea's (a proxy page)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return ""
+    message = body.get("message", "") if isinstance(body, dict) else ""
+    return str(message)[:500]

@@ -1,0 +1,71 @@
+"""Gitea's failures, translated once into messages a model can act on."""
+
+from __future__ import annotations
+
+import re
+
+from gitea_mcp.errors import ToolFailure
+
+_SCOPE = re.compile(r"required=\[([^\]]*)\]")
+_MOVED = re.compile(r"/api/v1/repos/([^/?#]+)/([^/?#]+)")
+
+
+class GiteaError(ToolFailure):
+    """Gitea answered with an error status (or not at all). `status` is 0 when no answer came."""
+
+    def __init__(self, message: str, status: int = 0, gitea_message: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.gitea_message = gitea_message
+
+
+def from_status(status: int, gitea_message: str, method: str, path: str) -> GiteaError:
+    """Build the error for an HTTP error status. `path` is the API path, never a full URL with credentials."""
+    text = _explain(status, gitea_message.strip(), method, path)
+    return GiteaError(text, status=status, gitea_message=gitea_message)
+
+
+def _explain(status: int, msg: str, method: str, path: str) -> str:
+    said = f" Gitea said: {msg}." if msg else ""
+    if status == 401:
+        return (
+            f"Gitea refused the request as unauthenticated (401).{said} "
+            "Set GITEA_TOKEN to a valid access token with the read:issue scope (write:issue to write)."
+        )
+    if status == 403:
+        scope = _SCOPE.search(msg)
+        if scope:
+            needed = scope.group(1)
+            return f"The token lacks the {needed} scope (403). Create a token with {needed} and set GITEA_TOKEN."
+        return f"Gitea forbade {method} {path} (403).{said} The token's user may lack access to this repository."
+    if status == 404:
+        return f"Not found (404): {path}. Check the owner, repository and number, and that the token can see it."
+    if status == 409:
+        return f"Gitea reported a conflict (409).{said} Read the issue again and retry with its current state."
+    if status == 412:
+        return f"Gitea refused a precondition (412).{said}"
+    if status == 422 or status == 400:
+        return f"Gitea rejected the request ({status}).{said} Correct the arguments and try again."
+    if status == 423:
+        return f"The repository is archived or locked (423).{said} Unarchive it in Gitea to change its issues."
+    if status == 429:
+        return "Gitea is rate-limiting this token (429). Wait a little and try again."
+    if status >= 500:
+        return (
+            f"Gitea failed with a server error ({status}).{said} Try again later; if it persists, check the Gitea logs."
+        )
+    return f"Gitea answered {method} {path} with HTTP {status}.{said}"
+
+
+def redirected(status: int, location: str, method: str, path: str) -> GiteaError:
+    """A renamed or transferred repository answers with a redirect; we never follow it silently."""
+    moved = _MOVED.search(location)
+    if moved:
+        owner, name = moved.group(1), moved.group(2)
+        text = (
+            f"The repository has moved: Gitea redirected {method} {path} to {owner}/{name} ({status}). "
+            f"Nothing was done; call again with owner={owner} name={name}."
+        )
+    else:
+        text = f"Gitea redirected {method} {path} to another location ({status}); nothing was done."
+    return GiteaError(text, status=status)

@@ -1,0 +1,88 @@
+"""Compact text for the model and the result envelope every tool shares."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+
+from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel
+
+# Characters that render as nothing or reorder text: zero-width, bidirectional overrides and isolates,
+# the Unicode "tag" block. In other people's text they only serve to hide instructions from a reader.
+_INVISIBLE = re.compile(
+    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_UNTRUSTED_END = "</untrusted>"
+
+
+def clean(text: str) -> str:
+    """Remove invisible, bidi-override and tag characters and C0 controls (newlines and tabs stay)."""
+    text = _INVISIBLE.sub("", text)
+    text = _CONTROL.sub("", text)
+    return unicodedata.normalize("NFC", text)
+
+
+def one_line(text: str) -> str:
+    """A title or name made safe for a one-line row: cleaned, newlines shown as ⏎, runs of spaces folded."""
+    text = clean(text).replace("\r\n", "\n").replace("\r", "\n").replace("\n", " ⏎ ").replace("\t", " ")
+    return " ".join(text.split())
+
+
+def clip(text: str, max_chars: int) -> tuple[str, bool]:
+    """At most `max_chars` characters (0 means no limit), and whether anything was cut."""
+    if max_chars <= 0 or len(text) <= max_chars:
+        return text, False
+    return text[:max_chars], True
+
+
+def untrusted(label: str, text: str) -> str:
+    """Wrap other people's text so a model can tell data from instructions, and so it cannot close the wrapper."""
+    body = clean(text).replace(_UNTRUSTED_END, "</ untrusted>")
+    return f'<untrusted source="{label}">\n{body}\n{_UNTRUSTED_END}'
+
+
+def span(count: int, page: int, limit: int, total: int | None, has_more: bool) -> str:
+    """`312 matches, showing 31–60` — or a definitive `0 matches`; without a total, say whether more exist."""
+    first = (page - 1) * limit + 1
+    if count == 0:
+        if total:
+            return f"{total} matches, none on page {page} (pages end at {max(1, -(-total // limit))})"
+        return "0 matches" if page == 1 else f"0 matches on page {page}"
+    shown = f"showing {first}–{first + count - 1}"
+    if total is not None:
+        return f"{total} matches, {shown}"
+    return f"{shown}, {'more on the next page' if has_more else 'no more pages'} (total unknown: Gitea sent no count)"
+
+
+def more_pages(page: int, limit: int, count: int, total: int | None, has_more: bool) -> bool:
+    if total is not None:
+        return page * limit < total and count > 0
+    return has_more
+
+
+def args_text(args: Mapping[str, object]) -> str:
+    """`owner=acme name=widgets labels="a b"` — how help lines spell a tool call."""
+    parts = []
+    for key, value in args.items():
+        text = str(value)
+        parts.append(f"{key}={text}" if text and not re.search(r'[\s"]', text) else f'{key}="{text}"')
+    return " ".join(parts)
+
+
+def help_lines(lines: Iterable[str]) -> list[str]:
+    return [f"help: {line}" for line in lines]
+
+
+def result(text: str, structured: BaseModel) -> CallToolResult:
+    """Both faces of one result: the compact text and the typed structured content."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content=structured.model_dump(mode="json"),
+    )
+
+
+def error(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)

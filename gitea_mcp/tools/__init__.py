@@ -1,0 +1,1 @@
+"""One module per tool: its arguments, its Gitea calls, the shaping of its result."""

@@ -1,0 +1,149 @@
+"""Filters for a repository's issue list, checked so Gitea's silent traps cannot return wrong results.
+
+Gitea drops label and milestone names it does not know and then returns the *unfiltered* list, and
+answers 404 for an unknown user in created_by/assigned_by/mentioned_by — the same status as a missing
+repository. Both are caught here, shared by issue_list and issue_search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gitea_mcp.errors import ToolFailure
+from gitea_mcp.gitea.client import ApiResponse
+from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.tools.base import Deps, rfc3339
+
+_USER_FILTERS = ("created_by", "assigned_by", "mentioned_by")
+
+
+@dataclass(frozen=True)
+class RepoQuery:
+    state: str = "open"
+    type: str = "issues"  # issues | pulls | all
+    labels: list[str] = field(default_factory=list)
+    milestones: list[str] = field(default_factory=list)
+    since: str | None = None
+    before: str | None = None
+    created_by: str | None = None
+    assigned_by: str | None = None
+    mentioned_by: str | None = None
+    q: str | None = None
+
+    def users(self) -> dict[str, str]:
+        return {key: value for key in _USER_FILTERS if (value := getattr(self, key))}
+
+    def call_args(self) -> dict[str, object]:
+        """The non-default arguments, spelled as a call to issue_list (for next-page hints)."""
+        args: dict[str, object] = {}
+        if self.state != "open":
+            args["state"] = self.state
+        if self.type != "issues":
+            args["type"] = self.type
+        if self.labels:
+            args["labels"] = ",".join(self.labels)
+        if self.milestones:
+            args["milestones"] = ",".join(self.milestones)
+        for key in ("since", "before", *_USER_FILTERS):
+            if value := getattr(self, key):
+                args[key] = value
+        return args
+
+    def describe(self) -> str:
+        shown = {"state": self.state, **{k: v for k, v in self.call_args().items() if k != "state"}}
+        return " ".join(f"{key}={value}" for key, value in shown.items())
+
+    def params(self) -> dict[str, str | int]:
+        """Gitea's query parameters. type=all means: send no type, which is how Gitea mixes both."""
+        params: dict[str, str | int] = {"state": self.state}
+        if self.type != "all":
+            params["type"] = self.type
+        if self.labels:
+            params["labels"] = ",".join(self.labels)
+        if self.milestones:
+            params["milestones"] = ",".join(self.milestones)
+        for key in ("since", "before", "q", *_USER_FILTERS):
+            if value := getattr(self, key):
+                params[key] = value
+        return params
+
+
+def normalise_dates(query: RepoQuery) -> RepoQuery:
+    """Turn since/before into the RFC 3339 Gitea insists on (422 otherwise), or refuse them clearly."""
+    since = rfc3339(query.since, "since") if query.since else None
+    before = rfc3339(query.before, "before") if query.before else None
+    return RepoQuery(**{**query.__dict__, "since": since, "before": before})
+
+
+def fetch_issues(deps: Deps, owner: str, name: str, query: RepoQuery, page: int, limit: int) -> ApiResponse:
+    """One page of issues, with label and milestone names checked in the same round trip."""
+    query = normalise_dates(query)
+    checks: list[Callable[[], object]] = []
+    if query.labels:
+        checks.append(lambda: check_labels(deps, owner, name, query.labels))
+    if query.milestones:
+        checks.append(lambda: check_milestones(deps, owner, name, query.milestones))
+
+    def fetch() -> ApiResponse:
+        return deps.client.get(["repos", owner, name, "issues"], {**query.params(), "page": page, "limit": limit})
+
+    try:
+        # Checks first in the result order so an unknown name wins over whatever the list returned.
+        *_, response = deps.client.parallel(*checks, fetch)
+        assert isinstance(response, ApiResponse)
+    except GiteaError as exc:
+        if exc.status == 404:
+            raise explain_not_found(deps, owner, name, query.users()) from None
+        raise
+    return response
+
+
+def check_labels(deps: Deps, owner: str, name: str, wanted: list[str]) -> None:
+    known = [label.name for label in deps.catalog.labels(deps.client, owner, name)]
+    unknown = [label for label in wanted if label not in known]
+    if unknown:
+        raise ToolFailure(
+            f"label {', '.join(repr(u) for u in unknown)} does not exist in {owner}/{name} "
+            f"(Gitea would ignore it and list everything). Labels there: {_names(known)}."
+        )
+
+
+def check_milestones(deps: Deps, owner: str, name: str, wanted: list[str]) -> None:
+    milestones = deps.catalog.milestones(deps.client, owner, name)
+    known = {m.title for m in milestones} | {str(m.id) for m in milestones}
+    unknown = [m for m in wanted if m not in known]
+    if unknown:
+        titles = [m.title for m in milestones]
+        raise ToolFailure(
+            f"milestone {', '.join(repr(u) for u in unknown)} does not exist in {owner}/{name} "
+            f"(Gitea would ignore it). Milestones there: {_names(titles)}."
+        )
+
+
+def explain_not_found(deps: Deps, owner: str, name: str, users: dict[str, str]) -> ToolFailure:
+    """Gitea's 404 means 'repository not found' or 'user filter unknown': find out which before answering."""
+    missing_repo = ToolFailure(
+        f"repository {owner}/{name} not found, or this token cannot see it; check the owner and name."
+    )
+    if not users:
+        return missing_repo
+    try:
+        deps.client.get(["repos", owner, name])
+    except GiteaError as exc:
+        return missing_repo if exc.status == 404 else exc
+    for key, login in users.items():
+        try:
+            deps.client.get(["users", login])
+        except GiteaError as exc:
+            if exc.status == 404:
+                return ToolFailure(f"{key}={login!r}: no Gitea user by that name; check the username.")
+            return exc
+    return ToolFailure(f"Gitea answered 404 for {owner}/{name} with filters {users}; check them and try again.")
+
+
+def _names(names: list[str]) -> str:
+    if not names:
+        return "(none)"
+    shown = ", ".join(repr(n) for n in sorted(names)[:40])
+    return shown + (f" and {len(names) - 40} more" if len(names) > 40 else "")

@@ -1,0 +1,182 @@
+"""issue_create: file an issue once — label names resolved, duplicates from retries caught."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from gitea_mcp import render
+from gitea_mcp.errors import ToolFailure
+from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.gitea.models import Issue
+from gitea_mcp.tools import writes
+from gitea_mcp.tools.base import Deps, Owner, RepoName, guard, rfc3339, split_names
+
+NAME = "issue_create"
+DESCRIPTION = (
+    "File a new issue and return it (number, URL). labels: names; milestone: title or id; "
+    "due_date: YYYY-MM-DD. Safe to retry: the same title and body filed by you in the last 10 minutes "
+    "returns that issue instead of a duplicate (allow_duplicate=true files anyway)."
+)
+ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+
+
+class WrittenIssue(BaseModel):
+    number: int
+    title: str
+    state: str
+    author: str
+    labels: list[str]
+    assignees: list[str]
+    milestone: str | None
+    due_date: str | None
+    created_at: str
+    html_url: str
+    outcome: str = Field(description="created | already_existed | created_after_lost_answer")
+    warnings: list[str]
+
+
+@dataclass(frozen=True)
+class CreateArgs:
+    owner: str
+    name: str
+    title: str
+    body: str = ""
+    labels: list[str] = field(default_factory=list)
+    assignees: list[str] = field(default_factory=list)
+    milestone: str | None = None
+    due_date: str | None = None
+    allow_duplicate: bool = False
+
+
+def run(deps: Deps, args: CreateArgs) -> CallToolResult:
+    owner, name = deps.policy.check_repo(args.owner, args.name)
+    title = args.title.strip()
+    if not title:
+        raise ToolFailure("title is empty; give the issue a one-line title.")
+    payload, recent = _prepare(deps, owner, name, args, title)
+    login = deps.catalog.me(deps.client).login
+    if not args.allow_duplicate and (existing := writes.same_issue(recent, login, title, args.body)):
+        return _answer(owner, name, existing, "already_existed", args)
+
+    def post() -> Issue:
+        return Issue.model_validate(deps.client.write("POST", ["repos", owner, name, "issues"], payload).data)
+
+    def find() -> Issue | None:
+        return writes.same_issue(writes.recent_issues(deps, owner, name), login, title, args.body)
+
+    created, looked_up = writes.send_once(
+        lambda: _post_refreshing_labels(deps, owner, name, args, payload, post), find, "issue"
+    )
+    return _answer(owner, name, created, "created_after_lost_answer" if looked_up else "created", args)
+
+
+def _prepare(deps: Deps, owner: str, name: str, args: CreateArgs, title: str) -> tuple[dict[str, Any], list[Issue]]:
+    """Resolve names to ids and load recent issues for the duplicate check, all in one round trip."""
+    calls: list[Callable[[], Any]] = [
+        lambda: writes.resolve_labels(deps, owner, name, args.labels) if args.labels else [],
+        lambda: writes.resolve_milestone(deps, owner, name, args.milestone) if args.milestone else None,
+        lambda: [] if args.allow_duplicate else writes.recent_issues(deps, owner, name),
+        lambda: deps.catalog.me(deps.client),
+    ]
+    try:
+        label_ids, milestone, recent, _ = deps.client.parallel(*calls)
+    except GiteaError as exc:
+        if exc.status == 404:
+            raise ToolFailure(f"repository {owner}/{name} not found, or this token cannot see it.") from None
+        raise
+    payload: dict[str, Any] = {"title": title, "body": args.body}
+    if label_ids:
+        payload["labels"] = label_ids
+    if milestone is not None:
+        payload["milestone"] = milestone.id
+    if args.assignees:
+        payload["assignees"] = args.assignees
+    if args.due_date:
+        payload["due_date"] = rfc3339(args.due_date, "due_date")
+    return payload, recent
+
+
+def _post_refreshing_labels(
+    deps: Deps, owner: str, name: str, args: CreateArgs, payload: dict[str, Any], post: Callable[[], Issue]
+) -> Issue:
+    """A rejected label id means our cached ids are stale: nothing was written, so refresh and send once more."""
+    try:
+        return post()
+    except GiteaError as exc:
+        if exc.status not in (400, 422) or not args.labels or "label" not in exc.gitea_message.lower():
+            raise
+    writes.forget_labels(deps, owner, name)
+    payload["labels"] = writes.resolve_labels(deps, owner, name, args.labels)
+    return post()
+
+
+def _answer(owner: str, name: str, issue: Issue, outcome: str, args: CreateArgs) -> CallToolResult:
+    out = WrittenIssue(
+        number=issue.number,
+        title=render.one_line(issue.title),
+        state=issue.state,
+        author=issue.author,
+        labels=[label.name for label in issue.labels],
+        assignees=[user.login for user in issue.assignees],
+        milestone=issue.milestone.title if issue.milestone else None,
+        due_date=issue.due_date,
+        created_at=issue.created_at,
+        html_url=issue.html_url,
+        outcome=outcome,
+        warnings=_dropped(issue, args) if outcome != "already_existed" else [],
+    )
+    verb = {
+        "created": "created",
+        "created_after_lost_answer": "created (Gitea's answer was lost; found it by looking it up)",
+        "already_existed": "already existed — you filed the same title and body minutes ago, so nothing new was filed",
+    }[outcome]
+    lines = [f"{owner}/{name}#{out.number} {verb}: {out.title}", f"url {out.html_url}"]
+    facts = [f"state {out.state}", f"author @{out.author}", f"created {out.created_at}"]
+    facts += [f"labels {', '.join(out.labels)}"] if out.labels else []
+    facts += [f"assignees {' '.join('@' + a for a in out.assignees)}"] if out.assignees else []
+    facts += [f"milestone {out.milestone}"] if out.milestone else []
+    facts += [f"due {out.due_date}"] if out.due_date else []
+    lines.append(" · ".join(facts))
+    lines += [f"warning: {w}" for w in out.warnings]
+    if outcome == "already_existed":
+        lines += render.help_lines(["to file it again anyway, call issue_create with allow_duplicate=true."])
+    return render.result("\n".join(lines), out)
+
+
+def _dropped(issue: Issue, args: CreateArgs) -> list[str]:
+    """Gitea silently drops labels, milestone, assignees and due date when the user lacks write access."""
+    have_labels = {label.name for label in issue.labels}
+    have_assignees = {user.login.lower() for user in issue.assignees}
+    lost = [f"label {n!r}" for n in args.labels if n not in have_labels]
+    lost += [f"assignee {a!r}" for a in args.assignees if a.lower() not in have_assignees]
+    lost += ["milestone"] if args.milestone and issue.milestone is None else []
+    lost += ["due date"] if args.due_date and not issue.due_date else []
+    if not lost:
+        return []
+    return [f"Gitea did not apply {', '.join(lost)}; the token's user probably lacks write access to the repository."]
+
+
+def register(server: MCPServer, deps_for: Callable[[Context], Deps]) -> None:
+    @server.tool(name=NAME, description=DESCRIPTION, annotations=ANNOTATIONS)
+    def issue_create(
+        owner: Owner,
+        name: RepoName,
+        title: Annotated[str, Field(description="One-line title.")],
+        ctx: Context,
+        body: Annotated[str, Field(description="Markdown description.")] = "",
+        labels: Annotated[list[str] | None, Field(description="Label names.")] = None,
+        assignees: Annotated[list[str] | None, Field(description="Usernames.")] = None,
+        milestone: Annotated[str | None, Field(description="Milestone title or id.")] = None,
+        due_date: Annotated[str | None, Field(description="YYYY-MM-DD or RFC 3339.")] = None,
+        allow_duplicate: Annotated[bool, Field(description="File even if you just filed the same.")] = False,
+    ) -> Annotated[CallToolResult, WrittenIssue]:
+        args = CreateArgs(
+            owner, name, title, body, split_names(labels), split_names(assignees), milestone, due_date, allow_duplicate
+        )
+        return guard(lambda: run(deps_for(ctx), args), NAME)

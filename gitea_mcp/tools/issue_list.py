@@ -1,0 +1,213 @@
+"""issue_list: one page of a repository's issues, compact, with the total and the way to the next page."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from gitea_mcp import render
+from gitea_mcp.gitea.models import Issue
+from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit
+from gitea_mcp.tools import filters
+from gitea_mcp.tools.base import Deps, Owner, RepoName, choice, enum, guard, split_names
+
+NAME = "issue_list"
+DESCRIPTION = (
+    "List a repository's issues, newest first, one compact line each, with the total count. "
+    "Pull requests are excluded unless type=pulls or type=all. "
+    "labels: comma-separated names, ALL must match. milestones: names or ids. "
+    "since/before: RFC 3339 or YYYY-MM-DD, compared with the updated time. "
+    "For text search use issue_search; for one issue's body and comments use issue_get."
+)
+ANNOTATIONS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+
+STATES = ("open", "closed", "all")
+TYPES = ("issues", "pulls", "all")
+_KIND = {"issues": "issues", "pulls": "pull requests", "all": "issues and pull requests"}
+
+
+class IssueRow(BaseModel):
+    number: int
+    title: str
+    state: str
+    is_pull: bool
+    labels: list[str]
+    assignees: list[str]
+    created_at: str
+    updated_at: str
+    comments: int
+    html_url: str
+
+
+class IssueListResult(BaseModel):
+    issues: list[IssueRow]
+    total: int | None = Field(description="All matches from X-Total-Count; null when Gitea sent none.")
+    page: int
+    limit: int
+    has_more: bool
+
+
+@dataclass(frozen=True)
+class ListArgs:
+    owner: str
+    name: str
+    state: str = "open"
+    labels: str | None = None
+    milestones: str | None = None
+    since: str | None = None
+    before: str | None = None
+    created_by: str | None = None
+    assigned_by: str | None = None
+    mentioned_by: str | None = None
+    type: str = "issues"
+    page: int = 1
+    limit: int = DEFAULT_LIMIT
+
+
+def run(deps: Deps, args: ListArgs) -> CallToolResult:
+    owner, name = deps.policy.check_repo(args.owner, args.name)
+    clamp = cap_limit(args.limit)
+    query = filters.RepoQuery(
+        state=choice(args.state, STATES, "state"),
+        type=choice(args.type, TYPES, "type"),
+        labels=split_names(args.labels),
+        milestones=split_names(args.milestones),
+        since=args.since,
+        before=args.before,
+        created_by=args.created_by,
+        assigned_by=args.assigned_by,
+        mentioned_by=args.mentioned_by,
+    )
+    response = filters.fetch_issues(deps, owner, name, query, page=args.page, limit=clamp.limit)
+    issues = [Issue.model_validate(item) for item in response.data or []]
+    out = IssueListResult(
+        issues=[_row(issue) for issue in issues],
+        total=response.total,
+        page=args.page,
+        limit=clamp.limit,
+        has_more=render.more_pages(args.page, clamp.limit, len(issues), response.total, response.has_next),
+    )
+    text = _text(owner, name, query, out, clamp.requested if clamp.clamped else None)
+    return render.result(text, out)
+
+
+def _row(issue: Issue) -> IssueRow:
+    return IssueRow(
+        number=issue.number,
+        title=render.one_line(issue.title),
+        state=issue.state,
+        is_pull=issue.pull_request is not None,
+        labels=[render.one_line(label.name) for label in issue.labels],
+        assignees=[user.login for user in issue.assignees],
+        created_at=issue.created_at,
+        updated_at=issue.updated_at,
+        comments=issue.comments,
+        html_url=issue.html_url,
+    )
+
+
+def _text(owner: str, name: str, query: filters.RepoQuery, out: IssueListResult, asked: int | None) -> str:
+    count = len(out.issues)
+    header = f"{owner}/{name} {_KIND[query.type]} ({query.describe()}): "
+    header += render.span(count, out.page, out.limit, out.total, out.has_more)
+    lines = [header]
+    if asked is not None:
+        lines.append(f"note: limit={asked} was capped to {out.limit}, the most one page can hold.")
+    if count:
+        lines.append("rows: #number title [labels] @assignees Nc=comments created/updated")
+    lines.extend(
+        format_row(row, show_state=query.state == "all", show_kind=query.type == "all", url_template=None)
+        for row in out.issues
+    )
+    repo_args = {"owner": owner, "name": name}
+    hints = []
+    if count:
+        hints.append(f"web URL: {url_template(out.issues)}")
+        hints.append(f"details: issue_get {render.args_text(repo_args)} number=<number>")
+    if out.has_more:
+        hints.append(f"next page: {NAME} {render.args_text({**repo_args, **query.call_args()})} page={out.page + 1}")
+    if not count and out.page == 1:
+        hints.append("nothing matches these filters; widen them (for example state=all) or check their values.")
+    lines.extend(render.help_lines(hints))
+    return "\n".join(lines)
+
+
+def url_template(rows: list[IssueRow]) -> str:
+    """One line instead of a URL per row: `https://host/o/r/issues/<number>` (PRs live under /pulls/)."""
+    for row in rows:
+        suffix = f"/{row.number}"
+        if row.html_url.endswith(suffix):
+            template = row.html_url[: -len(suffix)] + "/<number>"
+            return template.replace("/pulls/<number>", "/issues/<number>") + (
+                " (pull requests: /pulls/<number>)" if any(r.is_pull for r in rows) else ""
+            )
+    return "(Gitea sent no URLs)"
+
+
+def format_row(row: IssueRow, show_state: bool, show_kind: bool, url_template: str | None) -> str:
+    marks = [m for m, on in (("PR", show_kind and row.is_pull), (row.state, show_state)) if on]
+    parts = [f"#{row.number}"]
+    if marks:
+        parts.append(f"({', '.join(marks)})")
+    parts.append(row.title)
+    if row.labels:
+        parts.append(f"[{','.join(row.labels)}]")
+    if row.assignees:
+        parts.append(" ".join(f"@{login}" for login in row.assignees))
+    if row.comments:
+        parts.append(f"{row.comments}c")
+    parts.append(_dates(row.created_at, row.updated_at))
+    return " ".join(parts)
+
+
+def _dates(created: str, updated: str) -> str:
+    """`2026-11-20/11-28`: created, then updated without the year when it is the same year."""
+    c, u = created[:10], updated[:10]
+    if u == c:
+        return c
+    return f"{c}/{u[5:]}" if u[:4] == c[:4] else f"{c}/{u}"
+
+
+def register(server: MCPServer, deps_for: Callable[[Context], Deps]) -> None:
+    @server.tool(name=NAME, description=DESCRIPTION, annotations=ANNOTATIONS)
+    def issue_list(
+        owner: Owner,
+        name: RepoName,
+        ctx: Context,
+        state: Annotated[
+            str, Field(description="open (default), closed or all.", json_schema_extra=enum(STATES))
+        ] = "open",
+        labels: Annotated[str | None, Field(description="Comma-separated label names; all must match.")] = None,
+        milestones: Annotated[str | None, Field(description="Comma-separated milestone names or ids.")] = None,
+        since: Annotated[str | None, Field(description="Updated at or after (RFC 3339 or YYYY-MM-DD).")] = None,
+        before: Annotated[str | None, Field(description="Updated at or before (RFC 3339 or YYYY-MM-DD).")] = None,
+        created_by: Annotated[str | None, Field(description="Author's username.")] = None,
+        assigned_by: Annotated[str | None, Field(description="Assignee's username.")] = None,
+        mentioned_by: Annotated[str | None, Field(description="Username mentioned in the issue.")] = None,
+        type: Annotated[
+            str, Field(description="issues (default), pulls or all.", json_schema_extra=enum(TYPES))
+        ] = "issues",
+        page: Annotated[int, Field(ge=1)] = 1,
+        limit: Annotated[int, Field(description="Rows per page, 1-50 (default 30).")] = DEFAULT_LIMIT,
+    ) -> Annotated[CallToolResult, IssueListResult]:
+        args = ListArgs(
+            owner,
+            name,
+            state,
+            labels,
+            milestones,
+            since,
+            before,
+            created_by,
+            assigned_by,
+            mentioned_by,
+            type,
+            page,
+            limit,
+        )
+        return guard(lambda: run(deps_for(ctx), args), NAME)
