@@ -56,10 +56,17 @@ def _definitions(spec_name: str) -> dict[str, Any]:
     return tightened
 
 
+@functools.cache
+def _validator(name: str, spec_name: str) -> jsonschema.Draft4Validator:
+    schema = {"$ref": f"#/definitions/{name}", "definitions": _definitions(spec_name)}
+    return jsonschema.Draft4Validator(schema)
+
+
 def validate_definition(name: str, document: Any, spec_name: str = "openapi-v1.json") -> None:
     """Raise `jsonschema.ValidationError` unless `document` is a valid `definitions/<name>`."""
-    schema = {"$ref": f"#/definitions/{name}", "definitions": _definitions(spec_name)}
-    jsonschema.validate(document, schema)
+    error = jsonschema.exceptions.best_match(_validator(name, spec_name).iter_errors(document))
+    if error is not None:
+        raise error
 
 
 def validate_list(name: str, documents: list[Any], spec_name: str = "openapi-v1.json") -> None:

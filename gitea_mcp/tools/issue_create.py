@@ -55,6 +55,11 @@ class CreateArgs:
 
 
 def run(deps: Deps, args: CreateArgs) -> CallToolResult:
+    """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
+    return guard(lambda: _run(deps, args), NAME)
+
+
+def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
     owner, name = deps.policy.check_repo(args.owner, args.name)
     title = args.title.strip()
     if not title:
@@ -179,4 +184,4 @@ def register(server: MCPServer, deps_for: Callable[[Context], Deps]) -> None:
         args = CreateArgs(
             owner, name, title, body, split_names(labels), split_names(assignees), milestone, due_date, allow_duplicate
         )
-        return guard(lambda: run(deps_for(ctx), args), NAME)
+        return run(deps_for(ctx), args)

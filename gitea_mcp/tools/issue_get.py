@@ -70,6 +70,11 @@ class GetArgs:
 
 
 def run(deps: Deps, args: GetArgs) -> CallToolResult:
+    """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
+    return guard(lambda: _run(deps, args), NAME)
+
+
+def _run(deps: Deps, args: GetArgs) -> CallToolResult:
     owner, name = deps.policy.check_repo(args.owner, args.name)
     base: list[Segment] = ["repos", owner, name, "issues", args.number]
 
@@ -202,4 +207,4 @@ def register(server: MCPServer, deps_for: Callable[[Context], Deps]) -> None:
         comments_page: Annotated[int, Field(description="Page of 20 comments, oldest first.", ge=1)] = 1,
     ) -> Annotated[CallToolResult, IssueDetail]:
         args = GetArgs(owner, name, number, max_chars, comments_page)
-        return guard(lambda: run(deps_for(ctx), args), NAME)
+        return run(deps_for(ctx), args)

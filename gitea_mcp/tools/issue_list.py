@@ -70,6 +70,11 @@ class ListArgs:
 
 
 def run(deps: Deps, args: ListArgs) -> CallToolResult:
+    """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
+    return guard(lambda: _run(deps, args), NAME)
+
+
+def _run(deps: Deps, args: ListArgs) -> CallToolResult:
     owner, name = deps.policy.check_repo(args.owner, args.name)
     clamp = cap_limit(args.limit)
     query = filters.RepoQuery(
@@ -210,4 +215,4 @@ def register(server: MCPServer, deps_for: Callable[[Context], Deps]) -> None:
             page,
             limit,
         )
-        return guard(lambda: run(deps_for(ctx), args), NAME)
+        return run(deps_for(ctx), args)

@@ -1,0 +1,60 @@
+"""Shared fixtures: a Deps wired to a mocked Gitea (responses), and helpers to read a tool's result."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import responses
+from mcp_types import CallToolResult, TextContent
+
+from gitea_mcp.gitea.catalog import Catalog
+from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+from gitea_mcp.policy import Policy
+from gitea_mcp.tools.base import Deps
+from tests.fixtures import ROOT
+
+TOKEN = "tok-SECRET-0123456789abcdef"
+
+
+@pytest.fixture
+def mocked() -> Iterator[responses.RequestsMock]:
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
+        yield rsps
+
+
+@pytest.fixture
+def deps() -> Deps:
+    # No retry sleeps in unit tests; retries have their own tests.
+    client = GiteaClient(ROOT, TOKEN, timeout=5, retry=RetryPolicy(attempts=1))
+    return Deps(client=client, policy=Policy(frozenset({"acme"})), catalog=Catalog())
+
+
+def text_of(result: CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    assert TOKEN not in block.text
+    return block.text
+
+
+def ok(result: CallToolResult) -> tuple[str, dict[str, Any]]:
+    text = text_of(result)
+    assert not result.is_error, text
+    assert result.structured_content is not None
+    return text, result.structured_content
+
+
+def failed(result: CallToolResult) -> str:
+    text = text_of(result)
+    assert result.is_error, text
+    assert result.structured_content is None
+    assert "Traceback" not in text
+    return text
+
+
+def sent_params(rsps: responses.RequestsMock, index: int = -1) -> dict[str, str]:
+    """The query parameters of a recorded request, single-valued."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    return dict(parse_qsl(urlsplit(rsps.calls[index].request.url or "").query))

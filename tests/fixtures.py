@@ -1,0 +1,149 @@
+"""Gitea JSON as a real Gitea 1.2x server sends it, built field by field from the spec and SEMANTICS.md.
+
+Every builder here is checked against `openapi-v1.json` in tests/test_fixtures_spec.py, so the mocks
+cannot drift from the real server's shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+ROOT = "https://gitea.test"
+API = f"{ROOT}/api/v1"
+
+
+def user(login: str, uid: int = 1) -> dict[str, Any]:
+    # Real Gitea also sends "username" (a MarshalJSON alias of login) which the spec omits; left out here
+    # so the strict spec check holds — gitea_mcp reads only "login".
+    return {
+        "id": uid,
+        "login": login,
+        "login_name": "",
+        "source_id": 0,
+        "full_name": login.title(),
+        "email": f"{login}@noreply.gitea.test",
+        "avatar_url": f"{ROOT}/avatars/{uid}",
+        "html_url": f"{ROOT}/{login}",
+        "language": "",
+        "is_admin": False,
+        "last_login": "0001-01-01T00:00:00Z",
+        "created": "2025-01-01T10:00:00Z",
+        "restricted": False,
+        "active": False,
+        "prohibit_login": False,
+        "location": "",
+        "website": "",
+        "description": "",
+        "visibility": "public",
+        "followers_count": 0,
+        "following_count": 0,
+        "starred_repos_count": 0,
+    }
+
+
+def label(name: str, lid: int, owner: str = "acme", repo: str = "widgets") -> dict[str, Any]:
+    return {
+        "id": lid,
+        "name": name,
+        "exclusive": False,
+        "is_archived": False,
+        "color": "ee0701",
+        "description": "",
+        "url": f"{API}/repos/{owner}/{repo}/labels/{lid}",
+    }
+
+
+def milestone(title: str, mid: int, state: str = "open") -> dict[str, Any]:
+    return {
+        "id": mid,
+        "title": title,
+        "description": "",
+        "state": state,
+        "open_issues": 1,
+        "closed_issues": 0,
+        "created_at": "2025-02-01T10:00:00Z",
+        "updated_at": "2025-02-01T10:00:00Z",
+        "closed_at": None,
+        "due_on": None,
+    }
+
+
+def issue(
+    number: int,
+    title: str = "Crash on login",
+    *,
+    owner: str = "acme",
+    repo: str = "widgets",
+    state: str = "open",
+    body: str = "Steps to reproduce…",
+    author: str = "alice",
+    labels: list[dict[str, Any]] | None = None,
+    assignees: list[str] | None = None,
+    milestone_: dict[str, Any] | None = None,
+    comments: int = 0,
+    created: str = "2026-11-20T09:00:00Z",
+    updated: str = "2026-11-28T09:00:00Z",
+    pull: bool = False,
+    due_date: str | None = None,
+) -> dict[str, Any]:
+    kind = "pulls" if pull else "issues"
+    assignee_users = [user(login, 10 + i) for i, login in enumerate(assignees or [])]
+    return {
+        "id": 1000 + number,
+        "url": f"{API}/repos/{owner}/{repo}/issues/{number}",
+        "html_url": f"{ROOT}/{owner}/{repo}/{kind}/{number}",
+        "number": number,
+        "user": user(author, 2),
+        "original_author": "",
+        "original_author_id": 0,
+        "title": title,
+        "body": body,
+        "ref": "",
+        "assets": [],
+        "labels": labels or [],
+        "milestone": milestone_,
+        "assignee": assignee_users[0] if assignee_users else None,
+        # Gitea serialises an empty assignee slice as null.
+        "assignees": assignee_users or None,
+        "state": state,
+        "is_locked": False,
+        "comments": comments,
+        "created_at": created,
+        "updated_at": updated,
+        "closed_at": updated if state == "closed" else None,
+        "due_date": due_date,
+        "time_estimate": 0,
+        "pull_request": (
+            {"merged": False, "merged_at": None, "draft": False, "html_url": f"{ROOT}/{owner}/{repo}/pulls/{number}"}
+            if pull
+            else None
+        ),
+        "repository": {"id": 7, "name": repo, "owner": owner, "full_name": f"{owner}/{repo}"},
+        "pin_order": 0,
+        "content_version": 0,
+    }
+
+
+def comment(cid: int, body: str, author: str = "bob", number: int = 1) -> dict[str, Any]:
+    return {
+        "id": cid,
+        "html_url": f"{ROOT}/acme/widgets/issues/{number}#issuecomment-{cid}",
+        "pull_request_url": "",
+        "issue_url": f"{ROOT}/acme/widgets/issues/{number}",
+        "user": user(author, 3),
+        "original_author": "",
+        "original_author_id": 0,
+        "body": body,
+        "assets": [],
+        "created_at": "2026-11-21T10:00:00Z",
+        "updated_at": "2026-11-21T10:00:00Z",
+    }
+
+
+def api_error(message: str) -> dict[str, Any]:
+    """Gitea's error body: always JSON {"message", "url"}."""
+    return {"message": message, "url": f"{ROOT}/api/swagger"}
+
+
+LABELS = [label("bug", 1), label("ui", 2), label("good first issue", 3)]
+MILESTONES = [milestone("v1.0", 5, "closed"), milestone("v1.1", 6)]

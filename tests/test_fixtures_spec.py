@@ -1,0 +1,41 @@
+"""The mocks are real Gitea shapes: each builder validates against the spec; the spec check can fail."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import pytest
+
+from tests import fixtures
+from tests.gitea_spec import validate_definition
+
+
+@pytest.mark.parametrize(
+    ("definition", "document"),
+    [
+        ("User", fixtures.user("alice")),
+        ("Label", fixtures.label("bug", 1)),
+        ("Milestone", fixtures.milestone("v1.0", 5)),
+        ("Issue", fixtures.issue(1)),
+        ("Issue", fixtures.issue(2, pull=True, labels=fixtures.LABELS, assignees=["bob"], state="closed")),
+        ("Issue", fixtures.issue(3, milestone_=fixtures.MILESTONES[1], due_date="2026-12-01T00:00:00Z")),
+        ("Comment", fixtures.comment(9, "hello")),
+        ("APIError", fixtures.api_error("not found")),
+    ],
+)
+def test_fixture_matches_spec(definition: str, document: dict[str, Any]) -> None:
+    validate_definition(definition, document)
+
+
+@pytest.mark.parametrize(
+    ("definition", "document"),
+    [
+        ("Issue", {**fixtures.issue(1), "invented_field": 1}),
+        ("Issue", {**fixtures.issue(1), "number": "one"}),
+        ("Label", {**fixtures.label("bug", 1), "id": "1"}),
+    ],
+)
+def test_spec_check_rejects_drift(definition: str, document: dict[str, Any]) -> None:
+    with pytest.raises(jsonschema.ValidationError):
+        validate_definition(definition, document)

@@ -1,0 +1,263 @@
+"""issue_list against a mocked Gitea: the seed's table (happy, empty, allowlist, state, label, since) and the traps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import requests
+import responses
+
+from gitea_mcp.tools import issue_list
+from gitea_mcp.tools.base import Deps
+from gitea_mcp.tools.issue_list import ListArgs
+from tests.conftest import failed, ok, sent_params
+from tests.fixtures import API, LABELS, MILESTONES, api_error, issue, label
+
+ISSUES = f"{API}/repos/acme/widgets/issues"
+LABELS_URL = f"{API}/repos/acme/widgets/labels"
+MILESTONES_URL = f"{API}/repos/acme/widgets/milestones"
+
+
+def page_of(n: int, start: int = 100, **kw: Any) -> list[dict[str, Any]]:
+    return [issue(start - i, f"Issue number {start - i}", **kw) for i in range(n)]
+
+
+def run(deps: Deps, **kw: Any) -> Any:
+    return issue_list.run(deps, ListArgs(owner=kw.pop("owner", "acme"), name=kw.pop("name", "widgets"), **kw))
+
+
+@pytest.mark.parametrize(
+    ("args", "expected_params"),
+    [
+        pytest.param({}, {"state": "open", "type": "issues", "page": "1", "limit": "30"}, id="defaults-exclude-prs"),
+        pytest.param({"state": "closed"}, {"state": "closed", "type": "issues"}, id="state-closed"),
+        pytest.param({"state": "all"}, {"state": "all"}, id="state-all"),
+        pytest.param({"type": "pulls"}, {"type": "pulls"}, id="pulls"),
+        pytest.param({"since": "2026-11-01"}, {"since": "2026-11-01T00:00:00Z"}, id="since-date"),
+        pytest.param(
+            {"since": "2026-11-01T08:00:00+02:00"}, {"since": "2026-11-01T08:00:00+02:00"}, id="since-rfc3339"
+        ),
+        pytest.param({"before": "2026-11-01T08:00:00Z"}, {"before": "2026-11-01T08:00:00Z"}, id="before"),
+        pytest.param({"created_by": "alice"}, {"created_by": "alice"}, id="created-by"),
+        pytest.param(
+            {"assigned_by": "bob", "mentioned_by": "carol"}, {"assigned_by": "bob", "mentioned_by": "carol"}, id="users"
+        ),
+        pytest.param({"page": 3, "limit": 10}, {"page": "3", "limit": "10"}, id="paging"),
+        pytest.param({"owner": "ACME"}, {"state": "open"}, id="owner-case-insensitive"),
+    ],
+)
+def test_request_sent(
+    mocked: responses.RequestsMock, deps: Deps, args: dict[str, Any], expected_params: dict[str, str]
+) -> None:
+    owner = args.get("owner", "acme")
+    mocked.get(f"{API}/repos/{owner}/widgets/issues", json=page_of(2), headers={"X-Total-Count": "2"})
+    ok(run(deps, **args))
+    assert len(mocked.calls) == 1, "a plain listing is one request"
+    params = sent_params(mocked)
+    assert params.items() >= expected_params.items()
+
+
+def test_type_all_sends_no_type(mocked: responses.RequestsMock, deps: Deps) -> None:
+    # Gitea mixes issues and PRs exactly when `type` is omitted.
+    mocked.get(ISSUES, json=[issue(2, pull=True), issue(1)], headers={"X-Total-Count": "2"})
+    text, data = ok(run(deps, type="all"))
+    assert "type" not in sent_params(mocked)
+    assert [row["is_pull"] for row in data["issues"]] == [True, False]
+    assert "#2 (PR)" in text
+
+
+def test_happy_path_text_and_structure(mocked: responses.RequestsMock, deps: Deps) -> None:
+    rows = [
+        issue(12, "Crash on login", labels=LABELS[:2], assignees=["bob"], comments=3),
+        issue(11, "Title with\nnewline", created="2025-12-01T00:00:00Z", updated="2026-01-02T00:00:00Z"),
+    ]
+    mocked.get(ISSUES, json=rows, headers={"X-Total-Count": "42", "Link": f'<{ISSUES}?page=2>; rel="next"'})
+    text, data = ok(run(deps, limit=2))
+    lines = text.splitlines()
+    assert lines[0] == "acme/widgets issues (state=open): 42 matches, showing 1–2"
+    assert "#12 Crash on login [bug,ui] @bob 3c 2026-11-20/11-28" in lines
+    assert "#11 Title with ⏎ newline 2025-12-01/2026-01-02" in lines
+    assert "help: web URL: https://gitea.test/acme/widgets/issues/<number>" in lines
+    assert "help: next page: issue_list owner=acme name=widgets page=2" in lines
+    assert "https://gitea.test/acme/widgets/issues/12" not in text, "no per-row URL"
+    assert "Steps to reproduce" not in text, "no bodies in lists"
+    assert data["total"] == 42 and data["page"] == 1 and data["limit"] == 2 and data["has_more"] is True
+    assert data["issues"][0] == {
+        "number": 12,
+        "title": "Crash on login",
+        "state": "open",
+        "is_pull": False,
+        "labels": ["bug", "ui"],
+        "assignees": ["bob"],
+        "created_at": "2026-11-20T09:00:00Z",
+        "updated_at": "2026-11-28T09:00:00Z",
+        "comments": 3,
+        "html_url": "https://gitea.test/acme/widgets/issues/12",
+    }
+
+
+def test_empty_result_is_definitive(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(ISSUES, json=[], headers={"X-Total-Count": "0"})
+    text, data = ok(run(deps))
+    assert "0 matches" in text.splitlines()[0]
+    assert "widen them" in text
+    assert data == {"issues": [], "total": 0, "page": 1, "limit": 30, "has_more": False}
+
+
+@pytest.mark.parametrize(
+    ("headers", "total", "has_more", "phrase"),
+    [
+        pytest.param({"X-Total-Count": "2"}, 2, False, "2 matches, showing 1–2", id="total-present-last-page"),
+        pytest.param({"X-Total-Count": "5"}, 5, True, "5 matches, showing 1–2", id="total-present-more"),
+        pytest.param({}, None, False, "no more pages (total unknown", id="total-absent-no-link"),
+        pytest.param({"Link": f'<{ISSUES}?page=2>; rel="next"'}, None, True, "more on the next page", id="absent-link"),
+    ],
+)
+def test_total_header(
+    mocked: responses.RequestsMock, deps: Deps, headers: dict[str, str], total: int | None, has_more: bool, phrase: str
+) -> None:
+    mocked.get(ISSUES, json=page_of(2), headers=headers)
+    text, data = ok(run(deps, limit=2))
+    assert data["total"] == total and data["has_more"] is has_more
+    assert phrase in text
+
+
+@pytest.mark.parametrize(("asked", "sent", "clamped"), [(100, 50, True), (0, 1, True), (-5, 1, True), (50, 50, False)])
+def test_cap_limit(mocked: responses.RequestsMock, deps: Deps, asked: int, sent: int, clamped: bool) -> None:
+    mocked.get(ISSUES, json=page_of(1), headers={"X-Total-Count": "1"})
+    text, data = ok(run(deps, limit=asked))
+    assert sent_params(mocked)["limit"] == str(sent)
+    assert data["limit"] == sent
+    assert ("was capped to" in text) is clamped
+
+
+def test_label_filter_checked_then_sent(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
+    mocked.get(ISSUES, json=page_of(1, labels=LABELS[:2]), headers={"X-Total-Count": "1"})
+    text, _ = ok(run(deps, labels="bug, good first issue"))
+    list_call = next(c for c in mocked.calls if "/issues" in (c.request.url or ""))
+    assert "labels=bug%2Cgood+first+issue" in (list_call.request.url or "")
+    assert "labels=bug,good first issue" in text.splitlines()[0]
+    # A second filtered listing uses the cached labels: one request.
+    before = len(mocked.calls)
+    ok(run(deps, labels="bug"))
+    assert len(mocked.calls) == before + 1
+
+
+def test_unknown_label_is_refused_with_the_valid_names(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
+    mocked.get(ISSUES, json=page_of(30), headers={"X-Total-Count": "300"})  # what Gitea would wrongly return
+    text = failed(run(deps, labels="bug,bugz"))
+    assert "'bugz' does not exist in acme/widgets" in text
+    assert "'bug', 'good first issue', 'ui'" in text
+
+
+def test_labels_fetched_across_pages(mocked: responses.RequestsMock, deps: Deps) -> None:
+    many = [label(f"l{i}", i) for i in range(60)]
+    mocked.get(
+        LABELS_URL,
+        json=many[:50],
+        headers={"X-Total-Count": "60"},
+        match=[responses.matchers.query_param_matcher({"page": "1", "limit": "50"})],
+    )
+    mocked.get(
+        LABELS_URL,
+        json=many[50:],
+        headers={"X-Total-Count": "60"},
+        match=[responses.matchers.query_param_matcher({"page": "2", "limit": "50"})],
+    )
+    mocked.get(ISSUES, json=[], headers={"X-Total-Count": "0"})
+    ok(run(deps, labels="l55"))
+
+
+@pytest.mark.parametrize(("wanted", "good"), [("v1.1", True), ("6", True), ("v9", False)])
+def test_milestone_filter(mocked: responses.RequestsMock, deps: Deps, wanted: str, good: bool) -> None:
+    mocked.get(MILESTONES_URL, json=MILESTONES, headers={"X-Total-Count": "2"})
+    mocked.get(ISSUES, json=[], headers={"X-Total-Count": "0"})
+    result = run(deps, milestones=wanted)
+    if good:
+        ok(result)
+    else:
+        assert "'v9' does not exist" in failed(result) and "'v1.0', 'v1.1'" in failed(result)
+
+
+@pytest.mark.parametrize(
+    ("args", "phrase"),
+    [
+        pytest.param({"state": "opened"}, "state='opened' is not valid; use one of: open, closed, all", id="state"),
+        pytest.param({"type": "prs"}, "type='prs' is not valid; use one of: issues, pulls, all", id="type"),
+        pytest.param({"since": "last week"}, "since='last week' is not a date", id="since"),
+        pytest.param({"before": "2026-13-45"}, "before='2026-13-45' is not a date", id="before"),
+        pytest.param({"owner": "other"}, "owner 'other' is not allowed (GITEA_ALLOWED_OWNERS=acme)", id="allowlist"),
+        pytest.param({"name": "../../other/secret"}, "is not a valid Gitea name", id="traversal"),
+        pytest.param({"owner": ".."}, "is not a valid Gitea name", id="dotdot-owner"),
+        pytest.param({"name": "a/b"}, "is not a valid Gitea name", id="slash"),
+        pytest.param({"name": "%2e%2e"}, "is not a valid Gitea name", id="percent"),
+    ],
+)
+def test_refused_before_any_request(
+    mocked: responses.RequestsMock, deps: Deps, args: dict[str, Any], phrase: str
+) -> None:
+    assert phrase in failed(run(deps, **args))
+    assert len(mocked.calls) == 0, "nothing may reach Gitea"
+
+
+def test_unknown_user_is_not_reported_as_missing_repo(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(ISSUES, status=404, json=api_error("user does not exist [uid: 0, name: nobody]"))
+    mocked.get(f"{API}/repos/acme/widgets", json={"id": 7})
+    mocked.get(f"{API}/users/nobody", status=404, json=api_error("user does not exist"))
+    text = failed(run(deps, created_by="nobody"))
+    assert text == "created_by='nobody': no Gitea user by that name; check the username."
+
+
+def test_missing_repo(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(ISSUES, status=404, json=api_error("The target couldn't be found."))
+    assert "repository acme/widgets not found" in failed(run(deps))
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "phrase"),
+    [
+        (401, api_error("token is required"), "Set GITEA_TOKEN"),
+        (
+            403,
+            api_error(
+                "token does not have at least one of required scope(s), required=[read:issue], token scope=read:user"
+            ),
+            "The token lacks the read:issue scope",
+        ),
+        (422, api_error("invalid since"), "Gitea said: invalid since"),
+        (500, api_error(""), "server error (500)"),
+        (502, None, "server error (502)"),
+    ],
+)
+def test_gitea_errors(mocked: responses.RequestsMock, deps: Deps, status: int, body: Any, phrase: str) -> None:
+    mocked.get(ISSUES, status=status, json=body)
+    text = failed(run(deps))
+    assert phrase in text
+    assert not text.startswith("HTTP"), "never a bare status line"
+
+
+@pytest.mark.parametrize(
+    ("exc", "phrase"),
+    [
+        (requests.ConnectTimeout(), "did not answer"),
+        (requests.ConnectionError(), "Cannot reach Gitea at https://gitea.test"),
+    ],
+)
+def test_transport_errors(mocked: responses.RequestsMock, deps: Deps, exc: Exception, phrase: str) -> None:
+    mocked.get(ISSUES, body=exc)
+    assert phrase in failed(run(deps))
+
+
+def test_redirect_is_not_followed(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(ISSUES, status=301, headers={"Location": f"{API}/repos/acme/gizmos/issues?state=open"})
+    text = failed(run(deps))
+    assert "owner=acme name=gizmos" in text
+    assert len(mocked.calls) == 1
+
+
+def test_html_instead_of_json(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(ISSUES, body="<html><body>Login</body></html>", content_type="text/html")
+    assert "an HTML page instead of JSON" in failed(run(deps))
