@@ -52,12 +52,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _seconds(raw: str | None) -> float:
+    try:
+        return float(raw) if raw else 30.0
+    except ValueError:
+        raise ConfigError(f"GITEA_TIMEOUT={raw!r} is not a number of seconds (e.g. GITEA_TIMEOUT=30)") from None
+
+
 def settings_from(ns: argparse.Namespace) -> Settings:
     url = ns.url or _env("GITEA_URL", "GITEA_HOST")
     if not url:
         raise ConfigError("GITEA_URL is not set: point it at your Gitea, e.g. GITEA_URL=https://gitea.example.com")
     read_only = ns.read_only if ns.read_only is not None else parse_bool(_env("GITEA_READ_ONLY"))
-    timeout = ns.timeout if ns.timeout is not None else float(_env("GITEA_TIMEOUT") or 30)
+    timeout = ns.timeout if ns.timeout is not None else _seconds(_env("GITEA_TIMEOUT"))
     try:
         return Settings(
             url=url,

@@ -51,12 +51,13 @@ class Settings(BaseModel):
 
 def parse_owner_list(raw: str | None) -> frozenset[str]:
     """`acme, Widgets-Inc` → {"acme", "widgets-inc"}: Gitea compares owner names case-insensitively."""
-    if raw is None or not raw.strip():
+    owners = frozenset(part.strip().lower() for part in (raw or "").split(",") if part.strip())
+    if not owners:
         raise ConfigError(
             "GITEA_ALLOWED_OWNERS is not set: name the owners whose repositories agents may use, "
             "comma-separated (e.g. GITEA_ALLOWED_OWNERS=acme,alice), or '*' to allow every owner."
         )
-    return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
+    return owners
 
 
 def parse_bool(raw: str | None) -> bool:

@@ -1,0 +1,175 @@
+"""issue_create: names resolved to ids, one POST, duplicates from retries caught, lost answers resolved."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import requests
+import responses
+
+from gitea_mcp.tools import issue_create
+from gitea_mcp.tools.base import Deps
+from gitea_mcp.tools.issue_create import CreateArgs
+from tests.conftest import failed, ok
+from tests.fixtures import API, LABELS, MILESTONES, api_error, issue, user
+
+ISSUES = f"{API}/repos/acme/widgets/issues"
+
+
+def now(minutes_ago: int = 0) -> str:
+    return (datetime.now(UTC) - timedelta(minutes=minutes_ago)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.fixture
+def gitea(mocked: responses.RequestsMock) -> responses.RequestsMock:
+    mocked.get(f"{API}/user", json=user("demo", 5))
+    mocked.get(f"{API}/repos/acme/widgets/labels", json=LABELS, headers={"X-Total-Count": "3"})
+    mocked.get(f"{API}/orgs/acme/labels", json=[], headers={"X-Total-Count": "0"})
+    mocked.get(f"{API}/repos/acme/widgets/milestones", json=MILESTONES, headers={"X-Total-Count": "2"})
+    return mocked
+
+
+def run(deps: Deps, **kw: Any) -> Any:
+    return issue_create.run(deps, CreateArgs(owner="acme", name="widgets", title=kw.pop("title", "New bug"), **kw))
+
+
+def posts(rsps: responses.RequestsMock) -> list[dict[str, Any]]:
+    return [json.loads(c.request.body or b"{}") for c in rsps.calls if c.request.method == "POST"]
+
+
+def test_creates_with_ids(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(ISSUES, json=[])
+    created = issue(301, "New bug", author="demo", labels=LABELS[:2], milestone_=MILESTONES[1], created=now())
+    gitea.post(ISSUES, status=201, json=created)
+    text, data = ok(run(deps, body="b", labels=["bug", "ui"], milestone="v1.1", due_date="2026-12-24"))
+    assert posts(gitea) == [
+        {"title": "New bug", "body": "b", "labels": [1, 2], "milestone": 6, "due_date": "2026-12-24T00:00:00Z"}
+    ]
+    assert text.splitlines()[0] == "acme/widgets#301 created: New bug"
+    assert data["number"] == 301 and data["outcome"] == "created"
+    assert data["html_url"] == "https://gitea.test/acme/widgets/issues/301"
+
+
+@pytest.mark.parametrize(
+    ("args", "phrase"),
+    [
+        (
+            {"labels": ["bugz"]},
+            "label 'bugz' does not exist in acme/widgets. Labels there: 'bug', 'good first issue', 'ui'",
+        ),
+        ({"milestone": "v9"}, "milestone 'v9' does not exist in acme/widgets. Milestones there: 'v1.0', 'v1.1'"),
+        ({"title": "   "}, "title is empty"),
+        ({"due_date": "soon"}, "due_date='soon' is not a date"),
+    ],
+)
+def test_bad_arguments_write_nothing(
+    gitea: responses.RequestsMock, deps: Deps, args: dict[str, Any], phrase: str
+) -> None:
+    gitea.get(ISSUES, json=[])
+    assert phrase in failed(run(deps, **args))
+    assert posts(gitea) == []
+
+
+def test_milestone_by_id(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(ISSUES, json=[])
+    gitea.post(ISSUES, status=201, json=issue(301, "New bug", author="demo", milestone_=MILESTONES[0]))
+    ok(run(deps, milestone="5"))
+    assert posts(gitea)[0]["milestone"] == 5
+
+
+def test_duplicate_returns_existing(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(ISSUES, json=[issue(300, "New bug", body="same", author="demo", created=now(2), updated=now(2))])
+    text, data = ok(run(deps, body="same"))
+    assert posts(gitea) == []
+    assert data["number"] == 300 and data["outcome"] == "already_existed"
+    assert "allow_duplicate=true" in text
+
+
+@pytest.mark.parametrize(
+    ("existing", "why"),
+    [
+        (issue(300, "New bug", body="same", author="alice", created=now(2)), "another author"),
+        (issue(300, "New bug", body="other", author="demo", created=now(2)), "another body"),
+        (issue(300, "New bug", body="same", author="demo", created=now(60), updated=now(1)), "filed long ago"),
+    ],
+)
+def test_not_a_duplicate(gitea: responses.RequestsMock, deps: Deps, existing: dict[str, Any], why: str) -> None:
+    gitea.get(ISSUES, json=[existing])
+    gitea.post(ISSUES, status=201, json=issue(301, "New bug", body="same", author="demo", created=now()))
+    _, data = ok(run(deps, body="same"))
+    assert data["outcome"] == "created", why
+
+
+def test_allow_duplicate_files_again(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(ISSUES, json=[issue(300, "New bug", body="same", author="demo", created=now(2))])
+    gitea.post(ISSUES, status=201, json=issue(301, "New bug", body="same", author="demo", created=now()))
+    _, data = ok(run(deps, body="same", allow_duplicate=True))
+    assert data["number"] == 301 and len(posts(gitea)) == 1
+
+
+def test_lost_answer_found_by_lookup(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(ISSUES, json=[])  # before the write: nothing
+    gitea.post(ISSUES, body=requests.ReadTimeout())
+    gitea.get(ISSUES, json=[issue(301, "New bug", body="b", author="demo", created=now())])  # after: there it is
+    text, data = ok(run(deps, body="b"))
+    assert len(posts(gitea)) == 1, "never retried"
+    assert data["outcome"] == "created_after_lost_answer" and data["number"] == 301
+    assert "answer was lost" in text
+
+
+def test_lost_answer_nothing_written(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(ISSUES, json=[])
+    gitea.post(ISSUES, body=requests.ConnectionError())
+    text = failed(run(deps, body="b"))
+    assert "was NOT written" in text
+    assert len(posts(gitea)) == 1
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "phrase"),
+    [
+        (
+            403,
+            "token does not have at least one of required scope(s), required=[write:issue], token scope=read:issue",
+            "The token lacks the write:issue scope",
+        ),
+        (422, "[Title]: Required", "Gitea said: [Title]: Required"),
+        (423, "repo is archived", "archived"),
+        (500, "", "server error (500)"),
+        (503, "", "server error (503)"),
+    ],
+)
+def test_refused_write_is_never_retried(
+    gitea: responses.RequestsMock, deps: Deps, status: int, message: str, phrase: str
+) -> None:
+    gitea.get(ISSUES, json=[])
+    gitea.post(ISSUES, status=status, json=api_error(message))
+    assert phrase in failed(run(deps))
+    assert len(posts(gitea)) == 1
+
+
+def test_stale_label_id_is_refreshed(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(ISSUES, json=[])
+    ok_issue = issue(301, "New bug", author="demo", labels=LABELS[:1])
+    gitea.post(ISSUES, status=400, json=api_error("label does not exist [label_id: 1]"))
+    gitea.post(ISSUES, status=201, json=ok_issue)
+    _, data = ok(run(deps, labels=["bug"]))
+    assert data["number"] == 301 and len(posts(gitea)) == 2
+
+
+def test_silently_dropped_fields_are_reported(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(ISSUES, json=[])
+    gitea.post(ISSUES, status=201, json=issue(301, "New bug", author="demo"))
+    text, data = ok(run(deps, labels=["bug"], assignees=["bob"]))
+    assert "Gitea did not apply label 'bug', assignee 'bob'" in text
+    assert data["warnings"]
+
+
+def test_redirect_on_write_names_new_location(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(ISSUES, json=[])
+    gitea.post(ISSUES, status=301, headers={"Location": f"{API}/repos/acme/gizmos/issues"})
+    assert "call again with owner=acme name=gizmos" in failed(run(deps))
+    assert len(posts(gitea)) == 1
