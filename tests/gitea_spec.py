@@ -1,7 +1,7 @@
 """Checks a Gitea JSON document against the real server's OpenAPI spec.
 
 Mocks and the stand-in are only worth something while they look like a real Gitea. The spec
-(`shared/gitea/openapi-v1.json`, Swagger 2.0) has two gaps we correct for, both from SEMANTICS.md:
+(`tests/spec/openapi-v1.json`, Swagger 2.0) has two gaps we correct for, both from SEMANTICS.md:
 Go pointer and slice fields are serialised as `null` when empty, which the spec never says, so
 every property also admits `null`; and the spec never forbids extra fields, so we do — an invented
 field in a mock is exactly the drift this check exists to catch.
@@ -17,17 +17,14 @@ from typing import Any
 
 import jsonschema
 
-_CANDIDATES = [
-    Path(__file__).resolve().parent.parent.parent / "shared" / "gitea",
-    Path(__file__).resolve().parent.parent / "shared" / "gitea",
-]
+_CANDIDATES = [Path(__file__).resolve().parent / "spec"]
 
 
 def spec_dir() -> Path:
     for candidate in _CANDIDATES:
         if (candidate / "openapi-v1.json").is_file():
             return candidate
-    raise FileNotFoundError("shared/gitea/openapi-v1.json not found beside the checkout")
+    raise FileNotFoundError("tests/spec/openapi-v1.json is missing")
 
 
 @functools.cache
