@@ -29,12 +29,12 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
         policy=Policy(settings.allowed_owners),
         catalog=Catalog(),
     )
-    server = MCPServer("gitea-issues-mcp", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
     def deps_for(ctx: Context) -> Deps:
         return deps
 
     modules = READ_TOOLS if settings.read_only else READ_TOOLS + WRITE_TOOLS
-    for module in modules:
-        module.register(server, deps_for)
-    return server
+    tools = [module.make_tool(deps_for) for module in modules]
+    return MCPServer(
+        "gitea-issues-mcp", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING", tools=tools
+    )

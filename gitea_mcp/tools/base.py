@@ -6,9 +6,10 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
-from mcp_types import CallToolResult
+from mcp.server.mcpserver.tools import Tool
+from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from gitea_mcp import render
@@ -80,3 +81,35 @@ def split_names(raw: str | list[str] | None) -> list[str]:
         return []
     parts = raw.split(",") if isinstance(raw, str) else raw
     return [part.strip() for part in parts if part.strip()]
+
+
+def make(fn: Callable[..., CallToolResult], name: str, description: str, annotations: ToolAnnotations) -> Tool:
+    """A Tool from its function, with schemas trimmed: every agent re-reads them on every turn."""
+    tool = Tool.from_function(fn, name=name, description=description, annotations=annotations)
+    tool.parameters = compact_schema(tool.parameters)
+    if tool.fn_metadata.output_schema is not None:
+        tool.fn_metadata.output_schema = compact_schema(tool.fn_metadata.output_schema)
+    return tool
+
+
+def compact_schema(schema: Any) -> Any:
+    """Drop pydantic's generated `title`s and spell `anyOf [X, null]` as `type: [X, "null"]` — same meaning."""
+    if isinstance(schema, list):
+        return [compact_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key in ("properties", "$defs"):  # keys here are names, not keywords
+            out[key] = {name: compact_schema(sub) for name, sub in value.items()}
+        else:
+            out[key] = compact_schema(value)
+    variants = out.get("anyOf")
+    if isinstance(variants, list) and len(variants) == 2 and {"type": "null"} in variants:
+        other = next(v for v in variants if v != {"type": "null"})
+        if set(other) == {"type"} and isinstance(other["type"], str):
+            del out["anyOf"]
+            out["type"] = [other["type"], "null"]
+    return out

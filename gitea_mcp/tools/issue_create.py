@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
@@ -15,7 +16,7 @@ from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.tools import writes
-from gitea_mcp.tools.base import Deps, Owner, RepoName, guard, rfc3339, split_names
+from gitea_mcp.tools.base import Deps, Owner, RepoName, guard, make, rfc3339, split_names
 
 NAME = "issue_create"
 DESCRIPTION = (
@@ -167,8 +168,7 @@ def _dropped(issue: Issue, args: CreateArgs) -> list[str]:
     return [f"Gitea did not apply {', '.join(lost)}; the token's user probably lacks write access to the repository."]
 
 
-def register(server: MCPServer, deps_for: Callable[[Context], Deps]) -> None:
-    @server.tool(name=NAME, description=DESCRIPTION, annotations=ANNOTATIONS)
+def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
     def issue_create(
         owner: Owner,
         name: RepoName,
@@ -185,3 +185,5 @@ def register(server: MCPServer, deps_for: Callable[[Context], Deps]) -> None:
             owner, name, title, body, split_names(labels), split_names(assignees), milestone, due_date, allow_duplicate
         )
         return run(deps_for(ctx), args)
+
+    return make(issue_create, NAME, DESCRIPTION, ANNOTATIONS)

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
@@ -15,7 +16,7 @@ from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse, Segment
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.models import Comment, Issue
-from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, guard
+from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, guard, make
 
 NAME = "issue_get"
 DESCRIPTION = (
@@ -196,8 +197,7 @@ def _hints(owner: str, name: str, d: IssueDetail, args: GetArgs) -> list[str]:
     return hints
 
 
-def register(server: MCPServer, deps_for: Callable[[Context], Deps]) -> None:
-    @server.tool(name=NAME, description=DESCRIPTION, annotations=ANNOTATIONS)
+def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
     def issue_get(
         owner: Owner,
         name: RepoName,
@@ -208,3 +208,5 @@ def register(server: MCPServer, deps_for: Callable[[Context], Deps]) -> None:
     ) -> Annotated[CallToolResult, IssueDetail]:
         args = GetArgs(owner, name, number, max_chars, comments_page)
         return run(deps_for(ctx), args)
+
+    return make(issue_get, NAME, DESCRIPTION, ANNOTATIONS)

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
@@ -14,7 +15,7 @@ from gitea_mcp import render
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit
 from gitea_mcp.tools import filters
-from gitea_mcp.tools.base import Deps, Owner, RepoName, choice, enum, guard, split_names
+from gitea_mcp.tools.base import Deps, Owner, RepoName, choice, enum, guard, make, split_names
 
 NAME = "issue_list"
 DESCRIPTION = (
@@ -178,8 +179,7 @@ def _dates(created: str, updated: str) -> str:
     return f"{c}/{u[5:]}" if u[:4] == c[:4] else f"{c}/{u}"
 
 
-def register(server: MCPServer, deps_for: Callable[[Context], Deps]) -> None:
-    @server.tool(name=NAME, description=DESCRIPTION, annotations=ANNOTATIONS)
+def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
     def issue_list(
         owner: Owner,
         name: RepoName,
@@ -216,3 +216,5 @@ def register(server: MCPServer, deps_for: Callable[[Context], Deps]) -> None:
             limit,
         )
         return run(deps_for(ctx), args)
+
+    return make(issue_list, NAME, DESCRIPTION, ANNOTATIONS)

@@ -1,0 +1,577 @@
+"""The search query an agent types (GitHub-like syntax), mapped onto Gitea's issue parameters — exactly, or refused.
+
+Pure: no I/O. `parse_query` turns the text into a `ParsedQuery`; `repo_params` and `search_params` turn that into the
+query parameters of `GET /repos/{o}/{r}/issues` and `GET /repos/issues/search`. Every qualifier either maps onto a
+Gitea parameter with the same meaning or raises `ToolFailure` naming it and saying what to write instead: nothing is
+silently ignored, because an ignored filter returns a plausible but wrong list.
+
+Decisions (see also the tests, one row per form):
+- `label:a label:b` means all of a and b (Gitea's repository list is all-of). A comma (`label:a,b`) is refused: on
+  GitHub it means any-of, and Gitea splits its `labels` parameter on commas, so a label name with a comma cannot be
+  sent either. The same holds for `milestone:`.
+- `@me` is kept literally in `ParsedQuery`. The search endpoint has booleans for the signed-in user
+  (`created`/`assigned`/`mentioned=true`); the repository list only takes usernames, so `repo_params` needs `me`.
+- No state default in a query (it searches all states, like a forge's search box); type defaults to issues (seed 000).
+- Dates: see the "Dates" section for how `updated:` maps onto Gitea's inclusive, whole-second `since`/`before`.
+- Keywords lose their quotes: `"exact phrase"` becomes the words `exact phrase` in `q`. How the words then match is
+  the server's indexer's business (Forgejo's reads quotes and +/- in `q`; Gitea's differ by version and indexer), so
+  exclusions (`-word`, NOT) are refused here rather than passed on with a meaning that depends on the server.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Literal
+
+from gitea_mcp.errors import ToolFailure
+
+State = Literal["open", "closed", "all"]
+IssueType = Literal["issues", "pulls"]
+
+SUPPORTED = (
+    "is:open, is:closed, state:open|closed|all, is:issue, is:pr, type:issue|pr, label:NAME (repeat for all of them), "
+    "milestone:NAME, author:USER, assignee:USER, mentions:USER (USER may be @me), "
+    "updated:>=DATE, updated:>DATE, updated:<DATE, updated:<=DATE, updated:DATE, updated:DATE..DATE, "
+    "repo:OWNER/NAME, org:/user:/owner:OWNER, free words and quoted phrases"
+)
+_DATE_HELP = (
+    "write YYYY-MM-DD (a UTC day) or an RFC 3339 time, e.g. updated:>=2026-01-31 or updated:<2026-01-31T12:00:00Z"
+)
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    text: str  # the query exactly as given (never rewritten)
+    keywords: str = ""  # free words and phrases in order, single-spaced, quotes removed -> Gitea `q`
+    state: State | None = None  # None: the query did not say
+    type: IssueType | None = None  # None: the query did not say
+    labels: tuple[str, ...] = ()  # all must match
+    milestones: tuple[str, ...] = ()  # at most one: an issue has one milestone
+    author: str | None = None  # a username or "@me"
+    assignee: str | None = None
+    mentions: str | None = None
+    since: str | None = None  # RFC 3339 UTC, whole seconds, inclusive
+    before: str | None = None  # RFC 3339 UTC, whole seconds, inclusive
+    repo: tuple[str, str] | None = None
+    owner: str | None = None
+
+
+# --- Parameters -------------------------------------------------------------------------------------------------------
+
+
+def repo_params(q: ParsedQuery, *, me: str | None = None) -> dict[str, str]:
+    """Parameters for `GET /repos/{owner}/{repo}/issues`. `me` is the signed-in username, needed for `@me`."""
+    params = _common_params(q)
+    if q.labels:
+        params["labels"] = ",".join(q.labels)  # all-of on this endpoint
+    for key, value in (("created_by", q.author), ("assigned_by", q.assignee), ("mentioned_by", q.mentions)):
+        if value is not None:
+            params[key] = _resolve_me(value, key, me)
+    return params
+
+
+def search_params(q: ParsedQuery, *, me: str | None = None) -> dict[str, str]:
+    """Parameters for `GET /repos/issues/search`; refuses what that endpoint cannot do exactly.
+
+    Call `repo_params` instead when the query names a repository. The @me booleans only work for a signed-in
+    caller (Gitea ignores them anonymously), which the tool has to ensure.
+    """
+    if q.repo is not None:
+        raise ValueError("the query names a repository: use repo_params")
+    params = _common_params(q)
+    if len(q.labels) > 1:
+        raise ToolFailure(
+            "Several `label:` qualifiers cannot be searched across repositories: Gitea's search matches ANY of the "
+            "labels there, not all. Keep one label:, or add repo:OWNER/NAME, where every label must match."
+        )
+    if q.labels:
+        params["labels"] = q.labels[0]
+    if q.owner is not None:
+        params["owner"] = q.owner
+    if q.author is not None:
+        params.update({"created": "true"} if _is_me(q.author, me) else {"created_by": q.author})
+    for qualifier, value, flag in (("assignee", q.assignee, "assigned"), ("mentions", q.mentions, "mentioned")):
+        if value is not None:
+            params[flag] = _only_me(qualifier, value, me)
+    return params
+
+
+def _common_params(q: ParsedQuery) -> dict[str, str]:
+    # Merge rules (seed 000): a query searches all states unless it names one; the type is issues unless named
+    # (Gitea mixes both when `type` is omitted, which no forge search box does).
+    params: dict[str, str] = {"state": q.state or "all", "type": q.type or "issues"}
+    optional = {"milestones": ",".join(q.milestones), "q": q.keywords, "since": q.since, "before": q.before}
+    params.update({key: value for key, value in optional.items() if value})
+    return params
+
+
+def _is_me(value: str, me: str | None) -> bool:
+    return value == "@me" or (me is not None and value.casefold() == me.casefold())
+
+
+def _resolve_me(value: str, key: str, me: str | None) -> str:
+    if value != "@me":
+        return value
+    if me is None:
+        qualifier = {"created_by": "author", "assigned_by": "assignee", "mentioned_by": "mentions"}[key]
+        raise ToolFailure(
+            f"`{qualifier}:@me` cannot be resolved: the signed-in user is unknown (no token?), and Gitea's "
+            f"repository issue list needs a username. Name the user instead, e.g. {qualifier}:alice."
+        )
+    return me
+
+
+def _only_me(qualifier: str, value: str, me: str | None) -> str:
+    if _is_me(value, me):
+        return "true"
+    raise ToolFailure(
+        f"`{qualifier}:{value}` cannot be searched across repositories: Gitea's search filters on {qualifier} only for "
+        f"the signed-in user ({qualifier}:@me). Add repo:OWNER/NAME to filter one repository by {qualifier}:{value}."
+    )
+
+
+# --- Tokens -----------------------------------------------------------------------------------------------------------
+
+_QUALIFIER = re.compile(r"(-?)([A-Za-z][A-Za-z_-]*):(.*)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class _Token:
+    raw: str  # as typed, quotes included
+    value: str  # quotes removed
+    key: str | None = None  # lower-case qualifier name; None for free text
+    negated: bool = False
+    quoted: bool = False
+
+
+def _split(text: str) -> list[str]:
+    """Split on whitespace outside double quotes; quotes stay in the pieces for `_classify`."""
+    pieces: list[str] = []
+    current: list[str] = []
+    quoted = False
+    for char in text:
+        if char == '"':
+            quoted = not quoted
+        if char.isspace() and not quoted:
+            if current:
+                pieces.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    if quoted:
+        raise ToolFailure(
+            'The query has an unbalanced double quote ("): every quoted phrase or value needs a closing quote. '
+            'Close it, e.g. label:"needs review" or "exact phrase", or remove the quote.'
+        )
+    return [*pieces, "".join(current)] if current else pieces
+
+
+def _unquote(part: str, raw: str) -> tuple[str, bool]:
+    if '"' not in part:
+        return part, False
+    if len(part) >= 2 and part[0] == part[-1] == '"' and part.count('"') == 2:
+        return part[1:-1], True
+    raise ToolFailure(
+        f"`{raw}` mixes quoted and unquoted text: quotes must surround a whole phrase or a whole qualifier value. "
+        'Write "exact phrase" or label:"needs review".'
+    )
+
+
+def _classify(raw: str) -> _Token:
+    if raw.startswith('"'):
+        value, _ = _unquote(raw, raw)
+        return _Token(raw, value, quoted=True)
+    match = _QUALIFIER.fullmatch(raw)
+    if match:
+        value, quoted = _unquote(match[3], raw)
+        return _Token(raw, value, key=match[2].lower(), negated=bool(match[1]), quoted=quoted)
+    if raw.startswith("-"):
+        return _Token(raw, raw)  # an exclusion, refused by _check_word whatever its quoting
+    value, _ = _unquote(raw, raw)
+    return _Token(raw, value)
+
+
+# --- Free text --------------------------------------------------------------------------------------------------------
+
+_OPERATORS = {
+    "OR": "Gitea applies every term together and cannot express alternatives. Run one search per alternative.",
+    "AND": "every term already applies together. Remove AND.",
+    "NOT": "Gitea's issue API cannot exclude anything. Drop NOT and the term after it.",
+}
+
+
+def _check_word(token: _Token) -> None:
+    """Refuse the free-text forms GitHub gives a meaning Gitea would not honour; quoted text is always literal."""
+    word = token.value
+    if token.quoted:
+        if not word.strip():
+            raise ToolFailure('The query has an empty phrase (""): put the words to find between the quotes.')
+        return
+    if word in _OPERATORS:
+        raise ToolFailure(f"The `{word}` operator is not supported: {_OPERATORS[word]}")
+    if word.startswith("-") and len(word) > 1:
+        raise ToolFailure(
+            f"`{word}` is an exclusion (-term), which is not supported: Gitea's issue API cannot exclude anything. "
+            "Drop it, or drop the dash to search for the word itself."
+        )
+    if word.startswith("("):
+        raise ToolFailure(
+            "Grouping with parentheses is not supported: Gitea applies every term together. Write the terms without "
+            'parentheses, or quote text that contains one, e.g. "(beta)".'
+        )
+
+
+# --- Refused qualifiers -----------------------------------------------------------------------------------------------
+
+_REFUSED = {
+    "created": "Gitea filters dates on the updated time only. Use updated:>=2026-01-01 or drop the qualifier.",
+    "closed": "Gitea cannot filter on the closing date. Use is:closed, optionally with updated:, or drop it.",
+    "merged": "Gitea's issue API cannot filter on the merge date. Use is:pr, optionally with updated:, or drop it.",
+    "sort": "Gitea always returns the newest created first and has no sort parameter. Drop it.",
+    "reactions": "Gitea's issue API cannot filter on reactions. Drop it.",
+    "comments": "Gitea's issue API cannot filter on the number of comments. Drop it.",
+    "interactions": "Gitea's issue API cannot filter on interactions. Drop it.",
+    "no": "Gitea's issue API cannot filter for a missing label, milestone or assignee. Drop it.",
+    "in": "Gitea's keyword search always looks at title, body and comments together. Drop in: and keep the words.",
+    "linked": "Gitea's issue API cannot filter on linked issues or pull requests. Drop it.",
+    "draft": "Gitea's issue API cannot filter on draft pull requests. Use is:pr and check the results, or drop it.",
+    "review": "Gitea's issue API cannot filter on the review state. Use is:pr, or drop it.",
+    "review-requested": "Gitea's repository issue list has no review filter. Use is:pr, or drop it.",
+    "reviewed-by": "Gitea's repository issue list has no reviewer filter. Use is:pr, or drop it.",
+    "involves": "Gitea has no single 'involves' filter. Use one of author:, assignee: or mentions:.",
+    "commenter": "Gitea's issue API cannot filter on commenters. Use mentions: or author:, or drop it.",
+    "team": "Gitea's team filter selects repositories, not issues mentioning the team. Use org:OWNER, or drop it.",
+    "language": "Gitea's issue API cannot filter on the repository language. Drop it.",
+    "archived": "Gitea's issue API cannot filter on archived repositories. Drop it.",
+    "project": "Gitea's issue API cannot filter on projects. Drop it.",
+    "head": "Gitea's issue API cannot filter on branches. Drop it.",
+    "base": "Gitea's issue API cannot filter on branches. Drop it.",
+    "status": "Gitea's issue API cannot filter on CI status. Drop it.",
+}
+_IS_REFUSED = {
+    "merged": "Gitea's issue API cannot tell merged pull requests apart. Use is:pr is:closed and check each result.",
+    "unmerged": "Gitea's issue API cannot tell merged pull requests apart. Use is:pr is:closed and check each result.",
+    "draft": "Gitea's issue API cannot filter on draft pull requests. Use is:pr and check the results.",
+    "locked": "Gitea's issue API cannot filter on locked conversations. Drop it.",
+    "unlocked": "Gitea's issue API cannot filter on locked conversations. Drop it.",
+    "public": "Gitea's issue API cannot filter on repository visibility. Drop it.",
+    "private": "Gitea's issue API cannot filter on repository visibility. Drop it.",
+    "archived": "Gitea's issue API cannot filter on archived repositories. Drop it.",
+    "blocked": "Gitea's issue API cannot filter on dependencies. Drop it.",
+    "blocking": "Gitea's issue API cannot filter on dependencies. Drop it.",
+}
+
+
+# --- Building the result ----------------------------------------------------------------------------------------------
+
+# Why two different values for one of these fields cannot both hold (or cannot be sent to Gitea).
+_CONFLICT = {
+    "state": "a query asks for one state. Keep one, or use state:all for open and closed together.",
+    "type": "a query asks for issues or pull requests, not both. Run one search for each.",
+    "milestone": "an issue has at most one milestone, so both can never match. Keep one milestone:.",
+    "author": "an issue has one author, so both can never match. Keep one author:.",
+    "assignee": "Gitea filters on one assignee only. Keep one assignee: and check the others in the results.",
+    "mentions": "Gitea filters on one mentioned user only. Keep one mentions: and check the others in the results.",
+    "repo": "this tool searches one repository at a time. Run one search per repository, or use org:OWNER.",
+    "owner": "Gitea searches the repositories of one owner at a time. Keep one org:/user:/owner:.",
+    "since": "both set the start of the updated range. Keep one, or write a range like updated:2026-01-01..2026-01-31.",
+    "before": "both set the end of the updated range. Keep one, or write a range like updated:2026-01-01..2026-01-31.",
+}
+# Gitea user, organisation and repository names are case-insensitive; label and milestone names are not.
+_CASELESS = {"author", "assignee", "mentions", "repo", "owner"}
+
+
+@dataclass
+class _Draft:
+    keywords: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    values: dict[str, str] = field(default_factory=dict)  # field -> value, for the single-valued fields
+    origin: dict[str, str] = field(default_factory=dict)  # field -> the token that set it, for conflict messages
+
+    def set(self, name: str, value: str, raw: str) -> None:
+        old = self.values.get(name)
+        if old is None:
+            self.values[name], self.origin[name] = value, raw
+            return
+        same = old.casefold() == value.casefold() if name in _CASELESS else old == value
+        if not same:
+            raise ToolFailure(f"`{raw}` conflicts with `{self.origin[name]}`: {_CONFLICT[name]}")
+
+
+_Handler = Callable[[_Draft, str, str], None]
+
+
+def _on_is(draft: _Draft, value: str, raw: str) -> None:
+    word = value.lower()
+    if word in ("open", "closed"):
+        draft.set("state", word, raw)
+    elif word == "issue":
+        draft.set("type", "issues", raw)
+    elif word in ("pr", "pull"):
+        draft.set("type", "pulls", raw)
+    elif word in _IS_REFUSED:
+        raise ToolFailure(f"`is:{value}` is not supported: {_IS_REFUSED[word]}")
+    else:
+        raise ToolFailure(f"`is:{value}` is not supported: use is:open, is:closed, is:issue or is:pr.")
+
+
+def _on_state(draft: _Draft, value: str, raw: str) -> None:
+    word = value.lower()
+    if word not in ("open", "closed", "all"):
+        raise ToolFailure(f"`state:{value}` is not supported: use state:open, state:closed or state:all.")
+    draft.set("state", word, raw)
+
+
+_STATES: dict[str, State] = {"open": "open", "closed": "closed", "all": "all"}
+_KINDS: dict[str, IssueType] = {"issues": "issues", "pulls": "pulls"}
+_TYPES = {"issue": "issues", "issues": "issues", "pr": "pulls", "pull": "pulls", "pulls": "pulls"}
+
+
+def _on_type(draft: _Draft, value: str, raw: str) -> None:
+    kind = _TYPES.get(value.lower())
+    if kind is None:
+        raise ToolFailure(f"`type:{value}` is not supported: use type:issue or type:pr.")
+    draft.set("type", kind, raw)
+
+
+_COMMA_ADVICE = {
+    "label": "Repeat the qualifier (label:a label:b) to require all of them, or run one search per label.",
+    "milestone": "An issue has one milestone: run one search per milestone.",
+}
+
+
+def _no_comma(key: str, value: str) -> None:
+    # GitHub reads a comma as any-of; Gitea splits the parameter on commas, so it cannot carry one either way.
+    if "," in value:
+        raise ToolFailure(
+            f"`{key}:{value}` has a comma, which is not supported: on GitHub it means any-of, which this tool cannot "
+            f"map exactly, and Gitea splits its {key} parameter on commas. {_COMMA_ADVICE[key]}"
+        )
+
+
+def _on_label(draft: _Draft, value: str, raw: str) -> None:
+    _no_comma("label", value)
+    if value not in draft.labels:
+        draft.labels.append(value)
+
+
+def _on_milestone(draft: _Draft, value: str, raw: str) -> None:
+    _no_comma("milestone", value)
+    draft.set("milestone", value, raw)
+
+
+_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+
+
+def _check_name(shown: str, value: str, what: str) -> str:
+    # The same rule as the URL path guard: letters, digits, - _ . and never "." or "..".
+    if not _NAME.fullmatch(value) or value in (".", ".."):
+        raise ToolFailure(
+            f"`{shown}` has an invalid {what} name ({value!r}): Gitea names use letters, digits, '-', '_' and '.'. "
+            "Check the spelling."
+        )
+    return value
+
+
+def _user_handler(name: str) -> _Handler:
+    def handle(draft: _Draft, value: str, raw: str) -> None:
+        user = "@me" if value.lower() == "@me" else _check_name(f"{name}:{value}", value, "user")
+        draft.set(name, user, raw)
+
+    return handle
+
+
+def _on_owner(draft: _Draft, value: str, raw: str) -> None:
+    key = raw.split(":", 1)[0].lower()  # org:, user: or owner:
+    draft.set("owner", _check_name(f"{key}:{value}", value, "owner"), raw)
+
+
+def _on_repo(draft: _Draft, value: str, raw: str) -> None:
+    owner, slash, name = value.partition("/")
+    if not slash:
+        raise ToolFailure(f"`repo:{value}` needs the owner too: write repo:OWNER/NAME, e.g. repo:acme/widgets.")
+    shown = f"repo:{value}"
+    draft.set("repo", f"{_check_name(shown, owner, 'owner')}/{_check_name(shown, name, 'repository')}", raw)
+
+
+# --- Dates ------------------------------------------------------------------------------------------------------------
+#
+# Gitea parses `since`/`before` as RFC 3339 and keeps whole Unix seconds (`time.Parse(time.RFC3339, v).Unix()`, in
+# GetQueryBeforeSince), then compares them INCLUSIVELY with `issue.updated_unix`, itself whole seconds: the database
+# path uses `builder.Gte{"issue.updated_unix": since}` / `builder.Lte{...: before}` (models/issues/issue_search.go),
+# and the indexers do the same (bleve NumericRangeInclusiveQuery with both ends inclusive, Elasticsearch
+# RangeQuery.Gte/Lte, Meilisearch NewFilterGte/NewFilterLte). So the exact mapping is: since = the first whole second
+# that matches, before = the last whole second that matches; e.g. updated:<2026-01-01 -> before=2025-12-31T23:59:59Z.
+# A value of 0 means "not set" to Gitea, so bounds before 1970 are refused rather than silently dropped.
+
+_LAST_SECOND = int(datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp())
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_TIME = re.compile(r"(\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+
+
+def _span(text: str, raw: str) -> tuple[int, int]:
+    """The first and last whole second (Unix) that a date or a time stands for.
+
+    A day covers 00:00:00 to 23:59:59 UTC. A time with a fraction lies between two seconds: the first whole second
+    at or after it is the next one, the last at or before it is the one it started in.
+    """
+    try:
+        if _DAY.fullmatch(text):
+            start = int(datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC).timestamp())
+            return start, start + 86_399
+        match = _TIME.fullmatch(text)
+        if match:
+            floor = int(datetime.fromisoformat(f"{match[1]}{match[3]}".upper()).timestamp())
+            fraction = bool(match[2] and match[2].strip(".0"))
+            return floor + fraction, floor
+    except (ValueError, OverflowError):
+        pass
+    raise ToolFailure(f"`{raw}` has an invalid date or time: {_DATE_HELP}.")
+
+
+def _on_updated(draft: _Draft, value: str, raw: str) -> None:
+    operator = next((op for op in (">=", "<=", ">", "<") if value.startswith(op)), None)
+    rest = value[len(operator or "") :]
+    if ".." in rest and not operator:
+        _on_range(draft, rest, raw)
+        return
+    first, last = _span(rest, raw)
+    bounds: dict[str | None, tuple[int | None, int | None]] = {
+        ">=": (first, None),
+        ">": (last + 1, None),
+        "<=": (None, last),
+        "<": (None, first - 1),
+        None: (first, last),
+    }
+    _set_bounds(draft, *bounds[operator], raw)
+
+
+def _on_range(draft: _Draft, value: str, raw: str) -> None:
+    low, _, high = value.partition("..")
+    if low == high == "*":
+        raise ToolFailure(f"`{raw}` has no bound at all: give at least one date, e.g. updated:2026-01-01..*.")
+    since = None if low == "*" else _span(low, raw)[0]
+    before = None if high == "*" else _span(high, raw)[1]
+    _set_bounds(draft, since, before, raw)
+
+
+def _set_bounds(draft: _Draft, since: int | None, before: int | None, raw: str) -> None:
+    for name, bound in (("since", since), ("before", before)):
+        if bound is None:
+            continue
+        if bound < (1 if name == "before" else 0):
+            raise ToolFailure(
+                f"`{raw}` reaches back to 1970-01-01T00:00:00Z or earlier, which Gitea cannot express: it keeps Unix "
+                "times and reads 0 as no bound. Use a later date."
+            )
+        if bound > _LAST_SECOND:
+            raise ToolFailure(f"`{raw}` reaches past 9999-12-31, which RFC 3339 cannot express. Use an earlier date.")
+        draft.set(name, str(bound), raw)
+
+
+def _rfc3339(unix: str | None) -> str | None:
+    if unix is None:
+        return None
+    return datetime.fromtimestamp(int(unix), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --- Parsing ----------------------------------------------------------------------------------------------------------
+
+_HANDLERS: dict[str, _Handler] = {
+    "is": _on_is,
+    "state": _on_state,
+    "type": _on_type,
+    "label": _on_label,
+    "milestone": _on_milestone,
+    "author": _user_handler("author"),
+    "assignee": _user_handler("assignee"),
+    "mentions": _user_handler("mentions"),
+    "updated": _on_updated,
+    "repo": _on_repo,
+    "org": _on_owner,
+    "user": _on_owner,
+    "owner": _on_owner,
+}
+_EXAMPLES = {
+    "is": "is:open",
+    "state": "state:closed",
+    "type": "type:pr",
+    "label": 'label:bug or label:"needs review"',
+    "milestone": 'milestone:"v1.0 beta"',
+    "updated": "updated:>=2026-01-01",
+    "repo": "repo:acme/widgets",
+}
+
+
+def _apply(draft: _Draft, token: _Token) -> None:
+    key = token.key
+    if key is None:
+        _check_word(token)
+        draft.keywords.append(token.value)
+        return
+    if token.negated:
+        raise ToolFailure(
+            f"`-{key}:` (a negation) is not supported: Gitea's issue API cannot exclude anything. "
+            f"Drop the minus to filter for {key}:{token.value}, or drop the qualifier."
+        )
+    if key in _REFUSED:
+        raise ToolFailure(f"`{key}:` is not supported: {_REFUSED[key]}")
+    handler = _HANDLERS.get(key)
+    if handler is None:
+        raise ToolFailure(
+            f"`{key}:` is not a supported qualifier. Supported: {SUPPORTED}. "
+            f'If you meant it as text, put it in quotes: "{token.raw.replace(chr(34), "")}".'
+        )
+    value = token.value.strip()
+    if not value:
+        example = _EXAMPLES.get(key, f"{key}:alice")
+        raise ToolFailure(f"`{key}:` needs a value, e.g. {example}.")
+    handler(draft, value, token.raw)
+
+
+def _finish(text: str, draft: _Draft) -> ParsedQuery:
+    values = draft.values
+    if "since" in values and "before" in values and int(values["since"]) > int(values["before"]):
+        shown = dict.fromkeys((draft.origin["since"], draft.origin["before"]))  # one token may set both
+        raise ToolFailure(
+            f"{' and '.join(f'`{raw}`' for raw in shown)} leave an empty time range at Gitea's whole-second "
+            "precision, so nothing can match. Check the dates."
+        )
+    repo = tuple(values["repo"].split("/", 1)) if "repo" in values else None
+    owner = values.get("owner")
+    if repo and owner and repo[0].casefold() != owner.casefold():
+        raise ToolFailure(
+            f"`{draft.origin['repo']}` conflicts with `{draft.origin['owner']}`: the repository belongs to another "
+            "owner. Drop one of them."
+        )
+    return ParsedQuery(
+        text=text,
+        keywords=" ".join(" ".join(k.split()) for k in draft.keywords),
+        state=_STATES.get(values.get("state", "")),
+        type=_KINDS.get(values.get("type", "")),
+        labels=tuple(draft.labels),
+        milestones=(values["milestone"],) if "milestone" in values else (),
+        author=values.get("author"),
+        assignee=values.get("assignee"),
+        mentions=values.get("mentions"),
+        since=_rfc3339(values.get("since")),
+        before=_rfc3339(values.get("before")),
+        repo=(repo[0], repo[1]) if repo else None,
+        owner=owner,
+    )
+
+
+def parse_query(text: str) -> ParsedQuery:
+    """Parse a GitHub-like issue query; raise `ToolFailure` for anything Gitea cannot run exactly."""
+    if not text.strip():
+        raise ToolFailure(
+            "The query is empty: issue_search needs at least one word or qualifier, e.g. is:open label:bug. "
+            "Use issue_list to list everything."
+        )
+    draft = _Draft()
+    for raw in _split(text):
+        _apply(draft, _classify(raw))
+    return _finish(text, draft)
