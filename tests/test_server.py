@@ -1,0 +1,46 @@
+"""The server's tool list: the contract with every agent prompt. Changing it must be deliberate."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitea_mcp.config import Settings
+from gitea_mcp.server import build_server
+
+SNAPSHOT = Path(__file__).parent / "snapshots" / "tools.json"
+
+
+def tools(read_only: bool = False) -> list[dict[str, Any]]:
+    settings = Settings(url="https://gitea.test", allowed_owners=frozenset({"acme"}), read_only=read_only)
+    listed = asyncio.run(build_server(settings).list_tools())
+    return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed]
+
+
+def test_tools_match_snapshot() -> None:
+    """Regenerate deliberately with: UPDATE_SNAPSHOTS=1 pytest tests/test_server.py"""
+    current = json.dumps(tools(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    if os.environ.get("UPDATE_SNAPSHOTS"):
+        SNAPSHOT.parent.mkdir(exist_ok=True)
+        SNAPSHOT.write_text(current, encoding="utf-8")
+    assert current == SNAPSHOT.read_text(encoding="utf-8"), "tool interface changed; review and update the snapshot"
+
+
+def test_read_only_mode_has_no_write_tools() -> None:
+    listed = tools(read_only=True)
+    assert {t["name"] for t in listed} == {"issue_list", "issue_get"}
+    assert all(t["annotations"]["readOnlyHint"] is True for t in listed)
+
+
+@pytest.mark.parametrize("tool", tools(), ids=lambda t: t["name"])
+def test_every_tool_is_annotated(tool: dict[str, Any]) -> None:
+    hints = tool["annotations"]
+    assert set(hints) >= {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+    if hints["readOnlyHint"]:
+        assert hints["destructiveHint"] is False
+    assert "outputSchema" in tool
