@@ -6,10 +6,12 @@ Heavy imports (the MCP SDK) happen inside the subcommands so `--help` and `--ver
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from pydantic import SecretStr, ValidationError
 
@@ -17,6 +19,10 @@ from gitea_mcp import __version__
 from gitea_mcp.config import ConfigError, Settings, parse_bool, parse_owner_list
 
 PROG = "gitea-issues-mcp"
+# Subcommands whose module exists under gitea_mcp/commands/; serve is the default.
+COMMANDS = ("serve",)
+# Commands that work without a configured Gitea (they bring their own or need none).
+NO_SETTINGS: frozenset[str] = frozenset()
 
 
 def _env(*names: str) -> str | None:
@@ -27,29 +33,51 @@ def _env(*names: str) -> str | None:
     return None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="MCP server for the issues of a Gitea, Forgejo or Codeberg instance (stdio by default).",
-        epilog="Every flag can also be set by the environment variable named in its help.",
+def _command(name: str) -> ModuleType:
+    return importlib.import_module(f"gitea_mcp.commands.{name}")
+
+
+def _settings_arguments() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    group = common.add_argument_group("settings (each flag can also come from the environment variable named)")
+    group.add_argument("--url", help="Gitea base URL, e.g. https://gitea.example.com [GITEA_URL or GITEA_HOST]")
+    group.add_argument("--token", help="access token; prefer the environment [GITEA_TOKEN or GITEA_ACCESS_TOKEN]")
+    group.add_argument(
+        "--allowed-owners", help="comma-separated owners agents may use, '*' for all [GITEA_ALLOWED_OWNERS]"
     )
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    parser.add_argument("command", nargs="?", default="serve", choices=["serve"], help="what to run (default: serve)")
-    parser.add_argument("--url", help="Gitea base URL, e.g. https://gitea.example.com [GITEA_URL or GITEA_HOST]")
-    parser.add_argument("--token", help="access token; prefer the environment [GITEA_TOKEN or GITEA_ACCESS_TOKEN]")
-    parser.add_argument(
-        "--allowed-owners", help="comma-separated owners agents may use, or '*' for all [GITEA_ALLOWED_OWNERS]"
-    )
-    parser.add_argument(
-        "--read-only", action="store_true", default=None, help="do not offer the write tools [GITEA_READ_ONLY]"
-    )
-    parser.add_argument(
+    group.add_argument("--read-only", action="store_true", default=None, help="offer no write tools [GITEA_READ_ONLY]")
+    group.add_argument(
         "--timeout", type=float, help="seconds to wait for Gitea per request (default 30) [GITEA_TIMEOUT]"
     )
-    parser.add_argument(
-        "--log-level", default=None, help="DEBUG, INFO, WARNING (default) or ERROR; logs go to stderr [GITEA_LOG_LEVEL]"
+    group.add_argument(
+        "--log-level", help="DEBUG, INFO, WARNING (default) or ERROR; logs go to stderr [GITEA_LOG_LEVEL]"
     )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _settings_arguments()
+    # The settings appear at the top level too, so `--help` lists every one with its variable.
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        parents=[common],
+        description="MCP server for the issues of a Gitea, Forgejo or Codeberg instance.",
+        epilog=f"Run '{PROG} COMMAND --help' for a command's own options. Without a command: serve.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        module = _command(name)
+        sub = commands.add_parser(name, parents=[common], help=module.HELP, description=module.HELP)
+        module.add_arguments(sub)
     return parser
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    args = list(argv)
+    if not args or (args[0] not in COMMANDS and args[0] not in ("-h", "--help", "--version")):
+        args.insert(0, "serve")
+    return build_parser().parse_args(args)
 
 
 def _seconds(raw: str | None) -> float:
@@ -65,10 +93,11 @@ def settings_from(ns: argparse.Namespace) -> Settings:
         raise ConfigError("GITEA_URL is not set: point it at your Gitea, e.g. GITEA_URL=https://gitea.example.com")
     read_only = ns.read_only if ns.read_only is not None else parse_bool(_env("GITEA_READ_ONLY"))
     timeout = ns.timeout if ns.timeout is not None else _seconds(_env("GITEA_TIMEOUT"))
+    token = ns.token or _env("GITEA_TOKEN", "GITEA_ACCESS_TOKEN")
     try:
         return Settings(
             url=url,
-            token=SecretStr(token) if (token := ns.token or _env("GITEA_TOKEN", "GITEA_ACCESS_TOKEN")) else None,
+            token=SecretStr(token) if token else None,
             allowed_owners=parse_owner_list(ns.allowed_owners or _env("GITEA_ALLOWED_OWNERS")),
             read_only=read_only,
             timeout=timeout,
@@ -87,14 +116,13 @@ def configure_logging(level: str | None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ns = build_parser().parse_args(argv)
+    ns = parse_args(sys.argv[1:] if argv is None else argv)
     configure_logging(ns.log_level)
+    module = _command(ns.command)
     try:
-        settings = settings_from(ns)
+        settings = None if ns.command in NO_SETTINGS else settings_from(ns)
+        code: int = module.run(ns, settings)
     except ConfigError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
-    from gitea_mcp.server import build_server
-
-    build_server(settings).run("stdio")
-    return 0
+    return code

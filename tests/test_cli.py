@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from gitea_mcp.cli import build_parser, main, settings_from
+from gitea_mcp.cli import main, parse_args, settings_from
 from gitea_mcp.config import ConfigError
 
 ENV_NAMES = [
@@ -28,7 +28,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def settings(argv: list[str]) -> object:
-    return settings_from(build_parser().parse_args(argv))
+    return settings_from(parse_args(argv))
 
 
 def test_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -37,7 +37,7 @@ def test_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITEA_ALLOWED_OWNERS", "Acme, alice")
     monkeypatch.setenv("GITEA_READ_ONLY", "true")
     monkeypatch.setenv("GITEA_TIMEOUT", "7.5")
-    s = settings_from(build_parser().parse_args([]))
+    s = settings_from(parse_args([]))
     assert s.url == "https://git.example.com"
     assert s.token_value() == "s3cret-token"
     assert s.allowed_owners == frozenset({"acme", "alice"})
@@ -49,7 +49,7 @@ def test_go_server_names(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITEA_HOST", "https://git.example.com")
     monkeypatch.setenv("GITEA_ACCESS_TOKEN", "tok")
     monkeypatch.setenv("GITEA_ALLOWED_OWNERS", "*")
-    s = settings_from(build_parser().parse_args([]))
+    s = settings_from(parse_args([]))
     assert s.url == "https://git.example.com" and s.token_value() == "tok" and s.allow_all_owners
 
 
@@ -57,9 +57,7 @@ def test_flags_win_over_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITEA_URL", "https://env.example.com")
     monkeypatch.setenv("GITEA_ALLOWED_OWNERS", "env")
     s = settings_from(
-        build_parser().parse_args(
-            ["--url", "https://flag.example.com", "--allowed-owners", "flag", "--read-only", "--timeout", "3"]
-        )
+        parse_args(["--url", "https://flag.example.com", "--allowed-owners", "flag", "--read-only", "--timeout", "3"])
     )
     assert s.url == "https://flag.example.com" and s.allowed_owners == frozenset({"flag"})
     assert s.read_only and s.timeout == 3
@@ -80,7 +78,7 @@ def test_refuses_to_start(monkeypatch: pytest.MonkeyPatch, env: dict[str, str], 
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     with pytest.raises(ConfigError, match=phrase):
-        settings_from(build_parser().parse_args([]))
+        settings_from(parse_args([]))
 
 
 def test_main_exits_2_with_message(capsys: pytest.CaptureFixture[str]) -> None:
