@@ -33,7 +33,7 @@ def test_tools_match_snapshot() -> None:
 
 def test_read_only_mode_has_no_write_tools() -> None:
     listed = tools(read_only=True)
-    assert {t["name"] for t in listed} == {"issue_list", "issue_get"}
+    assert {t["name"] for t in listed} == {"issue_list", "issue_search", "issue_get"}
     assert all(t["annotations"]["readOnlyHint"] is True for t in listed)
 
 

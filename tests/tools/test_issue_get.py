@@ -51,7 +51,7 @@ def test_long_body_is_cut_with_size(mocked: responses.RequestsMock, deps: Deps, 
     text, data = ok(run(deps, max_chars=max_chars))
     assert len(data["body"]) == shown and data["body_chars"] == 5000
     assert len(data["comments"][0]["body"]) == shown and data["comments"][0]["body_chars"] == 5000
-    assert (f"cut at 100 of 5000 chars" in text) is (max_chars == 100)
+    assert ("cut at 100 of 5000 chars" in text) is (max_chars == 100)
     assert ("max_chars=0" in text) is (max_chars == 100)
 
 

@@ -1,0 +1,403 @@
+"""The stand-in's in-memory data: users, repositories, labels, milestones, issues, comments, tokens.
+
+Plain dataclasses behind one re-entrant lock. `Store.search` holds the filtering rules Gitea's issue
+indexer applies; the HTTP semantics (which parameter becomes which filter) live in `api.py`.
+Tests may read and change everything here; `add_issue`, `add_comment`, `get_issue` and `find_repo`
+are the convenient entry points.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+READ, WRITE, ADMIN = 1, 2, 3
+
+
+def utcnow() -> datetime:
+    # Gitea stores seconds; so does the stand-in, which keeps since/before comparisons exact.
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+@dataclass
+class User:
+    id: int
+    login: str
+    full_name: str = ""
+    is_org: bool = False
+    created: datetime = field(default_factory=utcnow)
+    description: str = ""
+    location: str = ""
+    website: str = ""
+
+
+@dataclass
+class Token:
+    value: str
+    login: str
+    scopes: tuple[str, ...]  # e.g. ("write:issue", "read:user"); "public-only" limits to public resources
+
+    @property
+    def public_only(self) -> bool:
+        return "public-only" in self.scopes
+
+    @property
+    def scope_text(self) -> str:
+        return ",".join(self.scopes)
+
+    def allows(self, level: str, category: str) -> bool:
+        """Gitea's rule: write implies read, `all` implies everything."""
+        if "all" in self.scopes or f"write:{category}" in self.scopes:
+            return True
+        return level == "read" and f"read:{category}" in self.scopes
+
+
+@dataclass
+class Repo:
+    id: int
+    owner: str
+    name: str
+    private: bool = False
+    description: str = ""
+    created_at: datetime = field(default_factory=utcnow)
+    updated_at: datetime = field(default_factory=utcnow)
+    access: dict[str, int] = field(default_factory=dict)  # login -> READ / WRITE / ADMIN
+    next_index: int = 1  # issues and pull requests share one counter, as in Gitea
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+
+@dataclass
+class Team:
+    id: int
+    org: str
+    name: str
+    members: set[str] = field(default_factory=set)
+    repo_ids: set[int] = field(default_factory=set)
+
+
+@dataclass
+class Label:
+    id: int
+    name: str
+    color: str  # six hex digits without '#', as Gitea's API sends it
+    description: str = ""
+    repo_id: int | None = None  # None for an organisation label
+    org: str | None = None  # the owning organisation for an organisation label
+    exclusive: bool = False
+    is_archived: bool = False
+
+
+@dataclass
+class Milestone:
+    id: int
+    repo_id: int
+    title: str
+    description: str = ""
+    state: str = "open"
+    created_at: datetime = field(default_factory=utcnow)
+    updated_at: datetime = field(default_factory=utcnow)
+    closed_at: datetime | None = None
+    due_on: datetime | None = None
+
+
+@dataclass
+class PullMeta:
+    merged: bool = False
+    merged_at: datetime | None = None
+    draft: bool = False
+
+
+@dataclass
+class Comment:
+    id: int
+    issue_id: int
+    poster: str
+    body: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass
+class Issue:
+    id: int
+    repo_id: int
+    number: int
+    poster: str
+    title: str
+    body: str = ""
+    state: str = "open"
+    label_ids: list[int] = field(default_factory=list)
+    milestone_id: int = 0
+    assignees: list[str] = field(default_factory=list)
+    created_at: datetime = field(default_factory=utcnow)
+    updated_at: datetime = field(default_factory=utcnow)
+    closed_at: datetime | None = None
+    due_date: datetime | None = None
+    ref: str = ""
+    is_locked: bool = False
+    content_version: int = 0
+    pull: PullMeta | None = None
+    requested_reviewers: list[str] = field(default_factory=list)
+    reviewed_by: list[str] = field(default_factory=list)
+    # When the issue was last written (time.monotonic()); the keyword index sees it only `indexer_lag` later.
+    written_at: float = 0.0
+
+    @property
+    def is_pull(self) -> bool:
+        return self.pull is not None
+
+
+@dataclass
+class IssueFilter:
+    """What Gitea's issue indexer filters on. None means "no condition"."""
+
+    repo_ids: set[int]
+    is_closed: bool | None = False
+    is_pull: bool | None = None
+    keyword: str = ""
+    all_label_ids: list[int] = field(default_factory=list)
+    any_label_ids: list[int] = field(default_factory=list)
+    milestone_ids: list[int] = field(default_factory=list)
+    updated_after: int = 0  # unix seconds, 0 = none
+    updated_before: int = 0
+    poster: str | None = None
+    assignee: str | None = None
+    mentioned: str | None = None
+    review_requested: str | None = None
+    reviewed: str | None = None
+
+
+class Store:
+    """All of the stand-in's data. Hold `lock` while reading several objects that must agree."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.users: dict[str, User] = {}  # by lower-case login
+        self.tokens: dict[str, Token] = {}
+        self.repos: dict[int, Repo] = {}
+        self.redirects: dict[tuple[str, str], int] = {}  # (owner, old name) lower-case -> repo id
+        self.teams: dict[int, Team] = {}
+        self.labels: dict[int, Label] = {}
+        self.milestones: dict[int, Milestone] = {}
+        self.issues: dict[int, Issue] = {}
+        self.comments: dict[int, list[Comment]] = {}  # by issue id, oldest first
+        self.indexer_lag: float = 0.0  # seconds before a write is visible to keyword (q) search
+        self._ids: dict[str, int] = {}
+
+    # -- identifiers -------------------------------------------------------------------------------
+
+    def next_id(self, kind: str) -> int:
+        with self.lock:
+            self._ids[kind] = self._ids.get(kind, 0) + 1
+            return self._ids[kind]
+
+    # -- users, tokens, repositories ----------------------------------------------------------------
+
+    def add_user(self, login: str, full_name: str = "", is_org: bool = False, created: datetime | None = None) -> User:
+        user = User(self.next_id("user"), login, full_name or login.title(), is_org, created or utcnow())
+        self.users[login.lower()] = user
+        return user
+
+    def user(self, login: str | None) -> User | None:
+        return self.users.get(login.lower()) if login else None
+
+    def add_token(self, value: str, login: str, *scopes: str) -> Token:
+        token = Token(value, login, tuple(scopes))
+        self.tokens[value] = token
+        return token
+
+    def add_repo(self, owner: str, name: str, private: bool = False, description: str = "", **access: int) -> Repo:
+        repo = Repo(self.next_id("repo"), owner, name, private, description, access=dict(access))
+        self.repos[repo.id] = repo
+        return repo
+
+    def find_repo(self, owner: str, name: str) -> Repo | None:
+        """Owner and repository names are case-insensitive in Gitea."""
+        key = (owner.lower(), name.lower())
+        return next((r for r in self.repos.values() if (r.owner.lower(), r.name.lower()) == key), None)
+
+    def redirect_of(self, owner: str, name: str) -> Repo | None:
+        repo_id = self.redirects.get((owner.lower(), name.lower()))
+        return self.repos.get(repo_id) if repo_id else None
+
+    def access_mode(self, repo: Repo, login: str | None) -> int:
+        """0 (none), READ, WRITE or ADMIN; anyone may read a public repository."""
+        mode = 0
+        if login:
+            mode = ADMIN if login.lower() == repo.owner.lower() else repo.access.get(login.lower(), 0)
+        return max(mode, 0 if repo.private else READ)
+
+    def repos_of(self, owner: str) -> list[Repo]:
+        return [r for r in self.repos.values() if r.owner.lower() == owner.lower()]
+
+    def find_team(self, org: str, name: str) -> Team | None:
+        return next(
+            (t for t in self.teams.values() if (t.org.lower(), t.name.lower()) == (org.lower(), name.lower())), None
+        )
+
+    # -- labels and milestones ----------------------------------------------------------------------
+
+    def add_label(
+        self, repo: Repo | None, name: str, color: str, description: str = "", org: str | None = None
+    ) -> Label:
+        label = Label(self.next_id("label"), name, color, description, repo.id if repo else None, org)
+        self.labels[label.id] = label
+        return label
+
+    def repo_labels(self, repo: Repo) -> list[Label]:
+        return sorted((x for x in self.labels.values() if x.repo_id == repo.id), key=lambda x: x.id)
+
+    def org_labels(self, org: str) -> list[Label]:
+        return sorted((x for x in self.labels.values() if x.org and x.org.lower() == org.lower()), key=lambda x: x.id)
+
+    def usable_labels(self, repo: Repo) -> list[Label]:
+        """Labels an issue of `repo` may carry: the repository's own and its organisation's."""
+        return self.repo_labels(repo) + self.org_labels(repo.owner)
+
+    def add_milestone(
+        self, repo: Repo, title: str, state: str = "open", description: str = "", due_on: datetime | None = None
+    ) -> Milestone:
+        milestone = Milestone(self.next_id("milestone"), repo.id, title, description, state, due_on=due_on)
+        if state == "closed":
+            milestone.closed_at = milestone.updated_at
+        self.milestones[milestone.id] = milestone
+        return milestone
+
+    def repo_milestones(self, repo: Repo) -> list[Milestone]:
+        return sorted((m for m in self.milestones.values() if m.repo_id == repo.id), key=lambda m: m.id)
+
+    # -- issues and comments ------------------------------------------------------------------------
+
+    def issues_of(self, repo: Repo) -> list[Issue]:
+        return [i for i in self.issues.values() if i.repo_id == repo.id]
+
+    def get_issue(self, owner: str, repo_name: str, number: int) -> Issue | None:
+        repo = self.find_repo(owner, repo_name)
+        if repo is None:
+            return None
+        return next((i for i in self.issues.values() if i.repo_id == repo.id and i.number == number), None)
+
+    def add_issue(
+        self,
+        owner: str,
+        repo_name: str,
+        title: str,
+        body: str = "",
+        *,
+        poster: str = "demo",
+        labels: Iterable[str] = (),
+        milestone: str | None = None,
+        assignees: Iterable[str] = (),
+        state: str = "open",
+        pull: PullMeta | None = None,
+        created_at: datetime | None = None,
+    ) -> Issue:
+        """Create an issue (or a pull request, with `pull`) the way a user would; names are resolved here."""
+        with self.lock:
+            repo = self.find_repo(owner, repo_name)
+            if repo is None:
+                raise KeyError(f"no repository {owner}/{repo_name}")
+            by_name = {x.name: x.id for x in self.usable_labels(repo)}
+            milestones = {m.title: m.id for m in self.repo_milestones(repo)}
+            when = created_at or utcnow()
+            issue = Issue(
+                id=self.next_id("issue"),
+                repo_id=repo.id,
+                number=repo.next_index,
+                poster=poster,
+                title=title,
+                body=body,
+                state=state,
+                label_ids=[by_name[name] for name in labels],
+                milestone_id=milestones[milestone] if milestone else 0,
+                assignees=list(assignees),
+                created_at=when,
+                updated_at=when,
+                closed_at=when if state == "closed" else None,
+                pull=pull,
+                written_at=time.monotonic(),
+            )
+            repo.next_index += 1
+            self.issues[issue.id] = issue
+            self.comments[issue.id] = []
+            return issue
+
+    def add_comment(self, issue: Issue, body: str, poster: str = "demo", at: datetime | None = None) -> Comment:
+        """Add a comment; like Gitea, this bumps the issue's updated time."""
+        with self.lock:
+            when = at or utcnow()
+            comment = Comment(self.next_id("comment"), issue.id, poster, body, when, when)
+            self.comments.setdefault(issue.id, []).append(comment)
+            issue.updated_at = max(issue.updated_at, when)
+            issue.written_at = time.monotonic()
+            return comment
+
+    def comments_of(self, issue: Issue) -> list[Comment]:
+        return self.comments.get(issue.id, [])
+
+    # -- the indexer ------------------------------------------------------------------------------
+
+    def search(self, where: IssueFilter) -> list[Issue]:
+        """Matching issues, newest created first (ties: highest id first), as Gitea's indexer sorts them."""
+        with self.lock:
+            found = [i for i in self.issues.values() if i.repo_id in where.repo_ids and self._matches(i, where)]
+        return sorted(found, key=lambda i: (i.created_at, i.id), reverse=True)
+
+    def _matches(self, issue: Issue, where: IssueFilter) -> bool:
+        return (
+            self._matches_kind(issue, where)
+            and self._matches_labels(issue, where)
+            and self._matches_people(issue, where)
+            and (not where.keyword or self._matches_keyword(issue, where.keyword))
+        )
+
+    @staticmethod
+    def _matches_kind(issue: Issue, where: IssueFilter) -> bool:
+        updated = int(issue.updated_at.timestamp())
+        return (
+            (where.is_closed is None or (issue.state == "closed") == where.is_closed)
+            and (where.is_pull is None or issue.is_pull == where.is_pull)
+            and (not where.milestone_ids or issue.milestone_id in where.milestone_ids)
+            and (not where.updated_after or updated >= where.updated_after)
+            and (not where.updated_before or updated <= where.updated_before)
+        )
+
+    @staticmethod
+    def _matches_labels(issue: Issue, where: IssueFilter) -> bool:
+        has_all = all(x in issue.label_ids for x in where.all_label_ids)
+        return has_all and (not where.any_label_ids or any(x in issue.label_ids for x in where.any_label_ids))
+
+    def _matches_people(self, issue: Issue, where: IssueFilter) -> bool:
+        def lowered(names: list[str]) -> list[str]:
+            return [n.lower() for n in names]
+
+        return (
+            (where.poster is None or issue.poster.lower() == where.poster.lower())
+            and (where.assignee is None or where.assignee.lower() in lowered(issue.assignees))
+            and (where.mentioned is None or self.mentions(issue, where.mentioned))
+            and (where.review_requested is None or where.review_requested.lower() in lowered(issue.requested_reviewers))
+            and (where.reviewed is None or where.reviewed.lower() in lowered(issue.reviewed_by))
+        )
+
+    def mentions(self, issue: Issue, login: str) -> bool:
+        """Gitea records a mention for each @login in the body or a comment."""
+        pattern = re.compile(rf"(?<![\w@])@{re.escape(login)}(?![\w-])", re.IGNORECASE)
+        texts = [issue.body, *(c.body for c in self.comments_of(issue))]
+        return any(pattern.search(text) for text in texts)
+
+    def _matches_keyword(self, issue: Issue, keyword: str) -> bool:
+        # The issue indexer lags behind writes: a fresh issue is not found by keyword for a while.
+        if self.indexer_lag and time.monotonic() - issue.written_at < self.indexer_lag:
+            return False
+        if keyword.isdigit() and int(keyword) == issue.number:
+            return True
+        needle = keyword.lower()
+        texts = [issue.title, issue.body, *(c.body for c in self.comments_of(issue))]
+        return any(needle in text.lower() for text in texts)

@@ -1,0 +1,254 @@
+"""issue_search: a forge-style query run exactly on Gitea, answered as a locator list with the next step.
+
+Search stays a locator (seed 003): it never loads a detail, even for one match; the hint after it
+depends on the count — 0 suggests a plain listing with state=all (the keyword index can lag), 1 fills
+in the real number, 2+ gives a placeholder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.tools import Tool
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from gitea_mcp import query as ql
+from gitea_mcp import render
+from gitea_mcp.errors import ToolFailure
+from gitea_mcp.gitea.client import ApiResponse
+from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.gitea.models import Issue
+from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
+from gitea_mcp.tools import filters
+from gitea_mcp.tools.base import Deps, guard, make
+
+NAME = "issue_search"
+DESCRIPTION = (
+    'Find issues or pull requests with a forge-style query; returns numbers to act on. Free words and "phrases" '
+    "match title and body. Qualifiers: is:open|closed, state:all, is:issue|pr, label:X (repeat: all must match), "
+    "milestone:X, author:X, assignee:X, mentions:X (X may be @me), updated:>=YYYY-MM-DD (also >, <, <=, A..B), "
+    "repo:owner/name, org:X. No state given = all states. Without name or repo: searches every repository of owner. "
+    "Unsupported qualifiers are refused, never ignored."
+)
+ANNOTATIONS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+
+
+class SearchHit(BaseModel):
+    number: int
+    title: str
+    state: str
+    is_pull: bool
+    author: str
+    created_at: str
+    repository: str
+    html_url: str
+
+
+class SearchResult(BaseModel):
+    query: str
+    scope: str = Field(description="owner/name, or owner/* across the owner's repositories")
+    params: dict[str, str] = Field(description="The Gitea parameters the query became.")
+    results: list[SearchHit]
+    total: int | None
+    page: int
+    limit: int
+    has_more: bool
+
+
+@dataclass(frozen=True)
+class SearchArgs:
+    query: str
+    owner: str | None = None
+    name: str | None = None
+    page: int = 1
+    limit: int = DEFAULT_LIMIT
+
+
+@dataclass(frozen=True)
+class Scope:
+    owner: str
+    name: str | None  # None: every repository of the owner
+
+    def __str__(self) -> str:
+        return f"{self.owner}/{self.name or '*'}"
+
+
+def run(deps: Deps, args: SearchArgs) -> CallToolResult:
+    """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
+    return guard(lambda: _run(deps, args), NAME)
+
+
+def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
+    parsed = ql.parse_query(args.query)
+    scope = _scope(deps, parsed, args)
+    clamp = cap_limit(args.limit)
+    me = _me(deps, parsed)
+    if scope.name is not None:
+        params = ql.repo_params(parsed, me=me)
+        response = filters.fetch_issues(deps, scope.owner, scope.name, _repo_query(params), args.page, clamp.limit)
+    else:
+        params = {**ql.search_params(parsed, me=me), "owner": scope.owner}
+        response = _search_owner(deps, params, args.page, clamp.limit)
+    issues = [Issue.model_validate(item) for item in response.data or []]
+    if scope.name is None:
+        _check_not_ignored(parsed, issues, me)
+    out = SearchResult(
+        query=args.query,
+        scope=str(scope),
+        params=params,
+        results=[_hit(issue, scope) for issue in issues],
+        total=response.total,
+        page=args.page,
+        limit=clamp.limit,
+        has_more=render.more_pages(args.page, clamp.limit, len(issues), response.total, response.has_next),
+    )
+    return render.result(_text(out, scope, args, clamp.requested if clamp.clamped else None), out)
+
+
+def _scope(deps: Deps, parsed: ql.ParsedQuery, args: SearchArgs) -> Scope:
+    """Where to search: the arguments and the query's repo:/org: must agree, and the owner must be allowed."""
+    owners = {o for o in (args.owner, parsed.repo[0] if parsed.repo else None, parsed.owner) if o}
+    if len({o.lower() for o in owners}) > 1:
+        raise ToolFailure(f"the owner is given twice and differently ({', '.join(sorted(owners))}); name one owner.")
+    if not owners:
+        raise ToolFailure(
+            "say whose issues to search: pass owner (and name for one repository) or put repo:OWNER/NAME in the query."
+        )
+    names = {n for n in (args.name, parsed.repo[1] if parsed.repo else None) if n}
+    if len({n.lower() for n in names}) > 1:
+        raise ToolFailure(f"the repository is given twice and differently ({', '.join(sorted(names))}); name one.")
+    owner = deps.policy.check_owner(owners.pop())
+    name = validate_name(names.pop(), "name") if names else None
+    return Scope(owner, name)
+
+
+def _me(deps: Deps, parsed: ql.ParsedQuery) -> str | None:
+    """The token's login, looked up only when the query says @me."""
+    if "@me" not in (parsed.author, parsed.assignee, parsed.mentions):
+        return None
+    try:
+        return deps.catalog.me(deps.client).login
+    except GiteaError as exc:
+        if exc.status == 401:
+            raise ToolFailure("@me needs a signed-in user: set GITEA_TOKEN, or name the user instead.") from None
+        raise
+
+
+def _repo_query(params: dict[str, str]) -> filters.RepoQuery:
+    labels = params.get("labels", "")
+    milestones = params.get("milestones", "")
+    return filters.RepoQuery(
+        state=params["state"],
+        type=params["type"],
+        labels=labels.split(",") if labels else [],
+        milestones=milestones.split(",") if milestones else [],
+        since=params.get("since"),
+        before=params.get("before"),
+        created_by=params.get("created_by"),
+        assigned_by=params.get("assigned_by"),
+        mentioned_by=params.get("mentioned_by"),
+        q=params.get("q"),
+    )
+
+
+def _search_owner(deps: Deps, params: dict[str, str], page: int, limit: int) -> ApiResponse:
+    try:
+        return deps.client.get(["repos", "issues", "search"], {**params, "page": page, "limit": limit})
+    except GiteaError as exc:
+        if exc.status == 400 and "owner" in exc.gitea_message.lower():
+            raise ToolFailure(f"owner {params['owner']!r} does not exist on this Gitea; check the name.") from None
+        raise
+
+
+def _check_not_ignored(parsed: ql.ParsedQuery, issues: list[Issue], me: str | None) -> None:
+    """Gitea's cross-repository search drops an unknown label or milestone name, and servers before 1.26 ignore
+    created_by: either way it would answer with unfiltered issues. Any row that does not match gives it away."""
+    if parsed.labels and any(parsed.labels[0] not in {label.name for label in i.labels} for i in issues):
+        raise ToolFailure(
+            f"label {parsed.labels[0]!r} exists in no repository of this owner (Gitea ignored it); "
+            "check the name, or add repo:OWNER/NAME to see that repository's labels."
+        )
+    if parsed.milestones and any(not i.milestone or i.milestone.title != parsed.milestones[0] for i in issues):
+        raise ToolFailure(
+            f"milestone {parsed.milestones[0]!r} exists in no repository of this owner (Gitea ignored it)."
+        )
+    author = me if parsed.author == "@me" else parsed.author
+    if author and any(i.author.lower() != author.lower() for i in issues):
+        raise ToolFailure(
+            f"this Gitea ignored author:{parsed.author} across repositories (it needs Gitea 1.26+); "
+            "add repo:OWNER/NAME to filter one repository by author."
+        )
+
+
+def _hit(issue: Issue, scope: Scope) -> SearchHit:
+    repo = issue.repository.full_name if issue.repository and issue.repository.full_name else str(scope)
+    return SearchHit(
+        number=issue.number,
+        title=render.one_line(issue.title),
+        state=issue.state,
+        is_pull=issue.pull_request is not None,
+        author=issue.author,
+        created_at=issue.created_at,
+        repository=repo,
+        html_url=issue.html_url,
+    )
+
+
+def _text(out: SearchResult, scope: Scope, args: SearchArgs, asked: int | None) -> str:
+    shown = " ".join(f"{k}={v}" for k, v in out.params.items())
+    header = f"search {scope} {args.query!r} → {shown}: "
+    lines = [header + render.span(len(out.results), out.page, out.limit, out.total, out.has_more)]
+    if asked is not None:
+        lines.append(f"note: limit={asked} was capped to {out.limit}, the most one page can hold.")
+    cross = scope.name is None
+    lines += [_row(hit, cross) for hit in out.results]
+    lines += render.help_lines(_next_steps(out, scope, args))
+    return "\n".join(lines)
+
+
+def _row(hit: SearchHit, cross: bool) -> str:
+    where = f"{hit.repository}#{hit.number}" if cross else f"#{hit.number}"
+    kind = "PR, " if hit.is_pull else ""
+    return f"{where} ({kind}{hit.state}) {hit.title} @{hit.author} {hit.created_at[:10]}"
+
+
+def _next_steps(out: SearchResult, scope: Scope, args: SearchArgs) -> list[str]:
+    count = len(out.results)
+    if count == 0 and out.page == 1:
+        target = render.args_text({"owner": scope.owner, "name": scope.name or "<name>"})
+        return [
+            f"no match; the keyword index can lag behind new issues and the query may be too narrow: "
+            f"try issue_list {target} state=all"
+        ]
+    steps = []
+    if count == 1 and out.total in (1, None) and not out.has_more:
+        hit = out.results[0]
+        owner, _, name = hit.repository.partition("/")
+        steps.append(f"open it: issue_get {render.args_text({'owner': owner, 'name': name, 'number': hit.number})}")
+    elif count:
+        name = scope.name or "<name>"
+        steps.append(f"open one: issue_get {render.args_text({'owner': scope.owner, 'name': name})} number=<number>")
+    if out.has_more:
+        call: dict[str, Any] = {"query": args.query, "owner": scope.owner}
+        if scope.name:
+            call["name"] = scope.name
+        steps.append(f"next page: {NAME} {render.args_text(call)} page={out.page + 1}")
+    return steps
+
+
+def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
+    def issue_search(
+        query: Annotated[str, Field(description='e.g. crash label:bug is:open or "exact phrase" author:@me')],
+        ctx: Context,
+        owner: Annotated[str | None, Field(description="Owner to search (or repo:/org: in the query).")] = None,
+        name: Annotated[str | None, Field(description="Repository; omit to search all of owner's.")] = None,
+        page: Annotated[int, Field(ge=1)] = 1,
+        limit: Annotated[int, Field(description="Rows per page, 1-50 (default 30).")] = DEFAULT_LIMIT,
+    ) -> Annotated[CallToolResult, SearchResult]:
+        return run(deps_for(ctx), SearchArgs(query, owner, name, page, limit))
+
+    return make(issue_search, NAME, DESCRIPTION, ANNOTATIONS)

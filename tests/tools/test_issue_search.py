@@ -1,0 +1,161 @@
+"""issue_search: the exact Gitea request for a query, the locator output, the count-conditioned next step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import responses
+
+from gitea_mcp.tools import issue_search
+from gitea_mcp.tools.base import Deps
+from gitea_mcp.tools.issue_search import SearchArgs
+from tests.conftest import failed, ok, sent_params
+from tests.fixtures import API, LABELS, api_error, issue, user
+
+REPO_ISSUES = f"{API}/repos/acme/widgets/issues"
+SEARCH = f"{API}/repos/issues/search"
+
+
+def run(deps: Deps, query: str, **kw: Any) -> Any:
+    return issue_search.run(deps, SearchArgs(query=query, **kw))
+
+
+@pytest.mark.parametrize(
+    ("query", "kw", "expected"),
+    [
+        pytest.param(
+            "crash",
+            {"owner": "acme", "name": "widgets"},
+            {"state": "all", "type": "issues", "q": "crash"},
+            id="words-all-states",
+        ),
+        pytest.param(
+            "crash is:open", {"owner": "acme", "name": "widgets"}, {"state": "open", "q": "crash"}, id="is-open"
+        ),
+        pytest.param(
+            "is:pr is:closed", {"owner": "acme", "name": "widgets"}, {"state": "closed", "type": "pulls"}, id="is-pr"
+        ),
+        pytest.param('"login fails" repo:acme/widgets', {}, {"q": "login fails"}, id="repo-qualifier-phrase"),
+        pytest.param(
+            "author:alice assignee:bob mentions:carol",
+            {"owner": "acme", "name": "widgets"},
+            {"created_by": "alice", "assigned_by": "bob", "mentioned_by": "carol"},
+            id="users",
+        ),
+        pytest.param(
+            "updated:>=2026-01-01 updated:<2026-02-01",
+            {"owner": "acme", "name": "widgets"},
+            {"since": "2026-01-01T00:00:00Z", "before": "2026-01-31T23:59:59Z"},
+            id="updated-range",
+        ),
+    ],
+)
+def test_repo_request(
+    mocked: responses.RequestsMock, deps: Deps, query: str, kw: dict[str, Any], expected: dict[str, str]
+) -> None:
+    mocked.get(REPO_ISSUES, json=[], headers={"X-Total-Count": "0"})
+    ok(run(deps, query, **kw))
+    assert len(mocked.calls) == 1
+    assert sent_params(mocked).items() >= expected.items()
+
+
+def test_labels_all_of_checked_in_repo(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(f"{API}/repos/acme/widgets/labels", json=LABELS, headers={"X-Total-Count": "3"})
+    mocked.get(REPO_ISSUES, json=[], headers={"X-Total-Count": "0"})
+    ok(run(deps, 'label:bug label:"good first issue"', owner="acme", name="widgets"))
+    assert sent_params(mocked)["labels"] == "bug,good first issue"
+    assert "'nope' does not exist" in failed(run(deps, "label:nope", owner="acme", name="widgets"))
+
+
+def test_across_repositories(mocked: responses.RequestsMock, deps: Deps) -> None:
+    rows = [issue(4, "Crash on save", repo="gadgets"), issue(12, "Crash on login")]
+    mocked.get(SEARCH, json=rows, headers={"X-Total-Count": "2"})
+    text, data = ok(run(deps, "crash", owner="acme"))
+    assert sent_params(mocked) == {
+        "state": "all",
+        "type": "issues",
+        "q": "crash",
+        "owner": "acme",
+        "page": "1",
+        "limit": "30",
+    }
+    assert "acme/gadgets#4 (open) Crash on save @alice 2026-11-20" in text
+    assert data["scope"] == "acme/*" and [h["repository"] for h in data["results"]] == ["acme/gadgets", "acme/widgets"]
+
+
+def test_zero_matches_suggests_listing_all_states(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(REPO_ISSUES, json=[], headers={"X-Total-Count": "0"})
+    text, data = ok(run(deps, "nothing-like-this", owner="acme", name="widgets"))
+    assert "0 matches" in text.splitlines()[0]
+    assert "try issue_list owner=acme name=widgets state=all" in text
+    assert data["results"] == [] and data["total"] == 0
+
+
+def test_one_match_fills_the_number(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(SEARCH, json=[issue(12, "Crash on login")], headers={"X-Total-Count": "1"})
+    text, _ = ok(run(deps, "crash", owner="acme"))
+    assert "help: open it: issue_get owner=acme name=widgets number=12" in text
+    assert "Steps to reproduce" not in text, "a locator never loads the detail"
+
+
+def test_many_matches_use_a_placeholder_and_page(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(REPO_ISSUES, json=[issue(n) for n in (9, 8)], headers={"X-Total-Count": "5"})
+    text, data = ok(run(deps, "crash", owner="acme", name="widgets", limit=2))
+    assert "help: open one: issue_get owner=acme name=widgets number=<number>" in text
+    assert "help: next page: issue_search query=crash owner=acme name=widgets page=2" in text
+    assert "5 matches, showing 1–2" in text and data["has_more"] is True
+
+
+@pytest.mark.parametrize(
+    ("query", "kw", "phrase"),
+    [
+        pytest.param("crash", {"owner": "other"}, "owner 'other' is not allowed", id="allowlist"),
+        pytest.param("crash repo:other/secret", {}, "owner 'other' is not allowed", id="allowlist-in-query"),
+        pytest.param("crash repo:acme/widgets", {"owner": "other"}, "owner is given twice", id="owner-conflict"),
+        pytest.param("crash", {}, "say whose issues to search", id="no-owner"),
+        pytest.param("crash", {"owner": "acme", "name": "../x"}, "not a valid Gitea name", id="traversal"),
+        pytest.param("created:>2026-01-01", {"owner": "acme"}, "created:", id="created-refused"),
+        pytest.param("sort:updated", {"owner": "acme"}, "sort:", id="sort-refused"),
+        pytest.param("-label:bug", {"owner": "acme"}, "`-label:` (a negation) is not supported", id="negation-refused"),
+        pytest.param('"unbalanced', {"owner": "acme"}, "quote", id="unbalanced"),
+        pytest.param("   ", {"owner": "acme"}, "issue_list", id="empty"),
+        pytest.param("label:a label:b", {"owner": "acme"}, "ANY of the labels", id="labels-across-repos"),
+    ],
+)
+def test_refused_before_any_request(
+    mocked: responses.RequestsMock, deps: Deps, query: str, kw: dict[str, Any], phrase: str
+) -> None:
+    assert phrase in failed(run(deps, query, **kw))
+    assert len(mocked.calls) == 0
+
+
+def test_label_gitea_ignored_across_repos_is_caught(mocked: responses.RequestsMock, deps: Deps) -> None:
+    # Gitea drops an unknown label name from the search and returns everything.
+    mocked.get(SEARCH, json=[issue(3), issue(2, labels=LABELS[:1])], headers={"X-Total-Count": "2"})
+    assert "label 'bugg' exists in no repository" in failed(run(deps, "label:bugg", owner="acme"))
+
+
+def test_author_ignored_by_old_gitea_is_caught(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(SEARCH, json=[issue(3, author="bob")], headers={"X-Total-Count": "1"})
+    assert "needs Gitea 1.26+" in failed(run(deps, "author:alice", owner="acme"))
+
+
+def test_me_resolved_for_a_repository(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(f"{API}/user", json=user("demo", 5))
+    mocked.get(REPO_ISSUES, json=[], headers={"X-Total-Count": "0"})
+    ok(run(deps, "assignee:@me", owner="acme", name="widgets"))
+    assert sent_params(mocked)["assigned_by"] == "demo"
+
+
+def test_me_across_repositories_uses_flags(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(f"{API}/user", json=user("demo", 5))
+    mocked.get(SEARCH, json=[], headers={"X-Total-Count": "0"})
+    ok(run(deps, "assignee:@me", owner="acme"))
+    assert sent_params(mocked)["assigned"] == "true"
+
+
+def test_unknown_owner_on_search(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(SEARCH, status=400, json=api_error("Owner not found"))
+    deps.policy = type(deps.policy)(frozenset({"*"}))
+    assert "owner 'ghost' does not exist" in failed(run(deps, "x", owner="ghost"))
