@@ -11,11 +11,11 @@ from gitea_mcp.config import Settings
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.policy import Policy
-from gitea_mcp.tools import issue_create, issue_get, issue_list, issue_search
+from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
 from gitea_mcp.tools.base import Deps
 
 READ_TOOLS: tuple[ModuleType, ...] = (issue_list, issue_search, issue_get)
-WRITE_TOOLS: tuple[ModuleType, ...] = (issue_create,)
+WRITE_TOOLS: tuple[ModuleType, ...] = (issue_create, issue_update, issue_comment)
 
 INSTRUCTIONS = (
     "Issues of a Gitea/Forgejo forge. Find numbers with issue_list or issue_search, read one with issue_get, "

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from gitea_mcp import render
 from gitea_mcp.errors import ToolFailure
@@ -25,21 +25,6 @@ DESCRIPTION = (
     "returns that issue instead of a duplicate (allow_duplicate=true files anyway)."
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
-
-
-class WrittenIssue(BaseModel):
-    number: int
-    title: str
-    state: str
-    author: str
-    labels: list[str]
-    assignees: list[str]
-    milestone: str | None
-    due_date: str | None
-    created_at: str
-    html_url: str
-    outcome: str = Field(description="created | already_existed | created_after_lost_answer")
-    warnings: list[str]
 
 
 @dataclass(frozen=True)
@@ -123,36 +108,18 @@ def _post_refreshing_labels(
 
 
 def _answer(owner: str, name: str, issue: Issue, outcome: str, args: CreateArgs) -> CallToolResult:
-    out = WrittenIssue(
-        number=issue.number,
-        title=render.one_line(issue.title),
-        state=issue.state,
-        author=issue.author,
-        labels=[label.name for label in issue.labels],
-        assignees=[user.login for user in issue.assignees],
-        milestone=issue.milestone.title if issue.milestone else None,
-        due_date=issue.due_date,
-        created_at=issue.created_at,
-        html_url=issue.html_url,
-        outcome=outcome,
-        warnings=_dropped(issue, args) if outcome != "already_existed" else [],
-    )
+    out = writes.written(issue, outcome, _dropped(issue, args) if outcome != "already_existed" else [])
     verb = {
         "created": "created",
         "created_after_lost_answer": "created (Gitea's answer was lost; found it by looking it up)",
         "already_existed": "already existed — you filed the same title and body minutes ago, so nothing new was filed",
     }[outcome]
-    lines = [f"{owner}/{name}#{out.number} {verb}: {out.title}", f"url {out.html_url}"]
-    facts = [f"state {out.state}", f"author @{out.author}", f"created {out.created_at}"]
-    facts += [f"labels {', '.join(out.labels)}"] if out.labels else []
-    facts += [f"assignees {' '.join('@' + a for a in out.assignees)}"] if out.assignees else []
-    facts += [f"milestone {out.milestone}"] if out.milestone else []
-    facts += [f"due {out.due_date}"] if out.due_date else []
-    lines.append(" · ".join(facts))
-    lines += [f"warning: {w}" for w in out.warnings]
-    if outcome == "already_existed":
-        lines += render.help_lines(["to file it again anyway, call issue_create with allow_duplicate=true."])
-    return render.result("\n".join(lines), out)
+    hints = (
+        ["to file it again anyway, call issue_create with allow_duplicate=true."]
+        if outcome == "already_existed"
+        else []
+    )
+    return render.result(writes.written_text(owner, name, out, verb, hints), out)
 
 
 def _dropped(issue: Issue, args: CreateArgs) -> list[str]:
@@ -180,7 +147,7 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         milestone: Annotated[str | None, Field(description="Milestone title or id.")] = None,
         due_date: Annotated[str | None, Field(description="YYYY-MM-DD or RFC 3339.")] = None,
         allow_duplicate: Annotated[bool, Field(description="File even if you just filed the same.")] = False,
-    ) -> Annotated[CallToolResult, WrittenIssue]:
+    ) -> Annotated[CallToolResult, writes.WrittenIssue]:
         args = CreateArgs(
             owner, name, title, body, split_names(labels), split_names(assignees), milestone, due_date, allow_duplicate
         )

@@ -11,6 +11,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+from pydantic import BaseModel, Field
+
+from gitea_mcp import render
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.models import Issue, Label, Milestone
@@ -22,18 +25,26 @@ DUPLICATE_WINDOW = timedelta(minutes=10)
 
 def resolve_labels(deps: Deps, owner: str, name: str, names: list[str]) -> list[int]:
     """Label names → ids, from the repository's labels and its organisation's; unknown names fail with the list."""
-    available = _labels(deps, owner, name)
+    return label_ids(available_labels(deps, owner, name), names, None, f"{owner}/{name}")
+
+
+def label_ids(
+    available: list[Label], names: list[str], current: Issue | None, where: str = "the repository"
+) -> list[int]:
+    """Names → ids. A name the issue already carries counts as known even if the catalogue is stale."""
     by_name = {label.name: label.id for label in available}
+    if current is not None:
+        by_name.update({label.name: label.id for label in current.labels})
     unknown = [n for n in names if n not in by_name]
     if unknown:
         known = ", ".join(repr(n) for n in sorted(by_name)) or "(none)"
         raise ToolFailure(
-            f"label {', '.join(repr(u) for u in unknown)} does not exist in {owner}/{name}. Labels there: {known}."
+            f"label {', '.join(repr(u) for u in unknown)} does not exist in {where}. Labels there: {known}."
         )
     return [by_name[n] for n in names]
 
 
-def _labels(deps: Deps, owner: str, name: str) -> list[Label]:
+def available_labels(deps: Deps, owner: str, name: str) -> list[Label]:
     repo, org = deps.client.parallel(
         lambda: deps.catalog.labels(deps.client, owner, name),
         lambda: deps.catalog.org_labels(deps.client, owner),
@@ -111,3 +122,52 @@ def send_once(write: Callable[[], T], find: Callable[[], Any | None], what: str)
     if found is None:
         raise ToolFailure(f"The {what} was NOT written: Gitea's answer was lost ({lost}) and no such {what} exists.")
     return found, True
+
+
+class WrittenIssue(BaseModel):
+    """An issue as it is after a write: what issue_create and issue_update return."""
+
+    number: int
+    title: str
+    state: str
+    author: str
+    labels: list[str]
+    assignees: list[str]
+    milestone: str | None
+    due_date: str | None
+    created_at: str
+    updated_at: str
+    html_url: str
+    outcome: str = Field(description="What happened, e.g. created, already_existed, updated, unchanged.")
+    warnings: list[str]
+
+
+def written(issue: Issue, outcome: str, warnings: list[str]) -> WrittenIssue:
+    return WrittenIssue(
+        number=issue.number,
+        title=render.one_line(issue.title),
+        state=issue.state,
+        author=issue.author,
+        labels=[render.one_line(label.name) for label in issue.labels],
+        assignees=[user.login for user in issue.assignees],
+        milestone=render.one_line(issue.milestone.title) if issue.milestone else None,
+        due_date=issue.due_date,
+        created_at=issue.created_at,
+        updated_at=issue.updated_at,
+        html_url=issue.html_url,
+        outcome=outcome,
+        warnings=warnings,
+    )
+
+
+def written_text(owner: str, name: str, out: WrittenIssue, verb: str, hints: list[str]) -> str:
+    """`acme/widgets#7 created: Title`, the URL, one line of facts, warnings and hints."""
+    facts = [f"state {out.state}", f"author @{out.author}", f"updated {out.updated_at}"]
+    facts += [f"labels {', '.join(out.labels)}"] if out.labels else []
+    facts += [f"assignees {' '.join('@' + a for a in out.assignees)}"] if out.assignees else []
+    facts += [f"milestone {out.milestone}"] if out.milestone else []
+    facts += [f"due {out.due_date}"] if out.due_date else []
+    lines = [f"{owner}/{name}#{out.number} {verb}: {out.title}", f"url {out.html_url}", " · ".join(facts)]
+    lines += [f"warning: {w}" for w in out.warnings]
+    lines += render.help_lines(hints)
+    return "\n".join(lines)

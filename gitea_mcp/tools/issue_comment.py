@@ -1,0 +1,136 @@
+"""issue_comment: add a comment once — a retried call returns the comment it already wrote."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.tools import Tool
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from gitea_mcp import render
+from gitea_mcp.errors import ToolFailure
+from gitea_mcp.gitea.client import Segment
+from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.gitea.models import Comment, Issue
+from gitea_mcp.tools import writes
+from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, guard, make
+
+NAME = "issue_comment"
+DESCRIPTION = (
+    "Comment on an issue or pull request; returns the comment and the new comment count. Safe to retry: the same "
+    "text posted by you on that issue in the last 10 minutes is returned instead of posted twice "
+    "(allow_duplicate=true posts anyway)."
+)
+ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+
+
+class WrittenComment(BaseModel):
+    id: int
+    issue: int
+    author: str
+    created_at: str
+    html_url: str
+    issue_comments: int = Field(description="The issue's comment count after this call.")
+    outcome: str = Field(description="created | already_existed | created_after_lost_answer")
+
+
+@dataclass(frozen=True)
+class CommentArgs:
+    owner: str
+    name: str
+    number: int
+    body: str
+    allow_duplicate: bool = False
+
+
+def run(deps: Deps, args: CommentArgs) -> CallToolResult:
+    """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
+    return guard(lambda: _run(deps, args), NAME)
+
+
+def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
+    owner, name = deps.policy.check_repo(args.owner, args.name)
+    if not args.body.strip():
+        raise ToolFailure("body is empty; write the comment's text.")
+    base: list[Segment] = ["repos", owner, name, "issues", args.number]
+    try:
+        # The issue (its existence and comment count), recent comments and our login, in one round trip.
+        calls: list[Callable[[], Any]] = [
+            lambda: Issue.model_validate(deps.client.get(base).data),
+            lambda: [] if args.allow_duplicate else _recent_comments(deps, base),
+            lambda: deps.catalog.me(deps.client).login,
+        ]
+        issue, recent, me = deps.client.parallel(*calls)
+    except GiteaError as exc:
+        if exc.status in (404, 500):  # Gitea answers 500 for the comments of a missing issue
+            raise ToolFailure(f"{owner}/{name} has no issue #{args.number}, or this token cannot see it.") from None
+        raise
+    if existing := _same_comment(recent, me, args.body):
+        return _answer(owner, name, args.number, existing, issue.comments, "already_existed")
+
+    def post() -> Comment:
+        return Comment.model_validate(deps.client.write("POST", [*base, "comments"], {"body": args.body}).data)
+
+    def find() -> Comment | None:
+        return _same_comment(_recent_comments(deps, base), me, args.body)
+
+    comment, looked_up = writes.send_once(post, find, "comment")
+    outcome = "created_after_lost_answer" if looked_up else "created"
+    return _answer(owner, name, args.number, comment, issue.comments + 1, outcome)
+
+
+def _recent_comments(deps: Deps, base: list[Segment]) -> list[Comment]:
+    since = (datetime.now(UTC) - writes.DUPLICATE_WINDOW).strftime("%Y-%m-%dT%H:%M:%SZ")
+    data = deps.client.get([*base, "comments"], {"since": since}).data or []
+    return [Comment.model_validate(item) for item in data]
+
+
+def _same_comment(comments: list[Comment], login: str, body: str) -> Comment | None:
+    for comment in reversed(comments):
+        if comment.author.lower() == login.lower() and comment.body.strip() == body.strip():
+            return comment
+    return None
+
+
+def _answer(owner: str, name: str, number: int, comment: Comment, count: int, outcome: str) -> CallToolResult:
+    out = WrittenComment(
+        id=comment.id,
+        issue=number,
+        author=comment.author,
+        created_at=comment.created_at,
+        html_url=comment.html_url,
+        issue_comments=count,
+        outcome=outcome,
+    )
+    verb = {
+        "created": "added",
+        "created_after_lost_answer": "added (Gitea's answer was lost; found it by looking it up)",
+        "already_existed": "already there — you posted the same text minutes ago, so nothing new was posted",
+    }[outcome]
+    lines = [
+        f"{owner}/{name}#{number} comment {out.id} {verb}",
+        f"url {out.html_url}",
+        f"author @{out.author} · created {out.created_at} · the issue now has {count} comments",
+    ]
+    if outcome == "already_existed":
+        lines += render.help_lines(["to post it again anyway, call issue_comment with allow_duplicate=true."])
+    return render.result("\n".join(lines), out)
+
+
+def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
+    def issue_comment(
+        owner: Owner,
+        name: RepoName,
+        number: Number,
+        body: Annotated[str, Field(description="Markdown text of the comment.")],
+        ctx: Context,
+        allow_duplicate: Annotated[bool, Field(description="Post even if you just posted the same.")] = False,
+    ) -> Annotated[CallToolResult, WrittenComment]:
+        return run(deps_for(ctx), CommentArgs(owner, name, number, body, allow_duplicate))
+
+    return make(issue_comment, NAME, DESCRIPTION, ANNOTATIONS)

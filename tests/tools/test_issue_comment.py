@@ -1,0 +1,104 @@
+"""issue_comment: one POST, the new count, duplicates from retries caught, lost answers resolved."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+import requests
+import responses
+
+from gitea_mcp.tools import issue_comment
+from gitea_mcp.tools.base import Deps
+from gitea_mcp.tools.issue_comment import CommentArgs
+from tests.conftest import failed, ok, sent_params
+from tests.fixtures import API, api_error, comment, issue, user
+
+ISSUE = f"{API}/repos/acme/widgets/issues/7"
+COMMENTS = f"{ISSUE}/comments"
+
+
+@pytest.fixture
+def gitea(mocked: responses.RequestsMock) -> responses.RequestsMock:
+    mocked.get(f"{API}/user", json=user("demo", 5))
+    mocked.get(ISSUE, json=issue(7, comments=2))
+    return mocked
+
+
+def run(deps: Deps, body: str = "Looks fixed to me.", **kw: Any) -> Any:
+    return issue_comment.run(deps, CommentArgs(owner="acme", name="widgets", number=7, body=body, **kw))
+
+
+def posts(rsps: responses.RequestsMock) -> list[Any]:
+    return [json.loads(c.request.body or b"{}") for c in rsps.calls if c.request.method == "POST"]
+
+
+def test_adds_comment(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(COMMENTS, json=[])
+    gitea.post(COMMENTS, status=201, json=comment(55, "Looks fixed to me.", "demo", 7))
+    text, data = ok(run(deps))
+    assert posts(gitea) == [{"body": "Looks fixed to me."}]
+    assert data == {
+        "id": 55,
+        "issue": 7,
+        "author": "demo",
+        "created_at": "2026-11-21T10:00:00Z",
+        "html_url": "https://gitea.test/acme/widgets/issues/7#issuecomment-55",
+        "issue_comments": 3,
+        "outcome": "created",
+    }
+    assert "the issue now has 3 comments" in text
+    since = next(
+        sent_params(gitea, i) for i, c in enumerate(gitea.calls) if c.request.url and "/comments" in c.request.url
+    )
+    assert datetime.fromisoformat(since["since"]) < datetime.now(UTC)
+
+
+def test_duplicate_returns_existing(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(COMMENTS, json=[comment(54, "Looks fixed to me.\n", "demo", 7)])
+    text, data = ok(run(deps))
+    assert posts(gitea) == [] and data["id"] == 54 and data["outcome"] == "already_existed"
+    assert "allow_duplicate=true" in text
+
+
+def test_same_text_by_someone_else_is_not_a_duplicate(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(COMMENTS, json=[comment(54, "Looks fixed to me.", "bob", 7)])
+    gitea.post(COMMENTS, status=201, json=comment(55, "Looks fixed to me.", "demo", 7))
+    assert ok(run(deps))[1]["id"] == 55
+
+
+def test_lost_answer_found(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(COMMENTS, json=[])
+    gitea.post(COMMENTS, body=requests.ReadTimeout())
+    gitea.get(COMMENTS, json=[comment(55, "Looks fixed to me.", "demo", 7)])
+    _, data = ok(run(deps))
+    assert data["outcome"] == "created_after_lost_answer" and data["id"] == 55
+    assert len(posts(gitea)) == 1
+
+
+def test_lost_answer_not_written(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(COMMENTS, json=[])
+    gitea.post(COMMENTS, body=requests.ConnectionError())
+    assert "was NOT written" in failed(run(deps))
+    assert len(posts(gitea)) == 1
+
+
+@pytest.mark.parametrize("status", [404, 500])
+def test_missing_issue(mocked: responses.RequestsMock, deps: Deps, status: int) -> None:
+    mocked.get(f"{API}/user", json=user("demo", 5))
+    mocked.get(ISSUE, status=404, json=api_error("not found"))
+    mocked.get(COMMENTS, status=status, json=api_error(""))
+    assert "has no issue #7" in failed(run(deps))
+
+
+def test_empty_body(mocked: responses.RequestsMock, deps: Deps) -> None:
+    assert "body is empty" in failed(run(deps, body="  \n"))
+    assert len(mocked.calls) == 0
+
+
+def test_archived(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(COMMENTS, json=[])
+    gitea.post(COMMENTS, status=423, json=api_error("repo is archived"))
+    assert "archived" in failed(run(deps))
