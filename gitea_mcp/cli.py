@@ -52,6 +52,21 @@ def _settings_arguments() -> argparse.ArgumentParser:
     group.add_argument(
         "--log-level", help="DEBUG, INFO, WARNING (default) or ERROR; logs go to stderr [GITEA_LOG_LEVEL]"
     )
+    group.add_argument("--ca-bundle", help="CA certificates file for a private CA [GITEA_CA_BUNDLE]")
+    group.add_argument(
+        "--insecure", action="store_true", default=None, help="do not verify TLS (test instances only) [GITEA_INSECURE]"
+    )
+    http = common.add_argument_group("streamable HTTP transport")
+    http.add_argument("--transport", choices=["stdio", "http"], help="stdio (default) or http [GITEA_MCP_TRANSPORT]")
+    http.add_argument("--host", help="address to listen on (default 127.0.0.1) [GITEA_MCP_HOST]")
+    http.add_argument("--port", type=int, help="port to listen on (default 8000) [GITEA_MCP_PORT]")
+    http.add_argument(
+        "--allowed-hosts", help="Host headers to accept, e.g. mcp.example.com:*; '*' = any [GITEA_MCP_ALLOWED_HOSTS]"
+    )
+    http.add_argument(
+        "--http-secret",
+        help="secret that lets a request use GITEA_TOKEN; prefer the environment [GITEA_MCP_HTTP_SECRET]",
+    )
     return common
 
 
@@ -87,6 +102,14 @@ def _seconds(raw: str | None) -> float:
         raise ConfigError(f"GITEA_TIMEOUT={raw!r} is not a number of seconds (e.g. GITEA_TIMEOUT=30)") from None
 
 
+def _port(raw: str | None) -> int:
+    if not raw:
+        return 8000
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        raise ConfigError(f"GITEA_MCP_PORT={raw!r} is not a port number (1-65535)")
+    return int(raw)
+
+
 def settings_from(ns: argparse.Namespace) -> Settings:
     url = ns.url or _env("GITEA_URL", "GITEA_HOST")
     if not url:
@@ -94,6 +117,8 @@ def settings_from(ns: argparse.Namespace) -> Settings:
     read_only = ns.read_only if ns.read_only is not None else parse_bool(_env("GITEA_READ_ONLY"))
     timeout = ns.timeout if ns.timeout is not None else _seconds(_env("GITEA_TIMEOUT"))
     token = ns.token or _env("GITEA_TOKEN", "GITEA_ACCESS_TOKEN")
+    secret = ns.http_secret or _env("GITEA_MCP_HTTP_SECRET")
+    hosts = ns.allowed_hosts or _env("GITEA_MCP_ALLOWED_HOSTS") or ""
     try:
         return Settings(
             url=url,
@@ -101,6 +126,13 @@ def settings_from(ns: argparse.Namespace) -> Settings:
             allowed_owners=parse_owner_list(ns.allowed_owners or _env("GITEA_ALLOWED_OWNERS")),
             read_only=read_only,
             timeout=timeout,
+            ca_bundle=ns.ca_bundle or _env("GITEA_CA_BUNDLE"),
+            insecure=ns.insecure if ns.insecure is not None else parse_bool(_env("GITEA_INSECURE")),
+            transport=ns.transport or _env("GITEA_MCP_TRANSPORT") or "stdio",
+            host=ns.host or _env("GITEA_MCP_HOST") or "127.0.0.1",
+            port=ns.port if ns.port is not None else _port(_env("GITEA_MCP_PORT")),
+            allowed_hosts=tuple(h.strip() for h in hosts.split(",") if h.strip()),
+            http_secret=SecretStr(secret) if secret else None,
         )
     except ValidationError as exc:  # show only our messages, never the input (it may hold the token)
         messages = (str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors())

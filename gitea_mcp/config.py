@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, SecretStr, field_validator, model_validator
 
 from gitea_mcp.errors import ToolFailure
 
@@ -21,6 +21,15 @@ class Settings(BaseModel):
     allowed_owners: frozenset[str]
     read_only: bool = False
     timeout: float = 30.0
+    ca_bundle: str | None = None
+    insecure: bool = False
+    # Streamable HTTP transport (multi-user): where to listen, which Host headers to accept, and the secret
+    # that lets a request use the server-wide token instead of bringing its own.
+    transport: str = "stdio"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    allowed_hosts: tuple[str, ...] = ()
+    http_secret: SecretStr | None = None
 
     @field_validator("url")
     @classmethod
@@ -40,6 +49,21 @@ class Settings(BaseModel):
         if value <= 0:
             raise ValueError("GITEA_TIMEOUT must be a positive number of seconds")
         return value
+
+    @field_validator("transport")
+    @classmethod
+    def _known_transport(cls, value: str) -> str:
+        if value not in ("stdio", "http"):
+            raise ValueError(f"GITEA_MCP_TRANSPORT must be stdio or http (got {value!r})")
+        return value
+
+    @model_validator(mode="after")
+    def _secret_needs_token(self) -> Settings:
+        if self.http_secret is not None and self.token is None:
+            raise ValueError(
+                "GITEA_MCP_HTTP_SECRET is set but GITEA_TOKEN is not: the secret unlocks the server's token"
+            )
+        return self
 
     @property
     def allow_all_owners(self) -> bool:
