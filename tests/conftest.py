@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +18,18 @@ from gitea_mcp.tools.base import Deps
 from tests.fixtures import ROOT
 
 TOKEN = "tok-SECRET-0123456789abcdef"
+
+
+@pytest.fixture(autouse=True)
+def no_token_anywhere(caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]) -> Iterator[None]:
+    """Across the whole suite: the token never reaches a log record, stdout or stderr."""
+    caplog.set_level(logging.DEBUG)
+    yield
+    out, err = capfd.readouterr()
+    assert TOKEN not in caplog.text and TOKEN not in out and TOKEN not in err
+    # Let the test's own output through for whoever reads the run.
+    sys.stdout.write(out)
+    sys.stderr.write(err)
 
 
 @pytest.fixture

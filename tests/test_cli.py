@@ -81,9 +81,9 @@ def test_refuses_to_start(monkeypatch: pytest.MonkeyPatch, env: dict[str, str], 
         settings_from(parse_args([]))
 
 
-def test_main_exits_2_with_message(capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_exits_2_with_message(capfd: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
-    captured = capsys.readouterr()
+    captured = capfd.readouterr()
     assert captured.out == "", "stdout is the protocol channel"
     assert "GITEA_URL is not set" in captured.err
 

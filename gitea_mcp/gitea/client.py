@@ -115,34 +115,44 @@ class GiteaClient:
     ) -> ApiResponse:
         path = self._path(segments)
         attempts = self._retry.attempts if retry else 1
-        waited = 0.0
+        # The budget counts the requests' own time too, so retries can never stretch a call into a hang.
+        deadline = time.monotonic() + self._retry.budget
         for attempt in range(1, attempts + 1):
-            try:
-                response = self._session.request(
-                    method,
-                    self._api + path,
-                    params=params,
-                    json=body,
-                    headers=self._headers(),
-                    timeout=self._timeout,
-                    allow_redirects=False,
-                )
-            except requests.RequestException as exc:
-                error = self._transport_error(exc, method, path)
-                delay = self._backoff(attempt)
-            else:
-                if response.status_code < 300:
-                    return self._parse(response, method, path)
-                error = self._status_error(response, method, path)
-                if response.status_code not in _RETRY_STATUSES:
-                    raise error
-                delay = _retry_after(response) or self._backoff(attempt)
-            if attempt == attempts or waited + delay > self._retry.budget:
+            outcome = self._attempt(method, path, params, body)
+            if isinstance(outcome, ApiResponse):
+                return outcome
+            error, retry_after = outcome
+            if attempt == attempts or retry_after is None:
+                raise error
+            delay = retry_after or self._backoff(attempt)
+            if time.monotonic() + delay > deadline:
                 raise error
             log.info("retrying %s %s in %.2fs after: %s", method, path, delay, error)
             time.sleep(delay)
-            waited += delay
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _attempt(
+        self, method: str, path: str, params: Params | None, body: Any
+    ) -> ApiResponse | tuple[GiteaError, float | None]:
+        """One request: the parsed answer, or the error and whether to retry (None: never; 0: after backoff)."""
+        try:
+            response = self._session.request(
+                method,
+                self._api + path,
+                params=params,
+                json=body,
+                headers=self._headers(),
+                timeout=self._timeout,
+                allow_redirects=False,
+            )
+        except requests.RequestException as exc:
+            return self._transport_error(exc, method, path), 0.0
+        if response.status_code < 300:
+            return self._parse(response, method, path)
+        error = self._status_error(response, method, path)
+        if response.status_code not in _RETRY_STATUSES:
+            return error, None
+        return error, _retry_after(response) or 0.0
 
     def _backoff(self, attempt: int) -> float:
         # Full jitter keeps many agents from retrying in lock-step against one forge.

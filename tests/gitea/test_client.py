@@ -1,0 +1,125 @@
+"""The HTTP layer: bounded retries for reads only, Retry-After honoured, headers parsed, tokens kept out."""
+
+from __future__ import annotations
+
+import pytest
+import requests
+import responses
+
+from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+from gitea_mcp.gitea.errors import GiteaError
+from tests.conftest import TOKEN
+from tests.fixtures import API, ROOT
+
+URL = f"{API}/repos/acme/widgets/issues"
+
+
+@pytest.fixture
+def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    slept: list[float] = []
+    monkeypatch.setattr("gitea_mcp.gitea.client.time.sleep", slept.append)
+    return slept
+
+
+def client(**retry: float) -> GiteaClient:
+    return GiteaClient(ROOT, TOKEN, timeout=5, retry=RetryPolicy(**retry))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("first", "retried"),
+    [
+        ({"status": 503}, True),
+        ({"status": 502}, True),
+        ({"status": 504}, True),
+        ({"status": 429, "headers": {"Retry-After": "2"}}, True),
+        ({"body": requests.ConnectionError()}, True),
+        ({"status": 500}, False),  # Gitea's 500s are mostly deterministic
+        ({"status": 404}, False),
+        ({"status": 422}, False),
+    ],
+)
+def test_reads_retry_transient_failures(sleeps: list[float], first: dict[str, object], retried: bool) -> None:
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
+        rsps.get(URL, **first)  # type: ignore[arg-type]
+        rsps.get(URL, json=[], headers={"X-Total-Count": "0"})
+        if retried:
+            assert client().get(["repos", "acme", "widgets", "issues"]).total == 0
+            assert len(rsps.calls) == 2 and len(sleeps) == 1
+        else:
+            with pytest.raises(GiteaError):
+                client().get(["repos", "acme", "widgets", "issues"])
+            assert len(rsps.calls) == 1 and sleeps == []
+
+
+def test_retry_after_is_honoured(sleeps: list[float]) -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.get(URL, status=429, headers={"Retry-After": "3"})
+        rsps.get(URL, json=[])
+        client().get(["repos", "acme", "widgets", "issues"])
+    assert sleeps == [3.0]
+
+
+def test_retry_after_beyond_budget_fails_at_once(sleeps: list[float]) -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.get(URL, status=429, headers={"Retry-After": "120"})
+        with pytest.raises(GiteaError, match="rate-limiting"):
+            client(budget=10).get(["repos", "acme", "widgets", "issues"])
+    assert sleeps == []
+
+
+def test_attempts_are_bounded(sleeps: list[float]) -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.get(URL, status=503)
+        with pytest.raises(GiteaError, match="503"):
+            client(attempts=3).get(["repos", "acme", "widgets", "issues"])
+        assert len(rsps.calls) == 3
+    assert len(sleeps) == 2 and all(0 <= s <= 4 for s in sleeps)
+
+
+@pytest.mark.parametrize("method", ["POST", "PATCH", "PUT", "DELETE"])
+def test_writes_are_never_retried(sleeps: list[float], method: str) -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.add(method, URL, status=503)
+        with pytest.raises(GiteaError):
+            client().write(method, ["repos", "acme", "widgets", "issues"], {"title": "x"})
+        assert len(rsps.calls) == 1
+    assert sleeps == []
+
+
+def test_lost_write_says_so() -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.post(URL, body=requests.ReadTimeout())
+        with pytest.raises(GiteaError, match="may or may not have been applied") as info:
+            client().write("POST", ["repos", "acme", "widgets", "issues"], {})
+    assert info.value.status == 0
+
+
+@pytest.mark.parametrize(
+    ("headers", "total", "has_next"),
+    [
+        ({"X-Total-Count": "12", "Link": f'<{URL}?page=2>; rel="next", <{URL}?page=3>; rel="last"'}, 12, True),
+        ({"X-Total-Count": "12", "Link": f'<{URL}?page=1>; rel="first", <{URL}?page=2>; rel="prev"'}, 12, False),
+        ({}, None, False),
+        ({"X-Total-Count": "many"}, None, False),
+    ],
+)
+def test_paging_headers(headers: dict[str, str], total: int | None, has_next: bool) -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.get(URL, json=[], headers=headers)
+        response = client().get(["repos", "acme", "widgets", "issues"])
+    assert (response.total, response.has_next) == (total, has_next)
+
+
+def test_token_header_and_encoded_segments() -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.get(f"{API}/repos/acme/we%20ird/issues", json=[])
+        client().get(["repos", "acme", "we ird", "issues"])
+        sent = rsps.calls[0].request
+    assert sent.headers["Authorization"] == f"token {TOKEN}"
+    assert TOKEN not in repr(client())
+
+
+def test_with_token_shares_the_session() -> None:
+    base = client()
+    other = base.with_token("other-token")
+    assert other._session is base._session and other.cache_key != base.cache_key

@@ -1,0 +1,170 @@
+"""Property tests: whatever an agent sends, every call ends in a result or a clear tool error, and no request
+ever reaches Gitea for an owner outside the allowlist, or with a path Gitea would read as another owner's."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import responses
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp_types import CallToolResult, TextContent
+
+from gitea_mcp.gitea.catalog import Catalog
+from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+from gitea_mcp.policy import Policy
+from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
+from gitea_mcp.tools.base import Deps
+from tests.conftest import TOKEN
+from tests.fixtures import API, LABELS, ROOT, comment, issue, user
+
+ALLOWED = {"acme"}
+
+# Strings an agent (or an injected prompt) might produce: traversal, encodings, unicode, controls, huge.
+hostile = st.one_of(
+    st.sampled_from(
+        [
+            "acme",
+            "ACME",
+            "other",
+            "..",
+            ".",
+            "../other",
+            "acme/../other",
+            "%2e%2e",
+            "acme%2fother",
+            "a\x00b",
+            "a\nb",
+            "ａｃｍｅ",
+            "acme ",
+            " acme",
+            "acme\u200b",
+            "*",
+            "",
+            "..%2f",
+            "~",
+            "acme?x=1",
+        ]
+    ),
+    st.text(max_size=40),
+    st.text(alphabet=st.characters(codec="utf-8"), min_size=200, max_size=2000),
+)
+names = st.one_of(
+    st.sampled_from(["widgets", "..", "../../other/secret", "w%2e%2e", "widgets#1"]), st.text(max_size=30)
+)
+words = st.one_of(st.none(), hostile)
+numbers = st.integers(min_value=-(2**63), max_value=2**63)
+
+
+def answer(request: Any) -> tuple[int, dict[str, str], str]:
+    """A plausible Gitea answer for any path, so the tools run to the end."""
+    import json
+
+    path = urlsplit(request.url).path
+    if request.method == "POST" and path.endswith("/comments"):
+        return 201, {}, json.dumps(comment(9, "x", "demo"))
+    if request.method in ("POST", "PATCH"):
+        return 201, {}, json.dumps(issue(9, author="demo"))
+    if path.endswith("/user"):
+        return 200, {}, json.dumps(user("demo", 5))
+    if path.endswith("/labels"):
+        return 200, {"X-Total-Count": "3"}, json.dumps(LABELS)
+    if re.search(r"/issues/\d+$", path):
+        return 200, {}, json.dumps(issue(9))
+    if path.endswith(("/issues", "/search", "/milestones", "/comments")):
+        return 200, {"X-Total-Count": "1"}, json.dumps([issue(9)] if "milestones" not in path else [])
+    return 200, {}, "{}"
+
+
+def check(call: Callable[[Deps], CallToolResult]) -> None:
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
+        for method in ("GET", "POST", "PATCH", "PUT", "DELETE"):
+            rsps.add_callback(method, re.compile(re.escape(ROOT) + ".*"), callback=answer)
+        deps = Deps(GiteaClient(ROOT, TOKEN, 5, retry=RetryPolicy(attempts=1)), Policy(frozenset(ALLOWED)), Catalog())
+        result = call(deps)
+        assert isinstance(result, CallToolResult)
+        block = result.content[0]
+        assert isinstance(block, TextContent) and block.text.strip()
+        assert TOKEN not in block.text and "Traceback" not in block.text
+        assert result.is_error or result.structured_content is not None
+        for sent in rsps.calls:
+            path = urlsplit(sent.request.url or "").path.removeprefix(urlsplit(API).path)
+            segments = [unquote(s) for s in path.split("/")]
+            assert ".." not in segments and "." not in segments, path
+            if segments[1:2] == ["repos"] and segments[1:4] != ["repos", "issues", "search"]:
+                # Anything else under /repos/ names an owner — including what urllib3 makes of a `..` segment.
+                assert segments[2].lower() in ALLOWED, f"request for a refused owner: {path}"
+            if "owner" in (
+                params := dict(p.split("=", 1) for p in (urlsplit(sent.request.url or "").query or "x=y").split("&"))
+            ):
+                assert unquote(params["owner"]).lower() in ALLOWED
+
+
+fast = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@fast
+@given(
+    owner=hostile, name=names, labels=words, since=words, created_by=words, state=hostile, page=numbers, limit=numbers
+)
+def test_issue_list(
+    owner: str,
+    name: str,
+    labels: str | None,
+    since: str | None,
+    created_by: str | None,
+    state: str,
+    page: int,
+    limit: int,
+) -> None:
+    args = issue_list.ListArgs(
+        owner, name, state=state, labels=labels, since=since, created_by=created_by, page=max(page, 1), limit=limit
+    )
+    check(lambda deps: issue_list.run(deps, args))
+
+
+@fast
+@given(query=hostile, owner=words, name=st.one_of(st.none(), names), limit=numbers)
+def test_issue_search(query: str, owner: str | None, name: str | None, limit: int) -> None:
+    check(lambda deps: issue_search.run(deps, issue_search.SearchArgs(query, owner, name, 1, limit)))
+
+
+@fast
+@given(owner=hostile, name=names, number=st.integers(min_value=1, max_value=2**63), max_chars=st.integers(0, 10**9))
+def test_issue_get(owner: str, name: str, number: int, max_chars: int) -> None:
+    check(lambda deps: issue_get.run(deps, issue_get.GetArgs(owner, name, number, max_chars)))
+
+
+@fast
+@given(
+    owner=hostile,
+    name=names,
+    title=hostile,
+    body=hostile,
+    labels=st.lists(hostile, max_size=3),
+    due=words,
+    milestone=words,
+)
+def test_issue_create(
+    owner: str, name: str, title: str, body: str, labels: list[str], due: str | None, milestone: str | None
+) -> None:
+    args = issue_create.CreateArgs(owner, name, title, body, labels, [], milestone, due)
+    check(lambda deps: issue_create.run(deps, args))
+
+
+@fast
+@given(owner=hostile, name=names, state=words, add=st.lists(hostile, max_size=2), milestone=words, due=words)
+def test_issue_update(
+    owner: str, name: str, state: str | None, add: list[str], milestone: str | None, due: str | None
+) -> None:
+    args = issue_update.UpdateArgs(owner, name, 9, state=state, add_labels=add, milestone=milestone, due_date=due)
+    check(lambda deps: issue_update.run(deps, args))
+
+
+@fast
+@given(owner=hostile, name=names, body=hostile, number=st.integers(min_value=1, max_value=2**63))
+def test_issue_comment(owner: str, name: str, body: str, number: int) -> None:
+    check(lambda deps: issue_comment.run(deps, issue_comment.CommentArgs(owner, name, number, body)))
