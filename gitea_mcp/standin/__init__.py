@@ -1,0 +1,58 @@
+"""A Gitea stand-in: a real HTTP server on 127.0.0.1 speaking Gitea's REST API v1, in memory.
+
+For end-to-end tests, the demo and benchmarks. It reproduces the real server's semantics (SEMANTICS.md):
+mixed issues and pull requests, all-of label filters that drop unknown names, silent limit clamps,
+X-Total-Count and Link, Go-worded errors, scopes, private repositories that are invisible, a renamed
+repository that redirects. Faults (`Fault`) simulate a misbehaving forge or proxy.
+
+    with StandIn() as forge:
+        requests.get(f"{forge.url}/api/v1/repos/acme/widgets/issues", headers={"Authorization": f"token {DEMO_TOKEN}"})
+
+Modules: `server` (HTTP, recording, faults), `api` (auth, routing, scopes), `endpoints` (each endpoint's
+rules), `core` (Go-style parameters, JSON binding, paging), `render` (Gitea's JSON), `store` (the data and
+the issue indexer's filters), `data` (the seed dataset and its tokens), `gotime` (Go's RFC 3339 errors).
+"""
+
+from gitea_mcp.standin.data import (
+    ALICE_TOKEN,
+    CAROL_TOKEN,
+    DEMO_PUBLIC_TOKEN,
+    DEMO_READ_TOKEN,
+    DEMO_TOKEN,
+    DEMO_USER_TOKEN,
+    LONG_BODY_ISSUE,
+    MANY_COMMENTS_COUNT,
+    MANY_COMMENTS_ISSUE,
+    NEWLINE_TITLE_ISSUE,
+    PIPE_TITLE_ISSUE,
+    PULL_EVERY,
+    TOKENS,
+    UNICODE_TITLE_ISSUE,
+    WIDGETS_COUNT,
+)
+from gitea_mcp.standin.endpoints import GITEA_VERSION
+from gitea_mcp.standin.server import Fault, RecordedRequest, StandIn
+from gitea_mcp.standin.store import Store
+
+__all__ = [
+    "ALICE_TOKEN",
+    "CAROL_TOKEN",
+    "DEMO_PUBLIC_TOKEN",
+    "DEMO_READ_TOKEN",
+    "DEMO_TOKEN",
+    "DEMO_USER_TOKEN",
+    "GITEA_VERSION",
+    "LONG_BODY_ISSUE",
+    "MANY_COMMENTS_COUNT",
+    "MANY_COMMENTS_ISSUE",
+    "NEWLINE_TITLE_ISSUE",
+    "PIPE_TITLE_ISSUE",
+    "PULL_EVERY",
+    "TOKENS",
+    "UNICODE_TITLE_ISSUE",
+    "WIDGETS_COUNT",
+    "Fault",
+    "RecordedRequest",
+    "StandIn",
+    "Store",
+]

@@ -1,0 +1,36 @@
+"""`python -m gitea_mcp.standin [--port N] [--latency S]`: serve the stand-in until Ctrl-C.
+
+The base URL and the demo tokens go to stderr, so stdout stays free for whatever pipes into it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+
+from gitea_mcp.standin.data import TOKENS
+from gitea_mcp.standin.server import StandIn
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gitea_mcp.standin", description="Serve the Gitea stand-in.")
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free port)")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every request")
+    args = parser.parse_args(argv)
+    standin = StandIn(latency=args.latency)
+    url = standin.start(port=args.port)
+    print(f"Gitea stand-in serving at {url} (API: {url}/api/v1); Ctrl-C stops it.", file=sys.stderr)
+    for who, token in TOKENS.items():
+        print(f"  token for {who}: {token}", file=sys.stderr)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        print("stopping", file=sys.stderr)
+    finally:
+        standin.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

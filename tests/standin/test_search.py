@@ -1,0 +1,147 @@
+"""GET /repos/issues/search: visibility, any-of labels, owner/team, the limit rules, the caller's booleans."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gitea_mcp.standin import ALICE_TOKEN, CAROL_TOKEN, DEMO_PUBLIC_TOKEN, DEMO_TOKEN
+from gitea_mcp.standin.store import Issue, Store
+from tests.standin.conftest import Client
+
+SEARCH = "/repos/issues/search"
+
+
+def _in(store: Store, *full_names: str) -> list[Issue]:
+    ids = {r.id for r in store.repos.values() if r.full_name in full_names}
+    return [i for i in store.issues.values() if i.repo_id in ids]
+
+
+def _repos_seen(forge: Client, token: str | None) -> set[str]:
+    found = forge.json(SEARCH, token, state="all", limit=-1)
+    return {i["repository"]["full_name"] for i in found}
+
+
+@pytest.mark.parametrize(
+    ("token", "repos"),
+    [
+        (None, {"acme/widgets", "acme/gadgets"}),
+        (DEMO_TOKEN, {"acme/widgets", "acme/gadgets", "demo/notes", "other/secret"}),
+        (DEMO_PUBLIC_TOKEN, {"acme/widgets", "acme/gadgets"}),
+        (ALICE_TOKEN, {"acme/widgets", "acme/gadgets"}),
+    ],
+)
+def test_only_repositories_the_caller_can_see(forge: Client, token: str | None, repos: set[str]) -> None:
+    assert _repos_seen(forge, token) == repos
+
+
+def test_items_carry_their_repository(forge: Client) -> None:
+    item = forge.json(SEARCH, state="all", limit=1)[0]
+    repo = item["repository"]
+    assert set(repo) == {"id", "name", "owner", "full_name"}
+    assert repo["full_name"] == f"{repo['owner']}/{repo['name']}"
+
+
+def test_labels_are_any_of_across_repositories_and_organisations(forge: Client) -> None:
+    store = forge.standin.store
+    visible = _in(store, "acme/widgets", "acme/gadgets", "demo/notes", "other/secret")
+
+    def count(*names: str) -> int:
+        return sum(1 for i in visible if {store.labels[x].name for x in i.label_ids} & set(names))
+
+    assert forge.total(SEARCH, state="all", labels="docs,security") == count("docs", "security")
+    assert forge.total(SEARCH, state="all", labels="triage") == count("triage")  # the org label counts here
+    assert forge.total(SEARCH, state="all", labels="confidential") == count("confidential")
+    assert forge.total(SEARCH, state="all", labels="nosuch") == len(visible)
+
+
+def test_milestones_by_name(forge: Client) -> None:
+    store = forge.standin.store
+    ids = {m.id for m in store.milestones.values() if m.title == "v2.0"}
+    want = sum(1 for i in store.issues.values() if i.milestone_id in ids)
+    assert forge.total(SEARCH, state="all", milestones="v2.0") == want
+
+
+@pytest.mark.parametrize(
+    ("params", "status", "message"),
+    [
+        ({"owner": "nobody"}, 400, "user does not exist [uid: 0, name: nobody]"),
+        ({"team": "core"}, 400, "Owner organisation is required for filtering on team"),
+        ({"owner": "acme", "team": "nope"}, 400, "team does not exist [org_id 5, team_id 0, name: nope]"),
+        ({"since": "soon"}, 422, 'parsing time "soon" as "2006-01-02T15:04:05Z07:00": cannot parse "soon" as "2006"'),
+        ({"created_by": "nobody"}, 404, "user does not exist [uid: 0, name: nobody]"),
+    ],
+)
+def test_errors(forge: Client, params: dict[str, str], status: int, message: str) -> None:
+    response = forge.get(SEARCH, **params)
+    assert response.status_code == status
+    assert response.json()["message"] == message
+
+
+def test_owner_and_team_narrow_the_repositories(forge: Client) -> None:
+    store = forge.standin.store
+    assert forge.total(SEARCH, state="all", owner="other") == len(_in(store, "other/secret"))
+    assert forge.total(SEARCH, state="all", owner="ACME") == len(_in(store, "acme/widgets", "acme/gadgets"))
+    assert forge.total(SEARCH, state="all", owner="acme", team="core") == len(
+        _in(store, "acme/widgets", "acme/gadgets")
+    )
+    assert forge.total(SEARCH, state="all", owner="other", token=ALICE_TOKEN) == 0
+
+
+@pytest.mark.parametrize(
+    ("params", "size"),
+    [
+        ({}, 30),
+        ({"limit": 0}, 30),
+        ({"limit": 7}, 7),
+        ({"limit": 120}, 120),  # without a keyword the limit is not clamped
+        ({"limit": 120, "q": "the"}, 50),  # with one it is
+        ({"limit": -1}, None),  # a negative limit passes through: everything
+    ],
+)
+def test_limit_rules(forge: Client, params: dict[str, Any], size: int | None) -> None:
+    response = forge.get(SEARCH, state="all", **params)
+    total = int(response.headers["X-Total-Count"])
+    assert len(response.json()) == (total if size is None else min(size, total))
+
+
+def test_paging_headers(forge: Client) -> None:
+    response = forge.get(SEARCH, state="all", limit=10, page=2)
+    assert 'rel="next"' in response.headers["Link"] and 'rel="prev"' in response.headers["Link"]
+    assert int(response.headers["X-Total-Count"]) > 20
+
+
+@pytest.mark.parametrize("flag", ["created", "assigned", "mentioned"])
+def test_caller_booleans(forge: Client, flag: str) -> None:
+    store = forge.standin.store
+    visible = _in(store, "acme/widgets", "acme/gadgets", "demo/notes", "other/secret")
+
+    def rule(issue: Issue) -> bool:
+        if flag == "created":
+            return issue.poster == "demo"
+        if flag == "assigned":
+            return "demo" in issue.assignees
+        return store.mentions(issue, "demo")
+
+    assert forge.total(SEARCH, state="all", **{flag: "true"}) == sum(1 for i in visible if rule(i))
+    # Anonymously the booleans are ignored.
+    assert forge.total(SEARCH, None, state="all", **{flag: "true"}) == forge.total(SEARCH, None, state="all")
+
+
+def test_review_requested(forge: Client) -> None:
+    store = forge.standin.store
+    want = sum(1 for i in store.issues.values() if "alice" in i.requested_reviewers)
+    assert want
+    assert forge.total(SEARCH, ALICE_TOKEN, state="all", review_requested="1") == want
+
+
+def test_created_by_and_type_and_keyword(forge: Client) -> None:
+    store = forge.standin.store
+    public = _in(store, "acme/widgets", "acme/gadgets")
+    assert forge.total(SEARCH, CAROL_TOKEN, state="all", created_by="carol") == sum(
+        1 for i in public if i.poster == "carol"
+    )
+    assert forge.total(SEARCH, CAROL_TOKEN, state="all", type="pulls") == sum(1 for i in public if i.is_pull)
+    found = forge.json(SEARCH, CAROL_TOKEN, state="all", q="Größenangaben")
+    assert [i["number"] for i in found] == [13]

@@ -1,0 +1,307 @@
+"""The stand-in as a server: lifecycle, keep-alive, recording, auth and scopes, the small endpoints."""
+
+from __future__ import annotations
+
+import base64
+import os
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import requests
+
+from gitea_mcp.standin import (
+    ALICE_TOKEN,
+    DEMO_PUBLIC_TOKEN,
+    DEMO_READ_TOKEN,
+    DEMO_TOKEN,
+    DEMO_USER_TOKEN,
+    GITEA_VERSION,
+    TOKENS,
+    StandIn,
+)
+from tests.standin.conftest import Client
+
+# -- the server --------------------------------------------------------------------------------------
+
+
+def test_start_returns_the_loopback_base_url_and_stop_refuses_connections() -> None:
+    standin = StandIn()
+    url = standin.start()
+    assert url == standin.url and url.startswith("http://127.0.0.1:") and not url.endswith("/")
+    session = requests.Session()
+    assert session.get(f"{url}/api/v1/version", timeout=5).status_code == 200
+    standin.stop()
+    # The pooled keep-alive connection is cut too: no handler thread answers after stop().
+    with pytest.raises(requests.ConnectionError):
+        session.get(f"{url}/api/v1/version", timeout=5)
+    standin.stop()  # idempotent
+
+
+def test_refuses_to_bind_anything_but_loopback() -> None:
+    with pytest.raises(ValueError, match=r"127\.0\.0\.1"):
+        StandIn().start(host="0.0.0.0")
+
+
+def test_keep_alive_round_trips_are_fast(forge: Client) -> None:
+    # Without TCP_NODELAY and a single write per answer, each round trip would cost ~40 ms.
+    forge.get("/version")
+    started = time.perf_counter()
+    for _ in range(50):
+        assert forge.get("/repos/acme/widgets/issues/1").status_code == 200
+    assert time.perf_counter() - started < 1.0
+
+
+def test_latency_is_added_to_every_request_and_settable_at_runtime(fresh: Client) -> None:
+    fresh.standin.latency = 0.2
+    started = time.perf_counter()
+    fresh.get("/version")
+    assert time.perf_counter() - started >= 0.2
+    fresh.standin.latency = 0.0
+    started = time.perf_counter()
+    fresh.get("/version")
+    assert time.perf_counter() - started < 0.2
+
+
+def test_every_request_is_recorded_in_order(fresh: Client) -> None:
+    fresh.get("/repos/acme/widgets/issues", state="all", labels="good first issue")
+    fresh.call("POST", "/repos/acme/widgets/issues", json={"title": "Recorded request body here"})
+    fresh.call("GET", "/repos/acme/widgets%2Fx/issues", token="bad-token")
+    first, second, third = fresh.standin.requests
+    assert (first.method, first.path, first.body, first.authorized_as) == (
+        "GET",
+        "/api/v1/repos/acme/widgets/issues",
+        None,
+        "demo",
+    )
+    assert first.query == {"state": ["all"], "labels": ["good first issue"]}
+    assert second.method == "POST" and second.body == {"title": "Recorded request body here"}
+    assert (
+        third.raw_path == "/api/v1/repos/acme/widgets%2Fx/issues"
+        and third.path == "/api/v1/repos/acme/widgets/x/issues"
+    )
+    assert third.authorized_as is None
+    fresh.standin.clear_requests()
+    assert fresh.standin.requests == []
+
+
+def test_head_answers_headers_only(forge: Client) -> None:
+    get = forge.get("/repos/acme/widgets/issues")
+    head = forge.call("HEAD", "/repos/acme/widgets/issues")
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["Content-Length"] == get.headers["Content-Length"]
+    assert head.headers["X-Total-Count"] == get.headers["X-Total-Count"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [("GET", "/nope", 404), ("GET", "/repos/acme/widgets/nope", 404), ("DELETE", "/version", 405)],
+)
+def test_unknown_routes_answer_json(forge: Client, method: str, path: str, status: int) -> None:
+    response = forge.call(method, path)
+    assert response.status_code == status
+    assert response.json()["url"] == f"{forge.standin.url}/api/swagger"
+
+
+def test_outside_the_api_is_404(forge: Client) -> None:
+    assert forge.session.get(f"{forge.standin.url}/acme/widgets", timeout=5).status_code == 404
+
+
+def test_main_serves_until_interrupted_and_prints_url_and_tokens_to_stderr() -> None:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gitea_mcp.standin", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stderr is not None
+        banner = [process.stderr.readline() for _ in range(1 + len(TOKENS))]
+        url = banner[0].split(" at ")[1].split()[0]
+        assert requests.get(f"{url}/api/v1/version", timeout=5).json() == {"version": GITEA_VERSION}
+        process.send_signal(signal.SIGINT)
+        out, _ = process.communicate(timeout=10)
+    finally:
+        process.kill()
+    assert out == ""
+    assert all(token in "".join(banner) for token in TOKENS.values())
+    assert process.returncode == 0
+
+
+# -- misc endpoints ----------------------------------------------------------------------------------------
+
+
+def test_version_and_api_settings(forge: Client) -> None:
+    assert forge.json("/version", token=None) == {"version": GITEA_VERSION}
+    settings = forge.json("/settings/api", token=None)
+    assert (settings["max_response_items"], settings["default_paging_num"]) == (50, 30)
+
+
+def test_user_is_the_tokens_user(forge: Client) -> None:
+    assert forge.json("/user")["login"] == "demo"
+    assert forge.json("/user", token=ALICE_TOKEN)["login"] == "alice"
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "key", "value"),
+    [
+        ("/users/alice", 200, "login", "alice"),
+        ("/users/ALICE", 200, "login", "alice"),
+        ("/users/acme", 200, "login", "acme"),  # an organisation is a user too
+        ("/users/nobody", 404, "message", "user redirect does not exist [name: nobody]"),
+        ("/orgs/acme", 200, "username", "acme"),
+        ("/orgs/Acme", 200, "name", "acme"),
+        ("/orgs/alice", 404, "message", "not found"),  # a user is not an organisation
+        ("/orgs/nobody", 404, "message", "not found"),
+    ],
+)
+def test_users_and_orgs(forge: Client, path: str, status: int, key: str, value: str) -> None:
+    response = forge.get(path)
+    assert response.status_code == status
+    assert response.json()[key] == value
+
+
+# -- auth and scopes -----------------------------------------------------------------------------------------
+
+
+def _basic(token: str) -> str:
+    return "Basic " + base64.b64encode(f"demo:{token}".encode()).decode()
+
+
+@pytest.mark.parametrize(
+    "header", [f"token {DEMO_TOKEN}", f"Bearer {DEMO_TOKEN}", f"bearer {DEMO_TOKEN}", _basic(DEMO_TOKEN)]
+)
+def test_token_in_any_header_form(forge: Client, header: str) -> None:
+    response = forge.session.get(f"{forge.standin.url}/api/v1/user", headers={"Authorization": header}, timeout=5)
+    assert response.status_code == 200 and response.json()["login"] == "demo"
+
+
+@pytest.mark.parametrize("path", ["/version", "/repos/acme/widgets/issues", "/repos/issues/search"])
+def test_a_bad_token_is_401_everywhere(forge: Client, path: str) -> None:
+    response = forge.get(path, token="0000000000000000000000000000000000000000")
+    assert response.status_code == 401
+    assert response.json()["message"] == "invalid username, password or token"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "token", "status", "message"),
+    [
+        ("GET", "/user", None, 401, "token is required"),
+        ("POST", "/repos/acme/widgets/issues", None, 401, "token is required"),
+        (
+            "POST",
+            "/repos/acme/widgets/issues",
+            DEMO_READ_TOKEN,
+            403,
+            "token does not have at least one of required scope(s), required=[write:issue], token scope=read:issue",
+        ),
+        (
+            "GET",
+            "/repos/acme/widgets/issues",
+            DEMO_USER_TOKEN,
+            403,
+            "token does not have at least one of required scope(s), required=[read:issue], token scope=read:user",
+        ),
+        # The scope is checked before the repository is looked up.
+        (
+            "GET",
+            "/repos/acme/no-such-repo/issues",
+            DEMO_USER_TOKEN,
+            403,
+            "token does not have at least one of required scope(s), required=[read:issue], token scope=read:user",
+        ),
+        (
+            "GET",
+            "/user",
+            DEMO_READ_TOKEN,
+            403,
+            "token does not have at least one of required scope(s), required=[read:user], token scope=read:issue",
+        ),
+        ("GET", "/repos/other/secret/issues", DEMO_PUBLIC_TOKEN, 403, "token scope is limited to public issues"),
+        ("GET", "/repos/other/secret", DEMO_PUBLIC_TOKEN, 403, "token scope is limited to public repos"),
+        # Private repositories are invisible to those who cannot read them: 404, not 401 or 403.
+        ("GET", "/repos/other/secret/issues", None, 404, "not found"),
+        ("GET", "/repos/other/secret/issues", ALICE_TOKEN, 404, "not found"),
+        ("GET", "/repos/demo/notes", ALICE_TOKEN, 404, "not found"),
+        ("GET", "/repos/acme/nope/issues", DEMO_TOKEN, 404, "not found"),
+        ("GET", "/repos/nobody/widgets/issues", DEMO_TOKEN, 404, "not found"),
+    ],
+)
+def test_auth_errors(forge: Client, method: str, path: str, token: str | None, status: int, message: str) -> None:
+    response = forge.call(method, path, token, json={"title": "Scoped write attempt in a test"})
+    assert response.status_code == status
+    assert response.json() == {"message": message, "url": f"{forge.standin.url}/api/swagger"}
+
+
+@pytest.mark.parametrize(
+    ("path", "token"),
+    [
+        ("/repos/acme/widgets/issues", None),  # public repositories are readable anonymously
+        ("/repos/other/secret/issues", DEMO_TOKEN),
+        ("/repos/demo/notes/issues", DEMO_TOKEN),
+        ("/repos/acme/widgets/issues", DEMO_READ_TOKEN),
+        ("/repos/acme/widgets/issues", DEMO_PUBLIC_TOKEN),
+    ],
+)
+def test_reads_allowed(forge: Client, path: str, token: str | None) -> None:
+    assert forge.get(path, token).status_code == 200
+
+
+# -- repositories -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/repos/acme/widgets", "/repos/ACME/Widgets", "/repos/Acme/WIDGETS"])
+def test_repository_names_are_case_insensitive(forge: Client, path: str) -> None:
+    repo = forge.json(path)
+    assert (repo["full_name"], repo["private"]) == ("acme/widgets", False)
+    assert repo["permissions"] == {"admin": True, "push": True, "pull": True}
+
+
+def test_repository_permissions_follow_the_caller(forge: Client) -> None:
+    assert forge.json("/repos/acme/widgets", token=None)["permissions"] == {"admin": False, "push": False, "pull": True}
+    assert forge.json("/repos/other/secret")["permissions"] == {"admin": False, "push": True, "pull": True}
+
+
+@pytest.mark.parametrize(
+    ("path", "location"),
+    [
+        ("/repos/acme/old-widgets", "/api/v1/repos/acme/widgets"),
+        (
+            "/repos/acme/old-widgets/issues?state=all&labels=bug",
+            "/api/v1/repos/acme/widgets/issues?state=all&labels=bug",
+        ),
+        ("/repos/ACME/Old-Widgets/issues/5/comments", "/api/v1/repos/acme/widgets/issues/5/comments"),
+    ],
+)
+def test_a_renamed_repository_redirects_keeping_path_and_query(forge: Client, path: str, location: str) -> None:
+    response = forge.session.get(f"{forge.standin.url}/api/v1{path}", allow_redirects=False, timeout=5)
+    assert response.status_code == 307  # Gitea's RedirectToRepo: temporary, keeps method and body
+    assert response.headers["Location"] == location
+
+
+def test_a_redirected_write_keeps_its_method(fresh: Client) -> None:
+    response = fresh.session.post(
+        f"{fresh.standin.url}/api/v1/repos/acme/old-widgets/issues",
+        json={"title": "Filed against the old repository name"},
+        headers={"Authorization": f"token {DEMO_TOKEN}"},
+        timeout=5,
+    )
+    assert response.status_code == 201
+    assert response.json()["repository"]["full_name"] == "acme/widgets"
+
+
+def test_concurrent_clients_are_all_served_and_recorded(fresh: Client) -> None:
+    def worker(_: int) -> list[int]:
+        session = requests.Session()
+        url = f"{fresh.standin.url}/api/v1/repos/acme/widgets/issues/1"
+        return [session.get(url, timeout=10).status_code for _ in range(20)]
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        statuses = [status for batch in pool.map(worker, range(8)) for status in batch]
+    assert statuses == [200] * 160
+    assert len(fresh.standin.requests) == 160
