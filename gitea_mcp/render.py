@@ -53,7 +53,7 @@ def span(count: int, page: int, limit: int, total: int | None, has_more: bool) -
         return "0 matches" if page == 1 else f"0 matches on page {page}"
     shown = f"showing {first}–{first + count - 1}"
     if total is not None:
-        return f"{total} matches, {shown}"
+        return f"{total} {'match' if total == 1 else 'matches'}, {shown}"
     return f"{shown}, {'more on the next page' if has_more else 'no more pages'} (total unknown: Gitea sent no count)"
 
 

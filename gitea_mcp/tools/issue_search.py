@@ -199,7 +199,7 @@ def _hit(issue: Issue, scope: Scope) -> SearchHit:
 
 
 def _text(out: SearchResult, scope: Scope, args: SearchArgs, asked: int | None) -> str:
-    shown = " ".join(f"{k}={v}" for k, v in out.params.items())
+    shown = render.args_text(out.params)
     header = f"search {scope} {args.query!r} → {shown}: "
     lines = [header + render.span(len(out.results), out.page, out.limit, out.total, out.has_more)]
     if asked is not None:
@@ -230,8 +230,10 @@ def _next_steps(out: SearchResult, scope: Scope, args: SearchArgs) -> list[str]:
         owner, _, name = hit.repository.partition("/")
         steps.append(f"open it: issue_get {render.args_text({'owner': owner, 'name': name, 'number': hit.number})}")
     elif count:
-        name = scope.name or "<name>"
-        steps.append(f"open one: issue_get {render.args_text({'owner': scope.owner, 'name': name})} number=<number>")
+        repos = {hit.repository for hit in out.results}
+        # Across repositories the rows say where each issue lives; one repository can be filled in.
+        owner, _, name = repos.pop().partition("/") if len(repos) == 1 else (scope.owner, "", "<name>")
+        steps.append(f"open one: issue_get {render.args_text({'owner': owner, 'name': name})} number=<number>")
     if out.has_more:
         call: dict[str, Any] = {"query": args.query, "owner": scope.owner}
         if scope.name:

@@ -1,0 +1,99 @@
+"""demo: a scripted agent session over the real MCP protocol against the built-in Gitea stand-in.
+
+Nothing to configure: the stand-in (a real HTTP server on 127.0.0.1 with sample data) starts here, the
+server runs as its own process over stdio, and each call is printed with the text an agent would read.
+`demo --serve` instead serves MCP on stdio against the stand-in, for plugging into an MCP client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, TextIO
+
+from gitea_mcp.config import Settings
+
+HELP = "run a scripted session against a built-in Gitea stand-in (no setup needed); --serve to serve it"
+DEMO_OWNERS = "acme,demo"
+
+# (tool, arguments, why) — what an agent on a real forge would do, traps included.
+SCRIPT: list[tuple[str, dict[str, Any], str]] = [
+    ("issue_list", {"owner": "acme", "name": "widgets", "limit": 5}, "what is open here?"),
+    ("issue_list", {"owner": "acme", "name": "widgets", "labels": "bugz"}, "a label that does not exist"),
+    ("issue_search", {"query": "crash label:bug is:open", "owner": "acme", "name": "widgets", "limit": 5}, "find it"),
+    ("issue_search", {"query": '"race condition in the date picker"', "owner": "acme"}, "one match, every repo"),
+    ("issue_get", {"owner": "acme", "name": "widgets", "number": 320, "max_chars": 400}, "read one"),
+    (
+        "issue_create",
+        {"owner": "acme", "name": "widgets", "title": "CSV export fails on an empty table", "labels": ["bug"],
+         "body": "Exporting a table with no rows returns a 500 instead of an empty file."},
+        "file it",
+    ),
+    (
+        "issue_create",
+        {"owner": "acme", "name": "widgets", "title": "CSV export fails on an empty table", "labels": ["bug"],
+         "body": "Exporting a table with no rows returns a 500 instead of an empty file."},
+        "a retry after a timeout: no duplicate",
+    ),
+    ("issue_list", {"owner": "other", "name": "secret"}, "an owner outside the allowlist"),
+]  # fmt: skip
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--serve", action="store_true", help="serve MCP on stdio against the stand-in instead")
+
+
+def server_env(url: str, token: str) -> dict[str, str]:
+    return {"GITEA_URL": url, "GITEA_TOKEN": token, "GITEA_ALLOWED_OWNERS": DEMO_OWNERS, "PYTHONUNBUFFERED": "1"}
+
+
+@asynccontextmanager
+async def stdio_session(env: dict[str, str], args: tuple[str, ...] = ()) -> AsyncIterator[Any]:
+    """A ClientSession with `python -m gitea_mcp` running as a subprocess (used by the demo, tests and bench)."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gitea_mcp", "serve", *args], env=env)
+    with open(os.devnull, "w") as quiet:
+        async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+async def _script(url: str, token: str, out: TextIO) -> None:
+    async with stdio_session(server_env(url, token)) as session:
+        tools = (await session.list_tools()).tools
+        out.write(f"server up over stdio: {len(tools)} tools ({', '.join(t.name for t in tools)})\n")
+        for tool, arguments, why in SCRIPT:
+            result = await session.call_tool(tool, arguments)
+            shown = " ".join(f"{k}={v!r}" for k, v in arguments.items())
+            flag = "  [isError]" if result.is_error else ""
+            out.write(f"\n── {why}\n→ {tool} {shown}{flag}\n")
+            for block in result.content:
+                out.write(getattr(block, "text", "") + "\n")
+
+
+def run(ns: argparse.Namespace, settings: Settings | None) -> int:
+    import anyio
+
+    from gitea_mcp.standin import DEMO_TOKEN, StandIn
+
+    with StandIn() as forge:
+        if ns.serve:
+            return _serve(forge.url, DEMO_TOKEN)
+        sys.stdout.write(f"Gitea stand-in at {forge.url} (sample data; owners acme, demo, other)\n")
+        anyio.run(_script, forge.url, DEMO_TOKEN, sys.stdout)
+    return 0
+
+
+def _serve(url: str, token: str) -> int:
+    from gitea_mcp.cli import parse_args, settings_from
+    from gitea_mcp.server import build_server
+
+    os.environ.update(server_env(url, token))
+    print(f"gitea-issues-mcp demo: serving MCP on stdio against the stand-in at {url}", file=sys.stderr)
+    build_server(settings_from(parse_args(["serve"]))).run("stdio")
+    return 0
