@@ -9,6 +9,8 @@ from collections.abc import Iterable, Mapping
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel
 
+from gitea_mcp.gitea.client import ApiResponse
+
 # Characters that render as nothing or reorder text: zero-width, bidirectional overrides and isolates,
 # the Unicode "tag" block. In other people's text they only serve to hide instructions from a reader.
 _INVISIBLE = re.compile(
@@ -54,13 +56,17 @@ def span(count: int, page: int, limit: int, total: int | None, has_more: bool) -
     shown = f"showing {first}–{first + count - 1}"
     if total is not None:
         return f"{total} {'match' if total == 1 else 'matches'}, {shown}"
-    return f"{shown}, {'more on the next page' if has_more else 'no more pages'} (total unknown: Gitea sent no count)"
+    more = "more may follow on the next page" if has_more else "no more pages"
+    return f"{shown}, {more} (total unknown: Gitea sent no count)"
 
 
-def more_pages(page: int, limit: int, count: int, total: int | None, has_more: bool) -> bool:
-    if total is not None:
-        return page * limit < total and count > 0
-    return has_more
+def more_pages(page: int, limit: int, count: int, response: ApiResponse) -> bool:
+    """Whether a next page exists: from the total, else from Link; with neither, a full page may have more."""
+    if response.total is not None:
+        return page * limit < response.total and count > 0
+    if response.has_links:
+        return response.has_next
+    return count >= limit
 
 
 def args_text(args: Mapping[str, object]) -> str:

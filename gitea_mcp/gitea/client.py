@@ -37,6 +37,7 @@ class ApiResponse:
     status: int
     total: int | None
     has_next: bool
+    has_links: bool  # False when Gitea sent no Link header at all (one page — or a proxy stripped it)
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,7 @@ class GiteaClient:
             status=response.status_code,
             total=_total(response.headers.get("X-Total-Count")),
             has_next=bool(_LINK_NEXT.search(response.headers.get("Link", ""))),
+            has_links="Link" in response.headers,
         )
 
 

@@ -96,7 +96,7 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
         total=response.total,
         page=args.page,
         limit=clamp.limit,
-        has_more=render.more_pages(args.page, clamp.limit, len(issues), response.total, response.has_next),
+        has_more=render.more_pages(args.page, clamp.limit, len(issues), response),
     )
     text = _text(owner, name, query, out, clamp.requested if clamp.clamped else None)
     return render.result(text, out)

@@ -104,7 +104,7 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
         total=response.total,
         page=args.page,
         limit=clamp.limit,
-        has_more=render.more_pages(args.page, clamp.limit, len(issues), response.total, response.has_next),
+        has_more=render.more_pages(args.page, clamp.limit, len(issues), response),
     )
     return render.result(_text(out, scope, args, clamp.requested if clamp.clamped else None), out)
 

@@ -110,8 +110,9 @@ def test_empty_result_is_definitive(mocked: responses.RequestsMock, deps: Deps) 
     [
         pytest.param({"X-Total-Count": "2"}, 2, False, "2 matches, showing 1–2", id="total-present-last-page"),
         pytest.param({"X-Total-Count": "5"}, 5, True, "5 matches, showing 1–2", id="total-present-more"),
-        pytest.param({}, None, False, "no more pages (total unknown", id="total-absent-no-link"),
-        pytest.param({"Link": f'<{ISSUES}?page=2>; rel="next"'}, None, True, "more on the next page", id="absent-link"),
+        pytest.param({}, None, True, "more may follow on the next page", id="no-total-no-link-full-page"),
+        pytest.param({"Link": f'<{ISSUES}?page=2>; rel="next"'}, None, True, "more may follow", id="absent-link-next"),
+        pytest.param({"Link": f'<{ISSUES}?page=1>; rel="first"'}, None, False, "no more pages", id="absent-link-last"),
     ],
 )
 def test_total_header(
