@@ -17,7 +17,7 @@ from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.models import Issue, Label
 from gitea_mcp.tools import writes
-from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, choice, enum, guard, make, rfc3339, split_names
+from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, choice, guard, make, rfc3339, split_names
 
 NAME = "issue_update"
 DESCRIPTION = (
@@ -163,7 +163,9 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         ctx: Context,
         title: Annotated[str | None, Field(description="New title.")] = None,
         body: Annotated[str | None, Field(description="New body (replaces it).")] = None,
-        state: Annotated[str | None, Field(description="open or closed.", json_schema_extra=enum(STATES))] = None,
+        state: Annotated[
+            str | None, Field(description="open or closed.", json_schema_extra={"enum": [*STATES, None]})
+        ] = None,
         labels: Annotated[list[str] | None, Field(description="The whole new label set (names).")] = None,
         add_labels: Annotated[list[str] | None, Field(description="Label names to add.")] = None,
         remove_labels: Annotated[list[str] | None, Field(description="Label names to remove.")] = None,

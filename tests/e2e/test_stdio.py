@@ -137,12 +137,14 @@ def test_lost_answers_are_resolved_without_duplicates(forge: StandIn) -> None:
         assert dropped.is_error and "was NOT written" in text(dropped)
 
     over_stdio(env_for(forge), scenario)
-    titles = (
-        [i.title for i in forge.store.search_titles("acme", "widgets")] if hasattr(forge.store, "search_titles") else []
-    )
+    repo = forge.store.find_repo("acme", "widgets")
+    commented = forge.store.get_issue("acme", "widgets", 3)
+    assert repo is not None and commented is not None
+    titles = [issue.title for issue in forge.store.issues_of(repo)]
     posts = [r for r in forge.requests if r.method == "POST" and r.path.endswith("/issues")]
     assert len(posts) == 2, "each create sent once; the retry sent nothing"
-    assert titles.count("Lost in transit") <= 1
+    assert titles.count("Lost in transit") == 1 and "Never arrived" not in titles
+    assert [c.body for c in forge.store.comments_of(commented)].count("seen here too") == 1
 
 
 def test_faults_from_gitea(forge: StandIn) -> None:
