@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from types import ModuleType
 
-import requests
 from mcp.server.mcpserver import Context, MCPServer
 
 from gitea_mcp import __version__
@@ -29,13 +28,11 @@ INSTRUCTIONS = (
 
 
 def make_client(settings: Settings) -> GiteaClient:
-    session = requests.Session()
+    verify: bool | str = settings.ca_bundle or True
     if settings.insecure:
         log.warning("GITEA_INSECURE is set: TLS certificates of %s are NOT verified", settings.url)
-        session.verify = False
-    elif settings.ca_bundle:
-        session.verify = settings.ca_bundle
-    return GiteaClient(settings.url, settings.token_value(), settings.timeout, session=session)
+        verify = False
+    return GiteaClient(settings.url, settings.token_value(), settings.timeout, verify=verify)
 
 
 def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPServer:

@@ -67,8 +67,10 @@ def failed(result: CallToolResult) -> str:
     return text
 
 
-def sent_params(rsps: responses.RequestsMock, index: int = -1) -> dict[str, str]:
-    """The query parameters of a recorded request, single-valued."""
+def sent_params(rsps: responses.RequestsMock, index: int = -1, path_end: str = "") -> dict[str, str]:
+    """The query parameters of a recorded request (the `index`th of those whose path ends with `path_end`;
+    concurrent lookups make the order of different paths vary)."""
     from urllib.parse import parse_qsl, urlsplit
 
-    return dict(parse_qsl(urlsplit(rsps.calls[index].request.url or "").query))
+    urls = [c.request.url or "" for c in rsps.calls if urlsplit(c.request.url or "").path.endswith(path_end)]
+    return dict(parse_qsl(urlsplit(urls[index]).query))

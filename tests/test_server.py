@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,13 @@ def test_tools_match_snapshot() -> None:
         SNAPSHOT.parent.mkdir(exist_ok=True)
         SNAPSHOT.write_text(current, encoding="utf-8")
     assert current == SNAPSHOT.read_text(encoding="utf-8"), "tool interface changed; review and update the snapshot"
+
+
+def test_requests_is_not_imported_at_start_up() -> None:
+    """requests costs ~0.1 s of import; the server loads it on the first Gitea call, not at start-up."""
+    code = "import sys, gitea_mcp.server, gitea_mcp.cli; print('requests' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
 
 
 def test_read_only_mode_has_no_write_tools() -> None:

@@ -1,4 +1,8 @@
-"""One requests.Session, timeouts on every request, bounded retries for reads, never for writes."""
+"""One requests.Session, timeouts on every request, bounded retries for reads, never for writes.
+
+`requests` is imported on first use, not at start-up: it is a tenth of the server's import time and an
+MCP client waits for start-up on every launch.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +10,18 @@ import hashlib
 import logging
 import random
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
-import requests
-
 from gitea_mcp.gitea.errors import GiteaError, from_status, redirected
+
+if TYPE_CHECKING:
+    import requests
 
 log = logging.getLogger("gitea_mcp.http")
 
@@ -48,6 +54,36 @@ class RetryPolicy:
     budget: float = 10.0  # seconds of waiting across all retries of one read
 
 
+class _Shared:
+    """What every client of one server shares, whatever its token: the connection pool and worker threads."""
+
+    def __init__(self, session: requests.Session | None, verify: bool | str, user_agent: str) -> None:
+        self._session = session
+        self._verify = verify
+        self._user_agent = user_agent
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+
+    def session(self) -> requests.Session:
+        with self._lock:
+            if self._session is None:
+                import requests
+
+                self._session = requests.Session()
+                self._session.verify = self._verify
+                self._session.headers["User-Agent"] = self._user_agent
+            return self._session
+
+    def pool(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix=_WORKER)
+            return self._pool
+
+
+_WORKER = "gitea-worker"
+
+
 class GiteaClient:
     """Talks to `<url>/api/v1`. Paths are built from validated segments, each percent-encoded."""
 
@@ -58,16 +94,15 @@ class GiteaClient:
         timeout: float,
         session: requests.Session | None = None,
         retry: RetryPolicy | None = None,
+        verify: bool | str = True,
         user_agent: str = "gitea-mcp",
     ) -> None:
         self.url = url.rstrip("/")
         self._api = self.url + "/api/v1"
         self._token = token
         self._timeout = timeout
-        self._session = session or requests.Session()
-        self._session.headers.setdefault("User-Agent", user_agent)
         self._retry = retry or RetryPolicy()
-        self._pool: ThreadPoolExecutor | None = None
+        self._shared = _Shared(session, verify, user_agent)
 
     @property
     def cache_key(self) -> str:
@@ -80,8 +115,8 @@ class GiteaClient:
 
     def with_token(self, token: str | None) -> GiteaClient:
         """The same connection pool with another caller's token (one per HTTP request in multi-user mode)."""
-        clone = GiteaClient(self.url, token, self._timeout, self._session, self._retry)
-        clone._pool = self._pool
+        clone = GiteaClient(self.url, token, self._timeout, retry=self._retry)
+        clone._shared = self._shared
         return clone
 
     def get(self, segments: Sequence[Segment], params: Params | None = None) -> ApiResponse:
@@ -93,12 +128,13 @@ class GiteaClient:
 
     def parallel(self, *calls: Callable[[], T]) -> list[T]:
         """Run independent reads at once so a slow forge costs one round trip, not several."""
-        if len(calls) == 1:
-            return [calls[0]()]
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="gitea")
-        futures = [self._pool.submit(call) for call in calls]
-        return [future.result() for future in futures]
+        # A worker never waits on other workers (nested calls run inline), so the pool cannot deadlock
+        # however many requests share it; the caller's own thread runs the first call.
+        if len(calls) <= 1 or threading.current_thread().name.startswith(_WORKER):
+            return [call() for call in calls]
+        futures = [self._shared.pool().submit(call) for call in calls[1:]]
+        first = calls[0]()
+        return [first, *(future.result() for future in futures)]
 
     # -- internals -------------------------------------------------------------------------------
 
@@ -137,7 +173,7 @@ class GiteaClient:
     ) -> ApiResponse | tuple[GiteaError, float | None]:
         """One request: the parsed answer, or the error and whether to retry (None: never; 0: after backoff)."""
         try:
-            response = self._session.request(
+            response = self._shared.session().request(
                 method,
                 self._api + path,
                 params=params,
@@ -146,7 +182,7 @@ class GiteaClient:
                 timeout=self._timeout,
                 allow_redirects=False,
             )
-        except requests.RequestException as exc:
+        except _requests().RequestException as exc:
             return self._transport_error(exc, method, path), 0.0
         if response.status_code < 300:
             return self._parse(response, method, path)
@@ -161,6 +197,7 @@ class GiteaClient:
         return random.uniform(0, ceiling)
 
     def _transport_error(self, exc: requests.RequestException, method: str, path: str) -> GiteaError:
+        requests = _requests()
         if isinstance(exc, requests.Timeout):
             text = f"Gitea did not answer {method} {path} within {self._timeout:g}s (GITEA_TIMEOUT)."
         elif isinstance(exc, requests.ConnectionError):
@@ -197,6 +234,12 @@ class GiteaClient:
             has_next=bool(_LINK_NEXT.search(response.headers.get("Link", ""))),
             has_links="Link" in response.headers,
         )
+
+
+def _requests() -> Any:
+    import requests
+
+    return requests
 
 
 def _total(raw: str | None) -> int | None:

@@ -122,4 +122,21 @@ def test_token_header_and_encoded_segments() -> None:
 def test_with_token_shares_the_session() -> None:
     base = client()
     other = base.with_token("other-token")
-    assert other._session is base._session and other.cache_key != base.cache_key
+    assert other._shared is base._shared and other.cache_key != base.cache_key
+
+
+def test_nested_parallel_cannot_deadlock() -> None:
+    """Many callers, each fanning out into calls that fan out again, on one small pool: all finish."""
+    base = client()
+
+    def inner() -> int:
+        return sum(base.parallel(lambda: 1, lambda: 1, lambda: 1))
+
+    def outer() -> int:
+        return sum(base.parallel(inner, inner, inner, inner))
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=40) as callers:
+        results = list(callers.map(lambda _: outer(), range(40), timeout=30))
+    assert results == [12] * 40

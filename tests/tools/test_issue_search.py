@@ -64,7 +64,7 @@ def test_labels_all_of_checked_in_repo(mocked: responses.RequestsMock, deps: Dep
     mocked.get(f"{API}/repos/acme/widgets/labels", json=LABELS, headers={"X-Total-Count": "3"})
     mocked.get(REPO_ISSUES, json=[], headers={"X-Total-Count": "0"})
     ok(run(deps, 'label:bug label:"good first issue"', owner="acme", name="widgets"))
-    assert sent_params(mocked)["labels"] == "bug,good first issue"
+    assert sent_params(mocked, path_end="/issues")["labels"] == "bug,good first issue"
     assert "'nope' does not exist" in failed(run(deps, "label:nope", owner="acme", name="widgets"))
 
 
@@ -145,14 +145,14 @@ def test_me_resolved_for_a_repository(mocked: responses.RequestsMock, deps: Deps
     mocked.get(f"{API}/user", json=user("demo", 5))
     mocked.get(REPO_ISSUES, json=[], headers={"X-Total-Count": "0"})
     ok(run(deps, "assignee:@me", owner="acme", name="widgets"))
-    assert sent_params(mocked)["assigned_by"] == "demo"
+    assert sent_params(mocked, path_end="/issues")["assigned_by"] == "demo"
 
 
 def test_me_across_repositories_uses_flags(mocked: responses.RequestsMock, deps: Deps) -> None:
     mocked.get(f"{API}/user", json=user("demo", 5))
     mocked.get(SEARCH, json=[], headers={"X-Total-Count": "0"})
     ok(run(deps, "assignee:@me", owner="acme"))
-    assert sent_params(mocked)["assigned"] == "true"
+    assert sent_params(mocked, path_end="/search")["assigned"] == "true"
 
 
 def test_unknown_owner_on_search(mocked: responses.RequestsMock, deps: Deps) -> None:
