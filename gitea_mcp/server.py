@@ -39,8 +39,10 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
     deps = Deps(client=client or make_client(settings), policy=Policy(settings.allowed_owners), catalog=Catalog())
 
     def deps_for(ctx: Context) -> Deps:
+        if settings.transport != "http":
+            return deps  # stdio (or an in-process call): one user, the configured token
         headers = ctx.headers
-        if settings.transport != "http" or headers is None:
+        if headers is None:
             return deps
         from gitea_mcp.http import bearer, gitea_token_for
 

@@ -57,7 +57,7 @@ class Catalog:
 
     def me(self, client: GiteaClient) -> User:
         """The token's own user (for duplicate checks and @me)."""
-        return self._cached(("me", client.cache_key), lambda: User.model_validate(client.get(["user"]).data))
+        return self._cached(("me", client.cache_key), lambda: client.get(["user"]).one(User))
 
     def is_cached(self, kind: str, client: GiteaClient, *names: str) -> bool:
         key = (kind, client.cache_key, *(n.lower() for n in names))

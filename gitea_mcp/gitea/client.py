@@ -6,7 +6,9 @@ MCP client waits for start-up on every launch.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import logging
 import random
 import re
@@ -18,6 +20,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
 from gitea_mcp.gitea.errors import GiteaError, from_status, redirected
 
 if TYPE_CHECKING:
@@ -26,6 +30,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("gitea_mcp.http")
 
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 Segment = str | int
 Params = Mapping[str, str | int]
 
@@ -35,15 +40,56 @@ _RETRY_STATUSES = frozenset({429, 502, 503, 504})
 _LINK_NEXT = re.compile(r'<[^>]*>\s*;\s*rel="next"')
 
 
-@dataclass(frozen=True)
+@dataclass
 class ApiResponse:
-    """Parsed Gitea answer: JSON, total from X-Total-Count (None when absent), whether a next page exists."""
+    """A Gitea answer: the body, total from X-Total-Count (None when absent), whether a next page exists.
 
-    data: Any
+    The body is parsed once, straight into the models a tool asks for (`one`, `many`): JSON parsing and
+    validation happen together in pydantic-core instead of json.loads followed by a second walk.
+    """
+
+    content: bytes
     status: int
     total: int | None
     has_next: bool
     has_links: bool  # False when Gitea sent no Link header at all (one page — or a proxy stripped it)
+    where: str = ""  # "GET /repos/…", for error messages
+
+    @functools.cached_property
+    def data(self) -> Any:
+        """The body as plain JSON (None when empty)."""
+        if not self.content:
+            return None
+        try:
+            return json.loads(self.content)
+        except ValueError:
+            raise self._malformed() from None
+
+    def one(self, model: type[M]) -> M:
+        parsed: M = self._validate(_adapter(model), self.content)
+        return parsed
+
+    def many(self, model: type[M]) -> list[M]:
+        parsed: list[M] = self._validate(_adapter(list[model]), self.content or b"[]")  # type: ignore[valid-type]
+        return parsed
+
+    def _validate(self, adapter: TypeAdapter[Any], content: bytes) -> Any:
+        try:
+            return adapter.validate_json(content)
+        except ValidationError:
+            raise self._malformed() from None
+
+    def _malformed(self) -> GiteaError:
+        return GiteaError(
+            f"Gitea answered {self.where} with malformed JSON or an unexpected shape; "
+            "a proxy in front of Gitea may be failing, or GITEA_URL points at the wrong place.",
+            status=self.status,
+        )
+
+
+@functools.cache
+def _adapter(kind: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(kind)
 
 
 @dataclass(frozen=True)
@@ -216,23 +262,20 @@ class GiteaClient:
         return from_status(response.status_code, _gitea_message(response), method, path)
 
     def _parse(self, response: requests.Response, method: str, path: str) -> ApiResponse:
-        data: Any = None
-        if response.status_code != 204 and response.content:
-            try:
-                data = response.json()
-            except ValueError:
-                kind = "an HTML page" if b"<html" in response.content[:512].lower() else "malformed JSON"
-                raise GiteaError(
-                    f"Gitea answered {method} {path} with {kind} instead of JSON; "
-                    "a proxy in front of Gitea may be failing, or GITEA_URL points at the wrong place.",
-                    status=response.status_code,
-                ) from None
+        content = b"" if response.status_code == 204 else response.content
+        if content[:1] == b"<" or b"<html" in content[:512].lower():
+            raise GiteaError(
+                f"Gitea answered {method} {path} with an HTML page instead of JSON; "
+                "a proxy in front of Gitea may be failing, or GITEA_URL points at the wrong place.",
+                status=response.status_code,
+            )
         return ApiResponse(
-            data=data,
+            content=content,
             status=response.status_code,
             total=_total(response.headers.get("X-Total-Count")),
             has_next=bool(_LINK_NEXT.search(response.headers.get("Link", ""))),
             has_links="Link" in response.headers,
+            where=f"{method} {path}",
         )
 
 

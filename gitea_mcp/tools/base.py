@@ -20,9 +20,9 @@ from gitea_mcp.policy import Policy
 
 log = logging.getLogger("gitea_mcp.tools")
 
-Owner = Annotated[str, Field(description="Repository owner (user or organisation); must be allowlisted.")]
+Owner = Annotated[str, Field(description="User or organisation; must be allowlisted.")]
 RepoName = Annotated[str, Field(description="Repository name.")]
-Number = Annotated[int, Field(description="Issue or pull request number (the #N in Gitea).", ge=1)]
+Number = Annotated[int, Field(description="Issue or pull request number.", ge=1)]
 
 
 @dataclass
@@ -88,24 +88,28 @@ def make(fn: Callable[..., CallToolResult], name: str, description: str, annotat
     tool = Tool.from_function(fn, name=name, description=description, annotations=annotations)
     tool.parameters = compact_schema(tool.parameters)
     if tool.fn_metadata.output_schema is not None:
-        tool.fn_metadata.output_schema = compact_schema(tool.fn_metadata.output_schema)
+        # Output schemas are for validating structuredContent; the model reads the text, so no prose here.
+        tool.fn_metadata.output_schema = compact_schema(tool.fn_metadata.output_schema, drop=("description",))
     return tool
 
 
-def compact_schema(schema: Any) -> Any:
-    """Drop pydantic's generated `title`s and spell `anyOf [X, null]` as `type: [X, "null"]` — same meaning."""
+def compact_schema(schema: Any, drop: tuple[str, ...] = ()) -> Any:
+    """Drop pydantic's generated `title`s and `default: null`, spell `anyOf [X, null]` as `type: [X, "null"]`.
+
+    The meaning is unchanged; every agent reads these schemas on every turn, so every byte counts.
+    """
     if isinstance(schema, list):
-        return [compact_schema(item) for item in schema]
+        return [compact_schema(item, drop) for item in schema]
     if not isinstance(schema, dict):
         return schema
     out: dict[str, Any] = {}
     for key, value in schema.items():
-        if key == "title" and isinstance(value, str):
+        if (key == "title" and isinstance(value, str)) or (key == "default" and value is None) or key in drop:
             continue
         if key in ("properties", "$defs"):  # keys here are names, not keywords
-            out[key] = {name: compact_schema(sub) for name, sub in value.items()}
+            out[key] = {name: compact_schema(sub, drop) for name, sub in value.items()}
         else:
-            out[key] = compact_schema(value)
+            out[key] = compact_schema(value, drop)
     variants = out.get("anyOf")
     if isinstance(variants, list) and len(variants) == 2 and {"type": "null"} in variants:
         other = next(v for v in variants if v != {"type": "null"})

@@ -22,9 +22,8 @@ from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, guard, make
 
 NAME = "issue_comment"
 DESCRIPTION = (
-    "Comment on an issue or pull request; returns the comment and the new comment count. Safe to retry: the same "
-    "text posted by you on that issue in the last 10 minutes is returned instead of posted twice "
-    "(allow_duplicate=true posts anyway)."
+    "Comment on an issue or PR; returns the comment and the new count. Safe to retry: the same text posted by "
+    "you there in the last 10 minutes is returned, not posted twice (allow_duplicate=true posts anyway)."
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 
@@ -61,7 +60,7 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
     try:
         # The issue (its existence and comment count), recent comments and our login, in one round trip.
         calls: list[Callable[[], Any]] = [
-            lambda: Issue.model_validate(deps.client.get(base).data),
+            lambda: deps.client.get(base).one(Issue),
             lambda: [] if args.allow_duplicate else _recent_comments(deps, base),
             lambda: deps.catalog.me(deps.client).login,
         ]
@@ -74,7 +73,7 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
         return _answer(owner, name, args.number, existing, issue.comments, "already_existed")
 
     def post() -> Comment:
-        return Comment.model_validate(deps.client.write("POST", [*base, "comments"], {"body": args.body}).data)
+        return deps.client.write("POST", [*base, "comments"], {"body": args.body}).one(Comment)
 
     def find() -> Comment | None:
         return _same_comment(_recent_comments(deps, base), me, args.body)
@@ -86,8 +85,7 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
 
 def _recent_comments(deps: Deps, base: list[Segment]) -> list[Comment]:
     since = (datetime.now(UTC) - writes.DUPLICATE_WINDOW).strftime("%Y-%m-%dT%H:%M:%SZ")
-    data = deps.client.get([*base, "comments"], {"since": since}).data or []
-    return [Comment.model_validate(item) for item in data]
+    return deps.client.get([*base, "comments"], {"since": since}).many(Comment)
 
 
 def _same_comment(comments: list[Comment], login: str, body: str) -> Comment | None:

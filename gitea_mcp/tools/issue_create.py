@@ -20,9 +20,8 @@ from gitea_mcp.tools.base import Deps, Owner, RepoName, guard, make, rfc3339, sp
 
 NAME = "issue_create"
 DESCRIPTION = (
-    "File a new issue and return it (number, URL). labels: names; milestone: title or id; "
-    "due_date: YYYY-MM-DD. Safe to retry: the same title and body filed by you in the last 10 minutes "
-    "returns that issue instead of a duplicate (allow_duplicate=true files anyway)."
+    "File a new issue; returns it (number, URL). Safe to retry: the same title and body filed by you in the "
+    "last 10 minutes returns that issue instead of a duplicate (allow_duplicate=true files anyway)."
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 
@@ -56,7 +55,7 @@ def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
         return _answer(owner, name, existing, "already_existed", args)
 
     def post() -> Issue:
-        return Issue.model_validate(deps.client.write("POST", ["repos", owner, name, "issues"], payload).data)
+        return deps.client.write("POST", ["repos", owner, name, "issues"], payload).one(Issue)
 
     def find() -> Issue | None:
         return writes.same_issue(writes.recent_issues(deps, owner, name), login, title, args.body)
@@ -145,7 +144,7 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         labels: Annotated[list[str] | None, Field(description="Label names.")] = None,
         assignees: Annotated[list[str] | None, Field(description="Usernames.")] = None,
         milestone: Annotated[str | None, Field(description="Milestone title or id.")] = None,
-        due_date: Annotated[str | None, Field(description="YYYY-MM-DD or RFC 3339.")] = None,
+        due_date: Annotated[str | None, Field(description="YYYY-MM-DD.")] = None,
         allow_duplicate: Annotated[bool, Field(description="File even if you just filed the same.")] = False,
     ) -> Annotated[CallToolResult, writes.WrittenIssue]:
         args = CreateArgs(

@@ -81,7 +81,7 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
 
     def comments() -> list[Comment] | GiteaError:
         try:
-            return [Comment.model_validate(c) for c in deps.client.get([*base, "comments"]).data or []]
+            return deps.client.get([*base, "comments"]).many(Comment)
         except GiteaError as exc:  # the issue itself may still be readable; say so rather than fail
             return exc
 
@@ -93,7 +93,7 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
         if exc.status == 404:
             raise _not_found(deps, owner, name, args.number) from None
         raise
-    issue = Issue.model_validate(issue_response.data)
+    issue = issue_response.one(Issue)
     detail = _detail(issue, loaded if isinstance(loaded, list) else [], args)
     failed = loaded if isinstance(loaded, GiteaError) else None
     return render.result(_text(owner, name, detail, args, failed), detail)

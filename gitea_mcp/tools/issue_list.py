@@ -21,9 +21,8 @@ NAME = "issue_list"
 DESCRIPTION = (
     "List a repository's issues, newest first, one compact line each, with the total count. "
     "Pull requests are excluded unless type=pulls or type=all. "
-    "labels: comma-separated names, ALL must match. milestones: names or ids. "
-    "since/before: RFC 3339 or YYYY-MM-DD, compared with the updated time. "
-    "For text search use issue_search; for one issue's body and comments use issue_get."
+    "labels: comma-separated names, ALL must match. since/before: RFC 3339 or YYYY-MM-DD. "
+    "Text search: issue_search; body and comments: issue_get."
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 
@@ -90,7 +89,7 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
         mentioned_by=args.mentioned_by,
     )
     response = filters.fetch_issues(deps, owner, name, query, page=args.page, limit=clamp.limit)
-    issues = [Issue.model_validate(item) for item in response.data or []]
+    issues = response.many(Issue)
     out = IssueListResult(
         issues=[_row(issue) for issue in issues],
         total=response.total,
@@ -103,7 +102,7 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
 
 
 def _row(issue: Issue) -> IssueRow:
-    return IssueRow(
+    return IssueRow.model_construct(
         number=issue.number,
         title=render.one_line(issue.title),
         state=issue.state,
@@ -189,11 +188,11 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         ] = "open",
         labels: Annotated[str | None, Field(description="Comma-separated label names; all must match.")] = None,
         milestones: Annotated[str | None, Field(description="Comma-separated milestone names or ids.")] = None,
-        since: Annotated[str | None, Field(description="Updated at or after (RFC 3339 or YYYY-MM-DD).")] = None,
-        before: Annotated[str | None, Field(description="Updated at or before (RFC 3339 or YYYY-MM-DD).")] = None,
+        since: Annotated[str | None, Field(description="Updated at/after this time.")] = None,
+        before: Annotated[str | None, Field(description="Updated at/before this time.")] = None,
         created_by: Annotated[str | None, Field(description="Author's username.")] = None,
         assigned_by: Annotated[str | None, Field(description="Assignee's username.")] = None,
-        mentioned_by: Annotated[str | None, Field(description="Username mentioned in the issue.")] = None,
+        mentioned_by: Annotated[str | None, Field(description="Username mentioned.")] = None,
         type: Annotated[
             str, Field(description="issues (default), pulls or all.", json_schema_extra=enum(TYPES))
         ] = "issues",

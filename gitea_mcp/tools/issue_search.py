@@ -28,11 +28,11 @@ from gitea_mcp.tools.base import Deps, guard, make
 
 NAME = "issue_search"
 DESCRIPTION = (
-    'Find issues or pull requests with a forge-style query; returns numbers to act on. Free words and "phrases" '
-    "match title and body. Qualifiers: is:open|closed, state:all, is:issue|pr, label:X (repeat: all must match), "
-    "milestone:X, author:X, assignee:X, mentions:X (X may be @me), updated:>=YYYY-MM-DD (also >, <, <=, A..B), "
-    "repo:owner/name, org:X. No state given = all states. Without name or repo: searches every repository of owner. "
-    "Unsupported qualifiers are refused, never ignored."
+    'Find issues/PRs with a forge-style query; returns numbers to act on. Words and "phrases" match title '
+    "and body. Qualifiers: is:open|closed, state:all, is:issue|pr, label:X (repeatable, all must match), "
+    "milestone:X, author:X, assignee:X, mentions:X (X may be @me), updated:>=YYYY-MM-DD (or >, <, <=, A..B), "
+    "repo:owner/name, org:X. No state = all states. Without name or repo: all of owner's repositories. "
+    "Unsupported qualifiers are refused."
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 
@@ -93,7 +93,7 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
     else:
         params = {**ql.search_params(parsed, me=me), "owner": scope.owner}
         response = _search_owner(deps, params, args.page, clamp.limit)
-    issues = [Issue.model_validate(item) for item in response.data or []]
+    issues = response.many(Issue)
     if scope.name is None:
         _check_not_ignored(parsed, issues, me)
     out = SearchResult(
@@ -186,7 +186,7 @@ def _check_not_ignored(parsed: ql.ParsedQuery, issues: list[Issue], me: str | No
 
 def _hit(issue: Issue, scope: Scope) -> SearchHit:
     repo = issue.repository.full_name if issue.repository and issue.repository.full_name else str(scope)
-    return SearchHit(
+    return SearchHit.model_construct(
         number=issue.number,
         title=render.one_line(issue.title),
         state=issue.state,

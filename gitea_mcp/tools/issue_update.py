@@ -21,9 +21,8 @@ from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, choice, guard, m
 
 NAME = "issue_update"
 DESCRIPTION = (
-    "Change an issue: only the fields given change. state: open|closed. labels replaces the set; add_labels / "
-    'remove_labels change it (names). milestone: title or id, "" clears. due_date: YYYY-MM-DD, "" clears. '
-    "assignees replaces the set ([] clears). Returns the issue as it now is."
+    "Change an issue: only the fields given change; label names, milestone by title or id. "
+    "Returns the issue as it now is."
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=True)
 STATES = ("open", "closed")
@@ -66,13 +65,13 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
     issue = current
     label_ids = _label_ids(current, available, args) if args.edits_labels() else None
     if label_ids is not None and sorted(label_ids) != sorted(label.id for label in current.labels):
-        labels = deps.client.write("PUT", [*base, "labels"], {"labels": label_ids}).data or []
-        issue = issue.model_copy(update={"labels": [Label.model_validate(x) for x in labels]})
+        labels = deps.client.write("PUT", [*base, "labels"], {"labels": label_ids}).many(Label)
+        issue = issue.model_copy(update={"labels": labels})
         changed.append("labels")
     payload = _payload(args, milestone_id)
     if payload:
         try:
-            issue = Issue.model_validate(deps.client.write("PATCH", base, payload).data)
+            issue = deps.client.write("PATCH", base, payload).one(Issue)
         except GiteaError as exc:
             raise _partial(exc, changed) from None
         changed += [key for key in ("title", "body", "state", "assignees", "milestone", "due_date") if key in payload]
@@ -101,7 +100,7 @@ def _load(
 ) -> tuple[Issue, list[Label], int | None]:
     """The issue, the label catalogue and the milestone id, in one round trip."""
     calls: list[Callable[[], Any]] = [
-        lambda: Issue.model_validate(deps.client.get(base).data),
+        lambda: deps.client.get(base).one(Issue),
         lambda: writes.available_labels(deps, owner, name) if args.edits_labels() else [],
         lambda: _milestone_id(deps, owner, name, args.milestone),
     ]

@@ -75,7 +75,7 @@ def recent_issues(deps: Deps, owner: str, name: str) -> list[Issue]:
     since = (datetime.now(UTC) - DUPLICATE_WINDOW).strftime("%Y-%m-%dT%H:%M:%SZ")
     params: dict[str, str | int] = {"state": "all", "type": "issues", "since": since, "limit": 50}
     response = deps.client.get(["repos", owner, name, "issues"], params)
-    return [Issue.model_validate(item) for item in response.data or []]
+    return response.many(Issue)
 
 
 def same_issue(issues: list[Issue], login: str, title: str, body: str) -> Issue | None:
