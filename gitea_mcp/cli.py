@@ -20,9 +20,9 @@ from gitea_mcp.config import ConfigError, Settings, parse_bool, parse_owner_list
 
 PROG = "gitea-issues-mcp"
 # Subcommands whose module exists under gitea_mcp/commands/; serve is the default.
-COMMANDS = ("serve", "demo")
+COMMANDS = ("serve", "demo", "check", "config", "call")
 # Commands that work without a configured Gitea (they bring their own or need none).
-NO_SETTINGS: frozenset[str] = frozenset({"demo"})
+NO_SETTINGS: frozenset[str] = frozenset({"demo", "config"})
 
 
 def _env(*names: str) -> str | None:

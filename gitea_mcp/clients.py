@@ -1,0 +1,217 @@
+"""Ready-to-paste MCP client configuration: one builder per client, shared by `config` and the README.
+
+Every snippet keeps the token out of the file the client's own way (VS Code prompts for it, most others expand an
+environment variable); only Claude Desktop, which expands nothing, gets a placeholder to replace.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+DIST = "gitea-issues-mcp"
+SERVER = "gitea"
+MCP_PATH = "/mcp"
+TOKEN_ENV = "GITEA_TOKEN"
+PLACEHOLDER_URL = "https://gitea.example.com"
+PLACEHOLDER_OWNERS = "your-org"
+PLACEHOLDER_REMOTE = "https://mcp.example.com/mcp"
+PLACEHOLDER_TOKEN = "<your Gitea token>"
+VSCODE_INPUT = "gitea-token"
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a snippet needs: where Gitea is, whose repositories, how to launch, or the remote endpoint."""
+
+    gitea_url: str = PLACEHOLDER_URL
+    allowed_owners: str = PLACEHOLDER_OWNERS
+    command: str = "uvx"
+    args: tuple[str, ...] = (DIST,)
+    remote_url: str | None = None  # a streamable-HTTP endpoint; None means a local stdio server
+
+
+@dataclass(frozen=True)
+class Snippet:
+    where: str  # one sentence: which file or terminal this goes into
+    language: str  # json, toml or sh (the Markdown fence)
+    text: str
+
+
+@dataclass(frozen=True)
+class Client:
+    title: str
+    note: str  # what to do after pasting, and where the token comes from
+    build: Callable[[Setup], list[Snippet]]
+
+
+def python_launch(executable: str) -> tuple[str, tuple[str, ...]]:
+    """Launch by a Python's full path: works where `uvx` is not on the client's PATH."""
+    return executable, ("-m", "gitea_mcp")
+
+
+def remote_endpoint(url: str) -> str:
+    """The server answers on /mcp; users often paste the bare host."""
+    url = url.strip().rstrip("/")
+    return url if url.endswith(MCP_PATH) else url + MCP_PATH
+
+
+def _json(document: dict[str, Any]) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def _toml_string(value: str) -> str:
+    # A JSON string is a valid TOML basic string once non-ASCII is kept literal (TOML has no surrogate escapes).
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _settings(setup: Setup) -> dict[str, str]:
+    return {"GITEA_URL": setup.gitea_url, "GITEA_ALLOWED_OWNERS": setup.allowed_owners}
+
+
+def _env(setup: Setup, token: str) -> dict[str, str]:
+    return {**_settings(setup), TOKEN_ENV: token}
+
+
+def _stdio(setup: Setup, token: str) -> dict[str, Any]:
+    return {"command": setup.command, "args": list(setup.args), "env": _env(setup, token)}
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _entry(setup: Setup, token: str, url_key: str = "url", typed: bool = False) -> dict[str, Any]:
+    """The server's entry: a command to launch, or the remote URL under the client's own key for it."""
+    if setup.remote_url is None:
+        kind, entry = "stdio", _stdio(setup, token)
+    else:
+        kind, entry = "http", {url_key: setup.remote_url, "headers": _bearer(token)}
+    return {"type": kind, **entry} if typed else entry
+
+
+def _mcp_servers(entry: dict[str, Any]) -> str:
+    return _json({"mcpServers": {SERVER: entry}})
+
+
+# -- one builder per client --------------------------------------------------------------------------------------
+
+
+def _claude_desktop(setup: Setup) -> list[Snippet]:
+    where = "`claude_desktop_config.json` (Settings → Developer → Edit Config), merged into `mcpServers`"
+    if setup.remote_url is None:
+        return [Snippet(where, "json", _mcp_servers(_stdio(setup, PLACEHOLDER_TOKEN)))]
+    # Claude Desktop's config takes no URL entries; mcp-remote bridges stdio to HTTP. The header travels
+    # through a variable because a space inside an argument breaks on Windows.
+    args = ["-y", "mcp-remote", setup.remote_url, "--header", "Authorization:${AUTH_HEADER}"]
+    entry = {"command": "npx", "args": args, "env": {"AUTH_HEADER": f"Bearer {PLACEHOLDER_TOKEN}"}}
+    return [Snippet(where, "json", _mcp_servers(entry))]
+
+
+def _claude_code(setup: Setup) -> list[Snippet]:
+    token = "${" + TOKEN_ENV + "}"  # single-quoted below: Claude Code stores the reference and expands it at launch
+    if setup.remote_url is None:
+        envs = [arg for key, value in _env(setup, token).items() for arg in ("--env", f"{key}={value}")]
+        argv = ["claude", "mcp", "add", "--transport", "stdio", *envs, SERVER, "--", setup.command, *setup.args]
+    else:
+        header = f"Authorization: Bearer {token}"
+        argv = ["claude", "mcp", "add", "--transport", "http", SERVER, setup.remote_url, "--header", header]
+    project = _mcp_servers(_entry(setup, token, typed=True))
+    return [
+        Snippet("a terminal (add `--scope user` for every project)", "sh", shlex.join(argv)),
+        Snippet("`.mcp.json` at the project root (shared with the project)", "json", project),
+    ]
+
+
+def _vscode(setup: Setup) -> list[Snippet]:
+    prompt = {"type": "promptString", "id": VSCODE_INPUT, "description": "Gitea access token", "password": True}
+    entry = _entry(setup, "${input:" + VSCODE_INPUT + "}", typed=True)
+    where = "`.vscode/mcp.json`, or the user `mcp.json` (command MCP: Open User Configuration)"
+    return [Snippet(where, "json", _json({"inputs": [prompt], "servers": {SERVER: entry}}))]
+
+
+def _cursor(setup: Setup) -> list[Snippet]:
+    entry = _entry(setup, "${env:" + TOKEN_ENV + "}")
+    where = "`~/.cursor/mcp.json` (every project) or `.cursor/mcp.json` (one project)"
+    return [Snippet(where, "json", _mcp_servers(entry))]
+
+
+def _windsurf(setup: Setup) -> list[Snippet]:
+    entry = _entry(setup, "${env:" + TOKEN_ENV + "}", url_key="serverUrl")
+    where = "`~/.codeium/windsurf/mcp_config.json` (MCP settings → View Raw Config)"
+    return [Snippet(where, "json", _mcp_servers(entry))]
+
+
+def _gemini(setup: Setup) -> list[Snippet]:
+    # httpUrl is streamable HTTP; Gemini's `url` would mean the old SSE transport.
+    entry = _entry(setup, "${" + TOKEN_ENV + "}", url_key="httpUrl")
+    where = "`~/.gemini/settings.json` (every project) or `.gemini/settings.json` (one project)"
+    return [Snippet(where, "json", _mcp_servers(entry))]
+
+
+def _codex(setup: Setup) -> list[Snippet]:
+    lines = [f"[mcp_servers.{SERVER}]"]
+    if setup.remote_url is None:
+        env = ", ".join(f"{key} = {_toml_string(value)}" for key, value in _settings(setup).items())
+        lines += [
+            f"command = {_toml_string(setup.command)}",
+            f"args = [{', '.join(_toml_string(arg) for arg in setup.args)}]",
+            f"env = {{ {env} }}",
+            # Forwarded from Codex's own environment, so the token is never written here.
+            f"env_vars = [{_toml_string(TOKEN_ENV)}]",
+        ]
+    else:
+        # Codex ignores a key named `headers`; bearer_token_env_var is its way to send a token.
+        lines += [f"url = {_toml_string(setup.remote_url)}", f"bearer_token_env_var = {_toml_string(TOKEN_ENV)}"]
+    return [Snippet("`~/.codex/config.toml`", "toml", "\n".join(lines))]
+
+
+_FROM_ENV = f"The token comes from `{TOKEN_ENV}` in the environment the client starts from."
+CLIENTS: dict[str, Client] = {
+    "claude-desktop": Client(
+        "Claude Desktop",
+        f"Restart Claude Desktop after saving. It expands no variables: replace `{PLACEHOLDER_TOKEN}` and keep the "
+        "file private. The remote form needs Node.js (`npx` runs mcp-remote).",
+        _claude_desktop,
+    ),
+    "claude-code": Client("Claude Code", _FROM_ENV + " Check with `claude mcp list`.", _claude_code),
+    "vscode": Client("VS Code", "VS Code asks for the token once and keeps it in its secret storage.", _vscode),
+    "cursor": Client("Cursor", _FROM_ENV, _cursor),
+    "windsurf": Client("Windsurf", _FROM_ENV + " Press Refresh in the MCP settings after saving.", _windsurf),
+    "gemini": Client("Gemini CLI", _FROM_ENV + " Check with `/mcp` inside Gemini CLI.", _gemini),
+    "codex": Client("Codex CLI", _FROM_ENV + " Check with `codex mcp list`.", _codex),
+}
+
+
+def snippets(client: str, setup: Setup) -> list[Snippet]:
+    return CLIENTS[client].build(setup)
+
+
+def render(client: str, setup: Setup) -> str:
+    """Plain text for the terminal: a `#` line saying where each snippet goes, then the snippet."""
+    spec = CLIENTS[client]
+    blocks = [f"# {spec.title}: {spec.note}"]
+    blocks += [f"# → {snippet.where}\n{snippet.text}" for snippet in snippets(client, setup)]
+    return "\n\n".join(blocks)
+
+
+def readme_sections() -> str:
+    """The README's per-client setup, from the same builders as `config` so the two cannot drift."""
+    parts = [
+        "`gitea-issues-mcp config CLIENT` prints these with your `GITEA_URL` and `GITEA_ALLOWED_OWNERS` filled in; "
+        "`--launcher python` launches by your Python's full path instead of `uvx` (for clients that cannot find "
+        "`uvx` on their PATH), `--http URL` connects to a remote server.",
+    ]
+    for name, spec in CLIENTS.items():
+        parts.append(f"### {spec.title}\n\n{spec.note} With your settings filled in: `gitea-issues-mcp config {name}`.")
+        parts += [_markdown(snippet) for snippet in snippets(name, Setup())]
+        parts.append("Remote server (streamable HTTP):")
+        parts += [_markdown(snippet) for snippet in snippets(name, Setup(remote_url=PLACEHOLDER_REMOTE))]
+    return "\n\n".join(parts) + "\n"
+
+
+def _markdown(snippet: Snippet) -> str:
+    return f"In {snippet.where}:\n\n```{snippet.language}\n{snippet.text}\n```"

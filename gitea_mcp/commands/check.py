@@ -1,0 +1,274 @@
+"""check: a preflight against the configured Gitea, one line per check, a fix for each failure.
+
+Every probe is free of side effects. The write-scope probe posts an issue with an empty title: Gitea checks the
+token's scopes before anything else (403 without write:issue) and refuses the empty title after that (422), so
+nothing is ever created.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from gitea_mcp.config import Settings
+from gitea_mcp.gitea.client import GiteaClient
+from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.policy import MAX_LIMIT
+
+HELP = "check the configured Gitea: URL, version, token and its scopes, owners, page size (exit 1 if unusable)"
+
+Mark = Literal["ok", "warn", "fail", "skip"]
+MARKS: dict[Mark, str] = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-"}
+ASCII_MARKS: dict[Mark, str] = {"ok": "[ok]", "warn": "[!]", "fail": "[x]", "skip": "[-]"}
+TOTALS_SINCE = (1, 16)  # X-Total-Count arrived in Gitea 1.16
+PROBE_REPO = "gitea-mcp-scope-probe"
+_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
+_FORGEJO = re.compile(r"\+gitea-(\d+\.\d+(?:\.\d+)?)")
+
+
+@dataclass(frozen=True)
+class Line:
+    mark: Mark
+    text: str
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class Token:
+    """What the token check learned: whether to go on, and whose token it is (None when not shown)."""
+
+    lines: list[Line]
+    usable: bool
+    login: str | None = None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """check takes only the common settings."""
+
+
+def run(ns: argparse.Namespace, settings: Settings) -> int:
+    from gitea_mcp.server import make_client
+
+    lines = run_checks(settings, make_client(settings))
+    print(render(lines, settings, sys.stdout.encoding))
+    return 1 if any(line.mark == "fail" for line in lines) else 0
+
+
+def run_checks(settings: Settings, client: GiteaClient) -> list[Line]:
+    """Each check in order; when Gitea or the token fails, the rest would only repeat that failure."""
+    url = display_url(settings.url)
+    lines = [check_version(client, url)]
+    if lines[0].mark == "fail":
+        return [*lines, Line("skip", "other checks skipped: Gitea's API did not answer")]
+    token = check_token(settings, client, url)
+    lines += token.lines
+    if not token.usable:
+        return [*lines, Line("skip", "other checks skipped: the token was refused")]
+    read = check_read(client, url)
+    lines += [read, check_write(settings, client, token.login)]
+    unread = [Line("skip", "owners not checked: issues cannot be read")]
+    lines += check_owners(settings, client) if read.mark == "ok" else unread
+    return [*lines, check_page_size(client)]
+
+
+def render(lines: list[Line], settings: Settings, encoding: str | None) -> str:
+    marks = MARKS if _can_encode("".join(MARKS.values()), encoding) else ASCII_MARKS
+    out = [f"gitea-issues-mcp check: {display_url(settings.url)}"]
+    for line in lines:
+        out.append(f"{marks[line.mark]} {line.text}")
+        if line.fix:
+            out.append(f"    fix: {line.fix}")
+    out.append(_verdict(lines))
+    # The HTTP layer's messages quote the configured URL as given, credentials included.
+    return "\n".join(out).replace(settings.url, display_url(settings.url))
+
+
+def _verdict(lines: list[Line]) -> str:
+    fails = sum(line.mark == "fail" for line in lines)
+    warns = sum(line.mark == "warn" for line in lines)
+    warnings = f"{warns} warning{'s' * (warns != 1)}"
+    if fails:
+        return f"not ready: {fails} problem{'s' * (fails != 1)} to fix" + (f", {warnings}" if warns else "")
+    return f"ready, with {warnings}" if warns else "ready"
+
+
+def _can_encode(text: str, encoding: str | None) -> bool:
+    # A Windows console or pipe in a legacy code page cannot print ✓ and ✗.
+    try:
+        text.encode(encoding or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def display_url(url: str) -> str:
+    """The URL without any user:password@ part, which may hold a credential."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+
+
+def lacks_scope(exc: GiteaError) -> bool:
+    """Gitea's 403 for a token without the route's scope (worded `required scope(s)` in every version)."""
+    return exc.status == 403 and "required scope" in exc.gitea_message
+
+
+# -- the checks ----------------------------------------------------------------------------------------------------
+
+
+def parse_version(version: str) -> tuple[str, tuple[int, ...] | None]:
+    """`1.22.3` → Gitea (1, 22, 3); Forgejo says `11.0.1+gitea-1.22.0` → its Gitea API level (1, 22, 0)."""
+    forgejo = _FORGEJO.search(version)
+    match = _VERSION.match(forgejo.group(1) if forgejo else version)
+    level = tuple(int(part) for part in match.groups() if part is not None) if match else None
+    return ("Forgejo" if forgejo else "Gitea"), level
+
+
+def check_version(client: GiteaClient, url: str) -> Line:
+    try:
+        data = _version(client)
+    except GiteaError as exc:
+        return Line("fail", f"no Gitea API answers at {url}/api/v1: {exc}", _version_fix(exc))
+    version = data.get("version") if isinstance(data, dict) else None
+    if not isinstance(version, str):
+        return Line("fail", f"{url}/api/v1/version answers, but not as Gitea does", _SITE_ROOT)
+    kind, level = parse_version(version)
+    api = f" (Gitea {'.'.join(map(str, level))} API)" if kind == "Forgejo" and level else ""
+    if level is None:
+        return Line("warn", f"{kind} {version} at {url}: version not understood, assuming a current API")
+    if level < TOTALS_SINCE:
+        return Line(
+            "warn",
+            f"{kind} {version} at {url} is older than Gitea 1.16: lists carry no X-Total-Count, so no totals",
+            "upgrade Gitea to 1.16 or later",
+        )
+    return Line("ok", f"{kind} {version}{api} at {url}")
+
+
+def _version(client: GiteaClient) -> object:
+    try:
+        return client.get(["version"]).data
+    except GiteaError as exc:
+        if exc.status != 401:
+            raise
+        # Gitea refuses a bad token on every route, this one included: ask anonymously so that the version
+        # still shows and the token check names the real problem.
+        return client.with_token(None).get(["version"]).data
+
+
+_SITE_ROOT = "set GITEA_URL to the address of Gitea's web pages, e.g. GITEA_URL=https://gitea.example.com"
+
+
+def _version_fix(exc: GiteaError) -> str:
+    if "SSLError" in str(exc):
+        return "for a private certificate authority set GITEA_CA_BUNDLE=/path/to/ca.pem"
+    if exc.status in (401, 403):
+        return "this Gitea requires sign-in for its API: set GITEA_TOKEN"
+    return _SITE_ROOT
+
+
+def check_token(settings: Settings, client: GiteaClient, url: str) -> Token:
+    new_token = f"create a token at {url}/user/settings/applications with read:issue and write:issue, set GITEA_TOKEN"
+    if settings.token is None:
+        text = "no GITEA_TOKEN: anonymous reads of public repositories only, no writes"
+        # Over HTTP each request brings its own token, so a server without one is a valid setup.
+        return Token([Line("warn", text, new_token + " (with --transport http, callers send their own)")], True)
+    try:
+        data = client.get(["user"]).data
+    except GiteaError as exc:
+        if lacks_scope(exc):  # the token authenticated; it only may not read its own profile
+            return Token([Line("ok", "token accepted (its user is not shown without read:user; not needed)")], True)
+        if exc.status == 401:
+            return Token([Line("fail", "Gitea refused the token (401): wrong, expired or revoked", new_token)], False)
+        return Token([Line("fail", f"the token does not work: {exc}", new_token)], False)
+    login = str(data.get("login", "?")) if isinstance(data, dict) else "?"
+    lines = [Line("ok", f"token valid: acts as @{login}")]
+    if isinstance(data, dict) and data.get("is_admin"):
+        lines.append(Line("warn", f"@{login} is a site administrator: agents act with admin rights", _DEDICATED_USER))
+    return Token(lines, True, login)
+
+
+_DEDICATED_USER = "use a token of a dedicated user with access to the allowed owners only"
+
+
+def check_read(client: GiteaClient, url: str) -> Line:
+    try:
+        response = client.get(["repos", "issues", "search"], {"limit": 1, "type": "issues"})
+    except GiteaError as exc:
+        if lacks_scope(exc):
+            fix = f"create a token at {url}/user/settings/applications with read:issue, set GITEA_TOKEN"
+            return Line("fail", "the token lacks read:issue: no tool can read issues", fix)
+        return Line("fail", f"reading issues failed: {exc}")
+    seen = f": {response.total} open issues visible" if response.total is not None else ""
+    return Line("ok", f"read:issue{seen}")
+
+
+def _write_tools() -> str:
+    from gitea_mcp.server import WRITE_TOOLS  # the SDK import: only once a check runs, never for --help
+
+    return ", ".join(str(module.NAME) for module in WRITE_TOOLS)
+
+
+def check_write(settings: Settings, client: GiteaClient, login: str | None) -> Line:
+    tools = _write_tools()
+    if settings.read_only:
+        return Line("ok", f"read-only mode (GITEA_READ_ONLY): {tools} hidden, write:issue not needed")
+    hide = "set GITEA_READ_ONLY=true to hide them from agents"
+    if settings.token is None:
+        return Line("warn", f"without a token {tools} fail", f"set GITEA_TOKEN, or {hide}")
+    owner = next(iter(sorted(settings.allowed_owners - {"*"})), login or "gitea-mcp")
+    try:
+        client.write("POST", ["repos", owner, PROBE_REPO, "issues"], {"title": ""})
+    except GiteaError as exc:
+        if lacks_scope(exc):
+            return Line("warn", f"the token lacks write:issue: {tools} would fail", f"add write:issue, or {hide}")
+        if exc.status == 0 or exc.status >= 500:
+            return Line("warn", f"could not tell whether the token has write:issue: {exc}")
+        return Line("ok", "write:issue (probed with an empty title Gitea refuses; nothing was created)")
+    # Unreachable on any Gitea we know: an empty title is refused after the scope check.
+    return Line("warn", f"Gitea accepted an empty-titled issue in {owner}/{PROBE_REPO}", "delete that issue")
+
+
+def check_owners(settings: Settings, client: GiteaClient) -> list[Line]:
+    if settings.allow_all_owners:
+        fix = "name the owners instead, e.g. GITEA_ALLOWED_OWNERS=acme,alice"
+        return [Line("warn", "GITEA_ALLOWED_OWNERS='*': every owner this token can see is allowed", fix)]
+    return [_check_owner(client, owner) for owner in sorted(settings.allowed_owners)]
+
+
+def _check_owner(client: GiteaClient, owner: str) -> Line:
+    # The issue search needs only read:issue, unlike /users and /orgs (read:user, read:organization), and it
+    # answers 400 for an owner that does not exist.
+    params: dict[str, str | int] = {"owner": owner, "limit": 1, "type": "issues", "state": "all"}
+    try:
+        response = client.get(["repos", "issues", "search"], params)
+    except GiteaError as exc:
+        if exc.status in (400, 404):
+            return Line("fail", f"owner {owner}: no such user or organisation", "correct GITEA_ALLOWED_OWNERS")
+        return Line("fail", f"owner {owner}: {exc}")
+    if response.total == 0 or (response.total is None and not response.data):
+        access = "if its repositories are private, give the token's user access to them"
+        return Line("warn", f"owner {owner}: exists, but this token sees no issues there", access)
+    count = f"{response.total} issues" if response.total is not None else "issues"
+    return Line("ok", f"owner {owner}: {count} visible")
+
+
+def check_page_size(client: GiteaClient) -> Line:
+    try:
+        data = client.get(["settings", "api"]).data
+    except GiteaError as exc:
+        return Line("warn", f"could not read max_response_items: {exc}")
+    items = data.get("max_response_items") if isinstance(data, dict) else None
+    if not isinstance(items, int):
+        return Line("warn", "Gitea's /settings/api has no max_response_items")
+    if items < MAX_LIMIT:
+        return Line(
+            "warn",
+            f"max_response_items={items}: Gitea silently cuts pages larger than {items} (gitea_mcp asks up to "
+            f"{MAX_LIMIT})",
+            f"raise [api] MAX_RESPONSE_ITEMS to {MAX_LIMIT} in Gitea's app.ini, or ask agents for limit<={items}",
+        )
+    return Line("ok", f"max_response_items={items}: pages of up to {MAX_LIMIT} arrive whole")

@@ -1,0 +1,173 @@
+"""`call`: one tool run over the real MCP path, its text on stdout, errors on stderr, arguments typed by schema."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+import responses
+
+from gitea_mcp.cli import main
+from gitea_mcp.commands.call import UsageError, parse_arguments
+from gitea_mcp.config import Settings
+from gitea_mcp.server import build_server
+from tests.conftest import TOKEN, sent_params
+from tests.fixtures import API, ROOT, api_error, comment, issue
+
+ISSUE = f"{API}/repos/acme/widgets/issues/7"
+SCHEMAS = {
+    tool.name: tool.input_schema
+    for tool in asyncio.run(build_server(Settings(url=ROOT, allowed_owners=frozenset({"acme"}))).list_tools())
+}
+
+
+@pytest.fixture(autouse=True)
+def configured(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITEA_URL", ROOT)
+    monkeypatch.setenv("GITEA_TOKEN", TOKEN)
+    monkeypatch.setenv("GITEA_ALLOWED_OWNERS", "acme")
+    monkeypatch.delenv("GITEA_READ_ONLY", raising=False)
+
+
+def call(capfd: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["call", *argv])
+    out, err = capfd.readouterr()
+    return code, out, err
+
+
+def serve_issue(mocked: responses.RequestsMock) -> None:
+    mocked.get(ISSUE, json=issue(7, "Crash on login", comments=1))
+    mocked.get(f"{ISSUE}/comments", json=[comment(1, "I see it too")])
+
+
+def test_prints_the_text_an_agent_reads(mocked: responses.RequestsMock, capfd: pytest.CaptureFixture[str]) -> None:
+    serve_issue(mocked)
+    code, out, err = call(capfd, "issue_get", "owner=acme", "name=widgets", "number=7")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == "acme/widgets#7 (open issue) Crash on login"
+    assert '<untrusted source="comment 1 at 2026-11-21T10:00:00Z by @bob">' in out
+
+
+def test_json_prints_the_structured_content(mocked: responses.RequestsMock, capfd: pytest.CaptureFixture[str]) -> None:
+    serve_issue(mocked)
+    code, out, _ = call(capfd, "issue_get", "owner=acme", "name=widgets", "number=7", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["number"] == 7 and data["comments"][0]["body"] == "I see it too"
+    assert out.isascii(), "escaped JSON reads the same whatever the console's code page"
+
+
+def test_typed_arguments_reach_gitea(mocked: responses.RequestsMock, capfd: pytest.CaptureFixture[str]) -> None:
+    mocked.get(f"{API}/repos/acme/widgets/issues", json=[issue(7)], headers={"X-Total-Count": "1"})
+    code, out, _ = call(capfd, "issue_list", "owner=acme", "name=widgets", "limit=5", "page=2", "state=closed")
+    assert code == 0 and "acme/widgets" in out
+    assert sent_params(mocked).items() >= {"limit": "5", "page": "2", "state": "closed"}.items()
+
+
+@pytest.mark.parametrize(
+    ("argv", "phrases"),
+    [
+        pytest.param(
+            ["issue_get", "owner=acme", "name=widgets", "number=abc"],
+            ["validation error", "number", "valid integer"],
+            id="sdk-validation",
+        ),
+        pytest.param(["issue_get", "owner=acme", "name=widgets"], ["number", "Field required"], id="missing-argument"),
+        pytest.param(["issue_get", "owner=other", "name=widgets", "number=7"], ["'other' is not allowed"], id="policy"),
+        pytest.param(["issue_get", "owner=acme", "name=../x", "number=7"], ["not a valid Gitea name"], id="bad-name"),
+    ],
+)
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_error_results_go_to_stderr_before_gitea(
+    mocked: responses.RequestsMock,
+    capfd: pytest.CaptureFixture[str],
+    argv: list[str],
+    phrases: list[str],
+    as_json: bool,
+) -> None:
+    code, out, err = call(capfd, *argv, *(["--json"] if as_json else []))
+    assert (code, out) == (1, ""), "stdout stays clean: a script reading --json sees nothing"
+    for phrase in phrases:
+        assert phrase in err
+    assert len(mocked.calls) == 0
+
+
+def test_gitea_failure_is_the_tools_error(mocked: responses.RequestsMock, capfd: pytest.CaptureFixture[str]) -> None:
+    mocked.get(ISSUE, status=404, json=api_error("issue does not exist"))
+    mocked.get(f"{ISSUE}/comments", status=404, json=api_error("issue does not exist"))
+    mocked.get(f"{API}/repos/acme/widgets", json={})
+    code, out, err = call(capfd, "issue_get", "owner=acme", "name=widgets", "number=7")
+    assert (code, out) == (1, "")
+    assert "acme/widgets has no issue or pull request #7" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "phrase"),
+    [
+        pytest.param(["issue_nope"], {}, "no tool 'issue_nope'; the tools are: issue_list, issue_search", id="tool"),
+        pytest.param(
+            ["issue_create", "owner=acme"],
+            {"GITEA_READ_ONLY": "true"},
+            "the tools are: issue_list, issue_search, issue_get (GITEA_READ_ONLY hides the write tools)",
+            id="read-only",
+        ),
+        pytest.param(
+            ["issue_get", "ownr=acme"], {}, "'ownr' is not an argument of this tool; it takes: owner,", id="typo"
+        ),
+        pytest.param(["issue_get", "owner"], {}, "'owner' is not KEY=VALUE", id="no-equals"),
+        pytest.param(["issue_get", "=acme"], {}, "'=acme' is not KEY=VALUE", id="no-key"),
+        pytest.param(["issue_get", "number=1", "number=2"], {}, "number is given twice", id="twice"),
+        pytest.param(["issue_create", 'labels=["bug"'], {}, "is not valid JSON", id="bad-json"),
+    ],
+)
+def test_command_line_mistakes_exit_2_and_send_nothing(
+    mocked: responses.RequestsMock,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    env: dict[str, str],
+    phrase: str,
+) -> None:
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    code, out, err = call(capfd, *argv)
+    assert (code, out) == (2, "")
+    assert phrase in err
+    assert len(mocked.calls) == 0
+
+
+@pytest.mark.parametrize(
+    ("tool", "pairs", "expected"),
+    [
+        pytest.param(
+            "issue_get",
+            ["owner=acme", "name=widgets", "number=7", "max_chars=0"],
+            {"owner": "acme", "name": "widgets", "number": 7, "max_chars": 0},
+            id="integers",
+        ),
+        pytest.param("issue_get", ["number=abc"], {"number": "abc"}, id="not-an-integer-left-to-the-sdk"),
+        pytest.param("issue_update", ["number=-1"], {"number": -1}, id="negative-left-to-the-sdk"),
+        pytest.param("issue_create", ["labels=bug, ui"], {"labels": ["bug", "ui"]}, id="comma-list"),
+        pytest.param("issue_create", ['labels=["a,b", "c"]'], {"labels": ["a,b", "c"]}, id="json-list"),
+        pytest.param("issue_update", ["labels="], {"labels": []}, id="empty-list"),
+        pytest.param("issue_create", ["title=[WIP] crash"], {"title": "[WIP] crash"}, id="bracketed-string"),
+        pytest.param("issue_create", ["title=42"], {"title": "42"}, id="numeric-string"),
+        pytest.param("issue_create", ["title=true"], {"title": "true"}, id="boolean-looking-string"),
+        pytest.param("issue_create", ["allow_duplicate=true"], {"allow_duplicate": True}, id="true"),
+        pytest.param("issue_create", ["allow_duplicate=False"], {"allow_duplicate": False}, id="false"),
+        pytest.param("issue_create", ["allow_duplicate=yes"], {"allow_duplicate": "yes"}, id="not-a-boolean"),
+        pytest.param("issue_create", ["body=a=b"], {"body": "a=b"}, id="equals-in-value"),
+        pytest.param("issue_update", ["milestone="], {"milestone": ""}, id="empty-string"),
+        pytest.param("issue_list", ["labels=bug,ui", "limit=50"], {"labels": "bug,ui", "limit": 50}, id="string-list"),
+        pytest.param("issue_search", ["query=crash label:bug"], {"query": "crash label:bug"}, id="query"),
+    ],
+)
+def test_arguments_are_typed_by_the_schema(tool: str, pairs: list[str], expected: dict[str, Any]) -> None:
+    assert parse_arguments(pairs, SCHEMAS[tool]) == expected
+
+
+def test_json_is_only_for_non_string_arguments() -> None:
+    with pytest.raises(UsageError, match="not valid JSON"):
+        parse_arguments(["assignees=[bob"], SCHEMAS["issue_create"])
+    assert parse_arguments(["body={not json"], SCHEMAS["issue_create"]) == {"body": "{not json"}

@@ -1,0 +1,389 @@
+"""`check` against mocked Gitea answers shaped like the real ones: each probe, its verdict, its fix."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import requests
+import responses
+from pydantic import SecretStr
+from responses import matchers
+
+from gitea_mcp.cli import main
+from gitea_mcp.commands.check import PROBE_REPO, display_url, parse_version, render, run_checks
+from gitea_mcp.config import Settings
+from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+from tests.conftest import TOKEN
+from tests.fixtures import API, ROOT, api_error, issue, user
+from tests.gitea_spec import operation, query_parameters, validate_definition
+
+SEARCH = f"{API}/repos/issues/search"
+PROBE = f"{API}/repos/acme/{PROBE_REPO}/issues"
+API_SETTINGS = {
+    "max_response_items": 50,
+    "default_paging_num": 30,
+    "default_git_trees_per_page": 1000,
+    "default_max_blob_size": 10485760,
+    "default_max_response_size": 104857600,
+}
+SCOPE_403 = "token does not have at least one of required scope(s), required=[{scope}], token scope=read:user"
+
+
+def scope_error(scope: str) -> dict[str, Any]:
+    return {"status": 403, "json": api_error(SCOPE_403.format(scope=scope))}
+
+
+def answers(**changes: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """What each endpoint answers by default (a healthy Gitea 1.22 and a full token), with changes."""
+    return {
+        "version": {"json": {"version": "1.22.3"}},
+        "user": {"json": user("alice")},
+        "read": {"json": [issue(1)], "headers": {"X-Total-Count": "12"}},
+        "write": {"status": 422, "json": api_error("[Title]: Required")},
+        "owner": {"json": [issue(1)], "headers": {"X-Total-Count": "7"}},
+        "settings": {"json": API_SETTINGS},
+        **changes,
+    }
+
+
+def serve(rsps: responses.RequestsMock, answer: dict[str, dict[str, Any]], owners: tuple[str, ...] = ("acme",)) -> None:
+    rsps.get(f"{API}/version", **answer["version"])
+    rsps.get(f"{API}/user", **answer["user"])
+    rsps.get(SEARCH, match=[matchers.query_param_matcher({"limit": "1", "type": "issues"})], **answer["read"])
+    for owner in owners:
+        params = {"owner": owner, "limit": "1", "type": "issues", "state": "all"}
+        rsps.get(SEARCH, match=[matchers.query_param_matcher(params)], **answer.get(f"owner:{owner}", answer["owner"]))
+    rsps.post(PROBE, **answer["write"])
+    rsps.get(f"{API}/settings/api", **answer["settings"])
+
+
+def settings(**changes: Any) -> Settings:
+    values: dict[str, Any] = {"url": ROOT, "token": SecretStr(TOKEN), "allowed_owners": frozenset({"acme"})}
+    return Settings(**{**values, **changes})
+
+
+def client(token: str | None = TOKEN) -> GiteaClient:
+    return GiteaClient(ROOT, token, timeout=5, retry=RetryPolicy(attempts=1))
+
+
+def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **changes: Any) -> tuple[str, int]:
+    chosen = settings(**changes)
+    owners = tuple(sorted(chosen.allowed_owners - {"*"}))
+    serve(mocked, answer, owners)
+    lines = run_checks(chosen, client(chosen.token_value()))
+    return render(lines, chosen, "utf-8"), sum(line.mark == "fail" for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("answer", "changes", "expected", "fails"),
+    [
+        pytest.param(
+            answers(),
+            {},
+            [
+                "✓ Gitea 1.22.3 at https://gitea.test",
+                "✓ token valid: acts as @alice",
+                "✓ read:issue: 12 open issues visible",
+                "✓ write:issue (probed with an empty title Gitea refuses; nothing was created)",
+                "✓ owner acme: 7 issues visible",
+                "✓ max_response_items=50: pages of up to 50 arrive whole",
+                "\nready",
+            ],
+            0,
+            id="healthy",
+        ),
+        pytest.param(
+            answers(version={"json": {"version": "11.0.1+gitea-1.22.0"}}),
+            {},
+            ["✓ Forgejo 11.0.1+gitea-1.22.0 (Gitea 1.22.0 API) at https://gitea.test"],
+            0,
+            id="forgejo",
+        ),
+        pytest.param(
+            answers(version={"json": {"version": "1.15.7"}}),
+            {},
+            ["! Gitea 1.15.7 at https://gitea.test is older than Gitea 1.16", "fix: upgrade Gitea", "ready, with 1"],
+            0,
+            id="before-totals",
+        ),
+        pytest.param(
+            answers(version={"json": {"version": "main"}}),
+            {},
+            ["! Gitea main at https://gitea.test: version not understood"],
+            0,
+            id="odd-version",
+        ),
+        pytest.param(
+            answers(version={"status": 404, "body": "404 page not found"}),
+            {},
+            ["✗ no Gitea API answers at https://gitea.test/api/v1", "fix: set GITEA_URL", "- other checks skipped"],
+            1,
+            id="not-gitea",
+        ),
+        pytest.param(
+            answers(version={"body": "<html><body>Sign in</body></html>", "content_type": "text/html"}),
+            {},
+            ["✗ no Gitea API answers", "an HTML page instead of JSON", "fix: set GITEA_URL"],
+            1,
+            id="html-page",
+        ),
+        pytest.param(
+            answers(version={"json": {"name": "something else"}}),
+            {},
+            ["✗ https://gitea.test/api/v1/version answers, but not as Gitea does", "fix: set GITEA_URL"],
+            1,
+            id="other-json",
+        ),
+        pytest.param(
+            answers(version={"body": requests.ConnectionError()}),
+            {},
+            ["✗ no Gitea API answers", "Cannot reach Gitea at https://gitea.test", "- other checks skipped"],
+            1,
+            id="unreachable",
+        ),
+        pytest.param(
+            answers(version={"body": requests.exceptions.SSLError()}),
+            {},
+            ["(SSLError)", "fix: for a private certificate authority set GITEA_CA_BUNDLE"],
+            1,
+            id="private-ca",
+        ),
+        pytest.param(
+            answers(user={"status": 401, "json": api_error("invalid username, password or token")}),
+            {},
+            ["✗ Gitea refused the token (401)", "/user/settings/applications", "- other checks skipped: the token"],
+            1,
+            id="bad-token",
+        ),
+        pytest.param(
+            answers(user=scope_error("read:user")),
+            {},
+            ["✓ token accepted (its user is not shown without read:user; not needed)", "✓ write:issue"],
+            0,
+            id="token-without-read-user",
+        ),
+        pytest.param(
+            answers(user={"json": {**user("root"), "is_admin": True}}),
+            {},
+            ["! @root is a site administrator", "fix: use a token of a dedicated user"],
+            0,
+            id="admin-token",
+        ),
+        pytest.param(
+            answers(read=scope_error("read:issue")),
+            {},
+            ["✗ the token lacks read:issue: no tool can read issues", "- owners not checked"],
+            1,
+            id="no-read-scope",
+        ),
+        pytest.param(
+            answers(write=scope_error("write:issue")),
+            {},
+            [
+                "! the token lacks write:issue: issue_create, issue_update, issue_comment would fail",
+                "fix: add write:issue, or set GITEA_READ_ONLY=true to hide them from agents",
+                "ready, with 1 warning",
+            ],
+            0,
+            id="no-write-scope",
+        ),
+        pytest.param(
+            answers(write={"status": 404, "json": api_error("The target couldn't be found.")}),
+            {},
+            ["✓ write:issue"],
+            0,
+            id="write-scope-probe-repo-missing",
+        ),
+        pytest.param(
+            answers(write={"status": 500, "json": api_error("")}),
+            {},
+            ["! could not tell whether the token has write:issue"],
+            0,
+            id="write-probe-server-error",
+        ),
+        pytest.param(
+            answers(),
+            {"read_only": True},
+            ["✓ read-only mode (GITEA_READ_ONLY): issue_create, issue_update, issue_comment hidden"],
+            0,
+            id="read-only",
+        ),
+        pytest.param(
+            answers(),
+            {"token": None},
+            ["! no GITEA_TOKEN: anonymous reads", "! without a token issue_create, issue_update, issue_comment fail"],
+            0,
+            id="anonymous",
+        ),
+        pytest.param(
+            answers(**{"owner:ghost": {"status": 400, "json": api_error("user does not exist [uid: 0, name: ghost]")}}),
+            {"allowed_owners": frozenset({"acme", "ghost"})},
+            ["✓ owner acme: 7 issues visible", "✗ owner ghost: no such user or organisation", "GITEA_ALLOWED_OWNERS"],
+            1,
+            id="unknown-owner",
+        ),
+        pytest.param(
+            answers(owner={"json": [], "headers": {"X-Total-Count": "0"}}),
+            {},
+            ["! owner acme: exists, but this token sees no issues there", "give the token's user access"],
+            0,
+            id="owner-with-nothing-visible",
+        ),
+        pytest.param(
+            answers(),
+            {"allowed_owners": frozenset({"*"})},
+            ["! GITEA_ALLOWED_OWNERS='*': every owner this token can see is allowed"],
+            0,
+            id="every-owner",
+        ),
+        pytest.param(
+            answers(settings={"json": {**API_SETTINGS, "max_response_items": 20}}),
+            {},
+            ["! max_response_items=20: Gitea silently cuts pages larger than 20", "MAX_RESPONSE_ITEMS"],
+            0,
+            id="small-pages",
+        ),
+        pytest.param(
+            answers(settings={"status": 404, "json": api_error("not found")}),
+            {},
+            ["! could not read max_response_items"],
+            0,
+            id="no-api-settings",
+        ),
+    ],
+)
+def test_checks(
+    mocked: responses.RequestsMock,
+    answer: dict[str, dict[str, Any]],
+    changes: dict[str, Any],
+    expected: list[str],
+    fails: int,
+) -> None:
+    text, failed = report(mocked, answer, **changes)
+    for phrase in expected:
+        assert phrase in text, text
+    assert failed == fails, text
+    assert text.count("✗") == fails and text.count("fix:") >= fails, "every failure comes with its fix"
+
+
+def test_write_probe_cannot_create_anything(mocked: responses.RequestsMock) -> None:
+    report(mocked, answers())
+    writes = [call.request for call in mocked.calls if call.request.method != "GET"]
+    assert len(writes) == 1 and writes[0].url == PROBE
+    assert json.loads(writes[0].body or b"{}") == {"title": ""}, "an empty title: Gitea refuses it after the scopes"
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        pytest.param({"read_only": True}, id="read-only"),
+        pytest.param({"token": None}, id="anonymous"),
+    ],
+)
+def test_no_write_probe_when_writes_are_off(mocked: responses.RequestsMock, changes: dict[str, Any]) -> None:
+    report(mocked, answers(), **changes)
+    assert all(call.request.method == "GET" for call in mocked.calls)
+
+
+def test_bad_token_still_shows_the_version(mocked: responses.RequestsMock) -> None:
+    """Gitea answers 401 to a wrong token on every route; the version is asked again anonymously."""
+    refused = {"status": 401, "json": api_error("invalid username, password or token")}
+    mocked.get(f"{API}/version", match=[matchers.header_matcher({"Authorization": f"token {TOKEN}"})], **refused)
+    mocked.get(f"{API}/version", json={"version": "1.22.3"})
+    mocked.get(f"{API}/user", **refused)
+    lines = run_checks(settings(), client())
+    text = render(lines, settings(), "utf-8")
+    assert "✓ Gitea 1.22.3" in text and "✗ Gitea refused the token (401)" in text
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        ("1.22.3", ("Gitea", (1, 22, 3))),
+        ("1.23.0+dev-512-gabcdef0", ("Gitea", (1, 23, 0))),
+        ("v1.21", ("Gitea", (1, 21))),
+        ("11.0.1+gitea-1.22.0", ("Forgejo", (1, 22, 0))),
+        ("7.0.5+gitea-1.21.11", ("Forgejo", (1, 21, 11))),
+        ("12.0.0-123-abcdef+gitea-1.22.0", ("Forgejo", (1, 22, 0))),
+        ("development", ("Gitea", None)),
+    ],
+)
+def test_parse_version(version: str, expected: tuple[str, tuple[int, ...] | None]) -> None:
+    assert parse_version(version) == expected
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://gitea.test", "https://gitea.test"),
+        ("https://bob:hunter2@gitea.test:3000/sub", "https://gitea.test:3000/sub"),
+        ("http://[::1]:3000", "http://[::1]:3000"),
+    ],
+)
+def test_display_url_drops_credentials(url: str, shown: str) -> None:
+    assert display_url(url) == shown
+
+
+@pytest.mark.parametrize(
+    ("encoding", "ok_mark"),
+    [("utf-8", "✓ "), ("UTF-8", "✓ "), ("cp1252", "[ok] "), ("ascii", "[ok] "), (None, "[ok] ")],
+)
+def test_marks_fall_back_to_ascii(mocked: responses.RequestsMock, encoding: str | None, ok_mark: str) -> None:
+    serve(mocked, answers())
+    text = render(run_checks(settings(), client()), settings(), encoding)
+    assert f"\n{ok_mark}Gitea 1.22.3" in text
+    text.encode(encoding or "ascii")
+
+
+@pytest.mark.parametrize(
+    ("answer", "code"),
+    [
+        pytest.param(answers(), 0, id="usable"),
+        pytest.param(answers(write=scope_error("write:issue")), 0, id="warnings-only"),
+        pytest.param(answers(read=scope_error("read:issue")), 1, id="unusable"),
+    ],
+)
+def test_command_exit_code(
+    mocked: responses.RequestsMock,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    answer: dict[str, dict[str, Any]],
+    code: int,
+) -> None:
+    monkeypatch.setenv("GITEA_TOKEN", TOKEN)
+    serve(mocked, answer)
+    assert main(["check", "--url", ROOT, "--allowed-owners", "acme"]) == code
+    out, err = capfd.readouterr()
+    assert out.startswith("gitea-issues-mcp check: https://gitea.test\n") and TOKEN not in out + err
+
+
+def test_credentials_in_the_url_are_never_printed(mocked: responses.RequestsMock) -> None:
+    chosen = settings(url="https://bob:hunter2@gitea.test")
+    mocked.get(f"{API}/version", body=requests.ConnectionError())
+    failing = GiteaClient(chosen.url, TOKEN, timeout=5, retry=RetryPolicy(attempts=1))
+    text = render(run_checks(chosen, failing), chosen, "utf-8")
+    assert "Cannot reach Gitea at https://gitea.test " in text
+    assert "hunter2" not in text and "bob" not in text
+
+
+@pytest.mark.parametrize(
+    ("definition", "document"),
+    [
+        ("ServerVersion", answers()["version"]["json"]),
+        ("GeneralAPISettings", API_SETTINGS),
+        ("User", answers()["user"]["json"]),
+        ("CreateIssueOption", {"title": ""}),
+        ("APIError", scope_error("write:issue")["json"]),
+    ],
+)
+def test_mocks_and_probe_match_the_spec(definition: str, document: Any) -> None:
+    validate_definition(definition, document)
+
+
+def test_probes_use_only_documented_endpoints() -> None:
+    assert {"owner", "limit", "type", "state"} <= query_parameters("/repos/issues/search")
+    assert {"403", "404", "422"} <= set(operation("/repos/{owner}/{repo}/issues", "post")["responses"])
+    for path in ("/version", "/user", "/settings/api"):
+        assert operation(path)

@@ -1,0 +1,283 @@
+"""`config` and the client snippets: each parses as its client's format, with the token kept out of it."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitea_mcp import clients
+from gitea_mcp.cli import main
+from gitea_mcp.clients import PLACEHOLDER_REMOTE, Setup, Snippet, readme_sections, remote_endpoint, snippets
+from tests.conftest import TOKEN
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+PYTHON = Setup(command="/opt/py/bin/python3", args=("-m", "gitea_mcp"))
+SETUPS = {
+    "uvx": Setup(),
+    "python": PYTHON,
+    "remote": Setup(remote_url=PLACEHOLDER_REMOTE),
+}
+# How each client keeps the token out of its file: the value it gets instead (stdio env, remote header).
+TOKEN_REFERENCES = {
+    "claude-desktop": "<your Gitea token>",
+    "claude-code": "${GITEA_TOKEN}",
+    "vscode": "${input:gitea-token}",
+    "cursor": "${env:GITEA_TOKEN}",
+    "windsurf": "${env:GITEA_TOKEN}",
+    "gemini": "${GITEA_TOKEN}",
+}
+# The key under which each JSON client expects a remote server's URL.
+URL_KEYS = {"claude-code": "url", "vscode": "url", "cursor": "url", "windsurf": "serverUrl", "gemini": "httpUrl"}
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GITEA_URL", "GITEA_HOST", "GITEA_ALLOWED_OWNERS"):
+        monkeypatch.delenv(name, raising=False)
+    # The token is set, so a snippet that read it would show it; the suite-wide fixture then fails the test.
+    monkeypatch.setenv("GITEA_TOKEN", TOKEN)
+
+
+def parsed(snippet: Snippet) -> Any:
+    if snippet.language == "json":
+        return json.loads(snippet.text)
+    if snippet.language == "toml":
+        return tomllib.loads(snippet.text)
+    assert snippet.language == "sh"
+    return shlex.split(snippet.text)
+
+
+def server_entry(client: str, setup: Setup) -> dict[str, Any]:
+    """The `gitea` server entry from the client's configuration file, found under its own top-level key."""
+    document = parsed(snippets(client, setup)[-1])
+    if client == "codex":
+        return dict(document["mcp_servers"]["gitea"])
+    key = "servers" if client == "vscode" else "mcpServers"
+    assert set(document) == ({"inputs", "servers"} if client == "vscode" else {key})
+    return dict(document[key]["gitea"])
+
+
+@pytest.mark.parametrize("setup", SETUPS.values(), ids=list(SETUPS))
+@pytest.mark.parametrize("client", clients.CLIENTS)
+def test_every_snippet_parses_without_a_token(client: str, setup: Setup) -> None:
+    for snippet in snippets(client, setup):
+        assert parsed(snippet)
+        assert TOKEN not in snippet.text
+    assert server_entry(client, setup)
+
+
+@pytest.mark.parametrize("client", clients.CLIENTS)
+@pytest.mark.parametrize("launcher", ["uvx", "python"])
+def test_stdio_entry_launches_the_server_with_its_settings(client: str, launcher: str) -> None:
+    setup = SETUPS[launcher]
+    entry = server_entry(client, Setup(gitea_url="https://git.acme.test", allowed_owners="acme,bob", **_launch(setup)))
+    assert (entry["command"], entry["args"]) == (setup.command, list(setup.args))
+    assert entry["env"]["GITEA_URL"] == "https://git.acme.test"
+    assert entry["env"]["GITEA_ALLOWED_OWNERS"] == "acme,bob"
+    if client == "codex":
+        assert "GITEA_TOKEN" not in entry["env"] and entry["env_vars"] == ["GITEA_TOKEN"]
+    else:
+        assert entry["env"]["GITEA_TOKEN"] == TOKEN_REFERENCES[client]
+    if client in ("vscode", "claude-code"):
+        assert entry["type"] == "stdio"
+
+
+def _launch(setup: Setup) -> dict[str, Any]:
+    return {"command": setup.command, "args": setup.args}
+
+
+@pytest.mark.parametrize("client", sorted(URL_KEYS))
+def test_remote_entry_sends_the_token_as_a_bearer_header(client: str) -> None:
+    entry = server_entry(client, SETUPS["remote"])
+    assert entry[URL_KEYS[client]] == PLACEHOLDER_REMOTE
+    assert entry["headers"] == {"Authorization": f"Bearer {TOKEN_REFERENCES[client]}"}
+    assert "command" not in entry
+
+
+def test_vscode_prompts_for_the_token_as_a_password() -> None:
+    for setup in SETUPS.values():
+        document = parsed(snippets("vscode", setup)[0])
+        assert document["inputs"] == [
+            {"type": "promptString", "id": "gitea-token", "description": "Gitea access token", "password": True}
+        ]
+
+
+def test_codex_remote_uses_bearer_token_env_var() -> None:
+    entry = server_entry("codex", SETUPS["remote"])
+    assert entry == {"url": PLACEHOLDER_REMOTE, "bearer_token_env_var": "GITEA_TOKEN"}
+
+
+def test_claude_desktop_remote_bridges_through_mcp_remote() -> None:
+    entry = server_entry("claude-desktop", SETUPS["remote"])
+    assert entry["command"] == "npx"
+    assert entry["args"] == ["-y", "mcp-remote", PLACEHOLDER_REMOTE, "--header", "Authorization:${AUTH_HEADER}"]
+    assert entry["env"] == {"AUTH_HEADER": "Bearer <your Gitea token>"}
+
+
+@pytest.mark.parametrize(
+    ("setup", "expected"),
+    [
+        pytest.param(
+            Setup(gitea_url="https://git.acme.test", allowed_owners="acme"),
+            [
+                *("claude", "mcp", "add", "--transport", "stdio"),
+                *("--env", "GITEA_URL=https://git.acme.test", "--env", "GITEA_ALLOWED_OWNERS=acme"),
+                *("--env", "GITEA_TOKEN=${GITEA_TOKEN}", "gitea", "--", "uvx", "gitea-issues-mcp"),
+            ],
+            id="stdio",
+        ),
+        pytest.param(
+            Setup(command="C:\\Program Files\\Python\\python.exe", args=("-m", "gitea_mcp"), allowed_owners="a b"),
+            [
+                *("claude", "mcp", "add", "--transport", "stdio"),
+                *("--env", f"GITEA_URL={clients.PLACEHOLDER_URL}", "--env", "GITEA_ALLOWED_OWNERS=a b"),
+                *("--env", "GITEA_TOKEN=${GITEA_TOKEN}", "gitea", "--"),
+                *("C:\\Program Files\\Python\\python.exe", "-m", "gitea_mcp"),
+            ],
+            id="python-path-with-spaces",
+        ),
+        pytest.param(
+            SETUPS["remote"],
+            [
+                *("claude", "mcp", "add", "--transport", "http", "gitea", PLACEHOLDER_REMOTE),
+                *("--header", "Authorization: Bearer ${GITEA_TOKEN}"),
+            ],
+            id="remote",
+        ),
+    ],
+)
+def test_claude_code_command_line(setup: Setup, expected: list[str]) -> None:
+    command = snippets("claude-code", setup)[0]
+    assert command.language == "sh" and shlex.split(command.text) == expected
+    # Single quotes keep the shell from expanding the token into Claude Code's config file.
+    assert "'GITEA_TOKEN=${GITEA_TOKEN}'" in command.text or "'Authorization: Bearer ${GITEA_TOKEN}'" in command.text
+
+
+@pytest.mark.parametrize(
+    ("url", "owners"),
+    [
+        ('https://git.acme.test/a "quoted" path\\', "acme"),
+        ("https://gitea.example.com", "Ärger,ünïcode"),
+        ("https://gitea.example.com", "tab\there"),
+    ],
+)
+def test_codex_toml_round_trips_odd_values(url: str, owners: str) -> None:
+    entry = server_entry("codex", Setup(gitea_url=url, allowed_owners=owners))
+    assert entry["env"] == {"GITEA_URL": url, "GITEA_ALLOWED_OWNERS": owners}
+
+
+@pytest.mark.parametrize(
+    ("given", "endpoint"),
+    [
+        ("https://mcp.example.com", "https://mcp.example.com/mcp"),
+        ("https://mcp.example.com/", "https://mcp.example.com/mcp"),
+        ("https://mcp.example.com/mcp", "https://mcp.example.com/mcp"),
+        ("https://mcp.example.com/mcp/", "https://mcp.example.com/mcp"),
+        (" http://127.0.0.1:8000/gitea ", "http://127.0.0.1:8000/gitea/mcp"),
+    ],
+)
+def test_remote_endpoint(given: str, endpoint: str) -> None:
+    assert remote_endpoint(given) == endpoint
+
+
+def config(capfd: pytest.CaptureFixture[str], *argv: str) -> tuple[str, str]:
+    assert main(["config", *argv]) == 0
+    out, err = capfd.readouterr()
+    assert err == ""
+    return out, err
+
+
+def snippet_bodies(out: str) -> list[str]:
+    """`config` prints `#` lines saying where each snippet goes, a blank line between blocks."""
+    blocks = [block for block in out.strip().split("\n\n")]
+    return ["\n".join(line for line in block.splitlines() if not line.startswith("# ")) for block in blocks[1:]]
+
+
+@pytest.mark.parametrize("client", clients.CLIENTS)
+@pytest.mark.parametrize("mode", [[], ["--launcher", "python"], ["--http", "https://mcp.acme.test"]])
+def test_config_command_prints_the_snippets(client: str, mode: list[str], capfd: pytest.CaptureFixture[str]) -> None:
+    out, _ = config(capfd, client, *mode)
+    assert out.startswith(f"# {clients.CLIENTS[client].title}: ")
+    bodies = snippet_bodies(out)
+    assert bodies == [snippet.text for snippet in snippets(client, _setup_for(mode))]
+    assert TOKEN not in out
+
+
+def _setup_for(mode: list[str]) -> Setup:
+    if mode[:1] == ["--launcher"]:
+        return Setup(command=sys.executable, args=("-m", "gitea_mcp"))
+    if mode[:1] == ["--http"]:
+        return Setup(remote_url="https://mcp.acme.test/mcp")
+    return Setup()
+
+
+@pytest.mark.parametrize(
+    ("env", "argv", "url", "owners"),
+    [
+        pytest.param({}, [], clients.PLACEHOLDER_URL, clients.PLACEHOLDER_OWNERS, id="placeholders"),
+        pytest.param(
+            {"GITEA_URL": "https://git.env.test", "GITEA_ALLOWED_OWNERS": "envorg"},
+            [],
+            "https://git.env.test",
+            "envorg",
+            id="environment",
+        ),
+        pytest.param({"GITEA_HOST": "https://go.env.test"}, [], "https://go.env.test", "your-org", id="go-name"),
+        pytest.param(
+            {"GITEA_URL": "https://git.env.test", "GITEA_ALLOWED_OWNERS": "envorg"},
+            ["--url", "https://flag.test", "--allowed-owners", "flagorg"],
+            "https://flag.test",
+            "flagorg",
+            id="flags-win",
+        ),
+    ],
+)
+def test_config_fills_in_settings(
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    env: dict[str, str],
+    argv: list[str],
+    url: str,
+    owners: str,
+) -> None:
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    out, _ = config(capfd, "cursor", *argv)
+    entry = json.loads(snippet_bodies(out)[0])["mcpServers"]["gitea"]
+    assert entry["env"] == {"GITEA_URL": url, "GITEA_ALLOWED_OWNERS": owners, "GITEA_TOKEN": "${env:GITEA_TOKEN}"}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["nosuchclient"], ["vscode", "--http", "mcp.example.com"], ["vscode", "--launcher", "npx"], []],
+)
+def test_config_refuses_bad_arguments(capfd: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["config", *argv])
+    assert exit_.value.code == 2
+    assert capfd.readouterr().out == ""
+
+
+def test_readme_sections_cover_every_client_in_both_modes() -> None:
+    text = readme_sections()
+    for name, client in clients.CLIENTS.items():
+        assert f"### {client.title}\n" in text and f"`gitea-issues-mcp config {name}`" in text
+        for setup in (Setup(), Setup(remote_url=PLACEHOLDER_REMOTE)):
+            for snippet in snippets(name, setup):
+                assert f"```{snippet.language}\n{snippet.text}\n```" in text
+    assert TOKEN not in text
+
+
+def test_readme_has_the_generated_client_sections() -> None:
+    """README.md carries readme_sections() verbatim between the markers, so the docs cannot drift from `config`."""
+    readme = README.read_text(encoding="utf-8")
+    found = re.search(r"<!-- clients:start -->\n(.*?)<!-- clients:end -->", readme, re.DOTALL)
+    assert found, "README.md lacks the <!-- clients:start --> ... <!-- clients:end --> markers"
+    assert found.group(1) == readme_sections(), "paste the output of gitea_mcp.clients.readme_sections() there"

@@ -1,0 +1,205 @@
+"""Packaging: the wheel installs into a fresh venv and runs; server.json is fit for the MCP Registry.
+
+The registry's schema (static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json) cannot be fetched
+here, so SERVER_SCHEMA below transcribes the parts server.json uses — required fields, the name pattern, length
+limits, the package and environment-variable shapes — and forbids unknown keys, which the registry does not:
+a misspelt optional key would otherwise pass silently.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+import gitea_mcp
+from gitea_mcp import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+SERVER = json.loads((ROOT / "server.json").read_text(encoding="utf-8"))
+
+_INPUT = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "description": {"type": "string"},
+        "isRequired": {"type": "boolean"},
+        "isSecret": {"type": "boolean"},
+        "format": {"enum": ["string", "number", "boolean", "filepath"]},
+        "default": {"type": "string"},
+        "placeholder": {"type": "string"},
+        "choices": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["name"],
+    "additionalProperties": False,
+}
+_PACKAGE = {
+    "type": "object",
+    "properties": {
+        "registryType": {"type": "string"},
+        "registryBaseUrl": {"type": "string", "pattern": "^https://"},
+        "identifier": {"type": "string"},
+        "version": {"type": "string", "minLength": 1, "maxLength": 255, "not": {"const": "latest"}},
+        "runtimeHint": {"type": "string"},
+        "transport": {
+            "type": "object",
+            "properties": {"type": {"enum": ["stdio"]}},
+            "required": ["type"],
+            "additionalProperties": False,
+        },
+        "environmentVariables": {"type": "array", "items": _INPUT},
+    },
+    "required": ["registryType", "identifier", "transport"],
+    "additionalProperties": False,
+}
+SERVER_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+        "$schema": {"const": "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"},
+        "name": {"type": "string", "minLength": 3, "maxLength": 200, "pattern": "^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$"},
+        "title": {"type": "string", "minLength": 1, "maxLength": 100},
+        "description": {"type": "string", "minLength": 1, "maxLength": 100},
+        "version": {"type": "string", "maxLength": 255},
+        "packages": {"type": "array", "items": _PACKAGE, "minItems": 1},
+    },
+    "required": ["name", "description", "version"],
+    "additionalProperties": False,
+}
+
+
+def test_server_json_matches_the_registry_schema() -> None:
+    jsonschema.Draft202012Validator.check_schema(SERVER_SCHEMA)
+    jsonschema.validate(SERVER, SERVER_SCHEMA, cls=jsonschema.Draft202012Validator)
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        {"name": "gitea-issues-mcp"},  # no namespace
+        {"description": "x" * 101},
+        {"packages": [{**SERVER["packages"][0], "enviromentVariables": []}]},
+        {"packages": [{**SERVER["packages"][0], "version": "latest"}]},
+    ],
+)
+def test_schema_check_can_fail(broken: dict[str, Any]) -> None:
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**SERVER, **broken}, SERVER_SCHEMA, cls=jsonschema.Draft202012Validator)
+
+
+def test_server_json_names_this_package_at_this_version() -> None:
+    (package,) = SERVER["packages"]
+    version = PYPROJECT["project"]["version"]
+    assert SERVER["version"] == package["version"] == version == gitea_mcp.__version__
+    assert (package["registryType"], package["identifier"]) == ("pypi", PYPROJECT["project"]["name"])
+    assert (package["runtimeHint"], package["transport"]) == ("uvx", {"type": "stdio"})
+    assert SERVER["name"].startswith("io.github.") and SERVER["name"].endswith("/" + PYPROJECT["project"]["name"])
+
+
+def test_server_json_environment_is_what_the_cli_reads() -> None:
+    read_by_cli = set(re.findall(r'"(GITEA_[A-Z_]+)"', inspect.getsource(cli)))
+    variables = {var["name"]: var for var in SERVER["packages"][0]["environmentVariables"]}
+    assert set(variables) <= read_by_cli, "server.json names a variable the server never reads"
+    assert {"GITEA_URL", "GITEA_TOKEN", "GITEA_ALLOWED_OWNERS"} <= set(variables)
+    assert {name for name, var in variables.items() if var.get("isSecret")} == {"GITEA_TOKEN"}
+    for name in ("GITEA_URL", "GITEA_ALLOWED_OWNERS"):  # the server refuses to start without them
+        assert variables[name]["isRequired"] is True
+    assert all(var.get("description") for var in variables.values())
+
+
+def test_readme_proves_ownership_for_the_registry() -> None:
+    """PyPI packages prove their registry name with `mcp-name: NAME` in the README (the long description)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert re.search(rf"mcp-name: {re.escape(SERVER['name'])}(\s|-->)", readme)
+
+
+# -- the built wheel in a fresh virtual environment --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Installed:
+    wheel: Path
+    bin: Path
+
+
+def _run(argv: list[str | Path], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False, **kwargs)
+
+
+def _ok(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
+    """Build from a copy of the sources (never in the work tree, where others build too), install into a new venv.
+
+    The venv has no pip of its own and sees no site-packages but its own: only the wheel's declared dependencies,
+    fetched from the package index, can make it work.
+    """
+    base = tmp_path_factory.mktemp("packaging")
+    source = base / "source"
+    shutil.copytree(ROOT / "gitea_mcp", source / "gitea_mcp", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
+    _ok(_run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", base / "dist", source]))
+    (wheel,) = (base / "dist").glob("*.whl")
+    venv = base / "venv"
+    _ok(_run([sys.executable, "-m", "venv", "--without-pip", venv]))
+    bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
+    python = bin_dir / ("python.exe" if os.name == "nt" else "python")
+    _ok(_run([sys.executable, "-m", "pip", "--python", python, "install", "--quiet", wheel]))
+    yield Installed(wheel, bin_dir)
+
+
+def _clean_env() -> dict[str, str]:
+    # Nothing from this process's settings or virtualenv may leak into the installed command.
+    drop = ("GITEA_", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")
+    return {key: value for key, value in os.environ.items() if not key.startswith(drop)}
+
+
+def _command(installed: Installed) -> Path:
+    return installed.bin / ("gitea-issues-mcp.exe" if os.name == "nt" else "gitea-issues-mcp")
+
+
+def test_installed_command_reports_its_version(installed: Installed) -> None:
+    out = _ok(_run([_command(installed), "--version"], env=_clean_env(), cwd=installed.bin))
+    assert out.strip() == f"gitea-issues-mcp {gitea_mcp.__version__}"
+
+
+def test_installed_help_lists_every_setting(installed: Installed) -> None:
+    out = _ok(_run([_command(installed), "--help"], env=_clean_env(), cwd=installed.bin))
+    for variable in sorted(set(re.findall(r'"(GITEA_[A-Z_]+)"', inspect.getsource(cli)))):
+        assert variable in out
+    for command in cli.COMMANDS:
+        assert command in out
+
+
+def test_installed_config_works_without_dev_dependencies(installed: Installed) -> None:
+    out = _ok(_run([_command(installed), "config", "vscode"], env=_clean_env(), cwd=installed.bin))
+    body = "\n".join(line for line in out.splitlines() if not line.startswith("#"))
+    assert json.loads(body)["servers"]["gitea"]["command"] == "uvx"
+
+
+def test_wheel_metadata_carries_the_registry_name(installed: Installed) -> None:
+    with zipfile.ZipFile(installed.wheel) as wheel:
+        names = wheel.namelist()
+        text = wheel.read(next(name for name in names if name.endswith(".dist-info/METADATA"))).decode("utf-8")
+    assert f"Name: {PYPROJECT['project']['name']}" in text and f"Version: {gitea_mcp.__version__}" in text
+    assert f"mcp-name: {SERVER['name']}" in text, "PyPI shows the README: the registry reads mcp-name there"
+    assert "gitea_mcp/py.typed" in names
