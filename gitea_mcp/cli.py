@@ -148,6 +148,15 @@ def configure_logging(level: str | None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # `gitea-issues-mcp config vscode | head`: the reader left; that is not an error worth a traceback.
+        sys.stderr.close()
+        return 0
+
+
+def _main(argv: Sequence[str] | None) -> int:
     ns = parse_args(sys.argv[1:] if argv is None else argv)
     configure_logging(ns.log_level)
     module = _command(ns.command)

@@ -60,6 +60,15 @@ def span(count: int, page: int, limit: int, total: int | None, has_more: bool) -
     return f"{shown}, {more} (total unknown: Gitea sent no count)"
 
 
+def served_limit(asked: int, count: int, page: int, response: ApiResponse) -> int:
+    """The page size Gitea really used. An instance with MAX_RESPONSE_ITEMS below ours clamps silently;
+    a short page that is not the last one gives it away, and page numbers then count in its size."""
+    first_of_more = page == 1 and response.total is not None and count < response.total
+    if 0 < count < asked and (response.has_next or first_of_more):
+        return count
+    return asked
+
+
 def more_pages(page: int, limit: int, count: int, response: ApiResponse) -> bool:
     """Whether a next page exists: from the total, else from Link; with neither, a full page may have more."""
     if response.total is not None:

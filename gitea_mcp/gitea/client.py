@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -143,8 +143,9 @@ class GiteaClient:
         verify: bool | str = True,
         user_agent: str = "gitea-mcp",
     ) -> None:
-        self.url = url.rstrip("/")
-        self._api = self.url + "/api/v1"
+        self._api = url.rstrip("/") + "/api/v1"
+        # What messages and reprs show: never credentials pasted into the URL (https://user:pw@host).
+        self.url = _without_credentials(url.rstrip("/"))
         self._token = token
         self._timeout = timeout
         self._retry = retry or RetryPolicy()
@@ -154,14 +155,14 @@ class GiteaClient:
     def cache_key(self) -> str:
         """Identifies the caller for caches without holding the token itself."""
         digest = hashlib.sha256((self._token or "").encode()).hexdigest()[:16]
-        return f"{self.url}|{digest}"
+        return f"{self._api}|{digest}"
 
     def __repr__(self) -> str:  # never show the token
         return f"GiteaClient(url={self.url!r}, token={'set' if self._token else 'none'})"
 
     def with_token(self, token: str | None) -> GiteaClient:
         """The same connection pool with another caller's token (one per HTTP request in multi-user mode)."""
-        clone = GiteaClient(self.url, token, self._timeout, retry=self._retry)
+        clone = GiteaClient(self._api.removesuffix("/api/v1"), token, self._timeout, retry=self._retry)
         clone._shared = self._shared
         return clone
 
@@ -277,6 +278,14 @@ class GiteaClient:
             has_links="Link" in response.headers,
             where=f"{method} {path}",
         )
+
+
+def _without_credentials(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=host))
 
 
 def _requests() -> Any:

@@ -90,14 +90,15 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
     )
     response = filters.fetch_issues(deps, owner, name, query, page=args.page, limit=clamp.limit)
     issues = response.many(Issue)
+    served = render.served_limit(clamp.limit, len(issues), args.page, response)
     out = IssueListResult(
         issues=[_row(issue) for issue in issues],
         total=response.total,
         page=args.page,
-        limit=clamp.limit,
-        has_more=render.more_pages(args.page, clamp.limit, len(issues), response),
+        limit=served,
+        has_more=render.more_pages(args.page, served, len(issues), response),
     )
-    text = _text(owner, name, query, out, clamp.requested if clamp.clamped else None)
+    text = _text(owner, name, query, out, args.limit if served != args.limit else None)
     return render.result(text, out)
 
 

@@ -94,6 +94,7 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
         params = {**ql.search_params(parsed, me=me), "owner": scope.owner}
         response = _search_owner(deps, params, args.page, clamp.limit)
     issues = response.many(Issue)
+    served = render.served_limit(clamp.limit, len(issues), args.page, response)
     if scope.name is None:
         _check_not_ignored(parsed, issues, me)
     out = SearchResult(
@@ -103,10 +104,10 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
         results=[_hit(issue, scope) for issue in issues],
         total=response.total,
         page=args.page,
-        limit=clamp.limit,
-        has_more=render.more_pages(args.page, clamp.limit, len(issues), response),
+        limit=served,
+        has_more=render.more_pages(args.page, served, len(issues), response),
     )
-    return render.result(_text(out, scope, args, clamp.requested if clamp.clamped else None), out)
+    return render.result(_text(out, scope, args, args.limit if served != args.limit else None), out)
 
 
 def _scope(deps: Deps, parsed: ql.ParsedQuery, args: SearchArgs) -> Scope:

@@ -140,3 +140,13 @@ def test_nested_parallel_cannot_deadlock() -> None:
     with ThreadPoolExecutor(max_workers=40) as callers:
         results = list(callers.map(lambda _: outer(), range(40), timeout=30))
     assert results == [12] * 40
+
+
+def test_credentials_in_the_url_never_reach_a_message() -> None:
+    leaky = GiteaClient("https://bob:hunter2@gitea.test:3000", None, timeout=5, retry=RetryPolicy(attempts=1))
+    with responses.RequestsMock() as rsps:
+        rsps.get("https://bob:hunter2@gitea.test:3000/api/v1/version", body=requests.ConnectionError())
+        with pytest.raises(GiteaError) as info:
+            leaky.get(["version"])
+    assert "hunter2" not in str(info.value) and "https://gitea.test:3000" in str(info.value)
+    assert "hunter2" not in repr(leaky)

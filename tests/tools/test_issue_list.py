@@ -262,3 +262,11 @@ def test_redirect_is_not_followed(mocked: responses.RequestsMock, deps: Deps) ->
 def test_html_instead_of_json(mocked: responses.RequestsMock, deps: Deps) -> None:
     mocked.get(ISSUES, body="<html><body>Login</body></html>", content_type="text/html")
     assert "an HTML page instead of JSON" in failed(run(deps))
+
+
+def test_instance_with_a_smaller_page_size(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """MAX_RESPONSE_ITEMS=20 on the instance: Gitea silently serves 20 of the 30 asked; pages count in 20s."""
+    mocked.get(ISSUES, json=page_of(20), headers={"X-Total-Count": "95", "Link": f'<{ISSUES}?page=2>; rel="next"'})
+    text, data = ok(run(deps))
+    assert data["limit"] == 20 and data["has_more"] is True
+    assert "95 matches, showing 1–20" in text and "limit=30 was capped to 20" in text
