@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel
 
 from gitea_mcp.gitea.client import ApiResponse
+from gitea_mcp.gitea.models import Issue
 
 # Characters that render as nothing or reorder text: zero-width, bidirectional overrides and isolates,
 # the Unicode "tag" block. In other people's text they only serve to hide instructions from a reader.
@@ -31,6 +33,27 @@ def one_line(text: str) -> str:
     """A title or name made safe for a one-line row: cleaned, newlines shown as ⏎, runs of spaces folded."""
     text = clean(text).replace("\r\n", "\n").replace("\r", "\n").replace("\n", " ⏎ ").replace("\t", " ")
     return " ".join(text.split())
+
+
+def issue_facts(issue: Issue, fields: Iterable[str]) -> dict[str, Any]:
+    """The named facts of an issue as every tool shows them: other people's names cleaned, nulls as defaults."""
+    facts: dict[str, Callable[[], Any]] = {
+        "number": lambda: issue.number,
+        "title": lambda: one_line(issue.title),
+        "state": lambda: issue.state,
+        "is_pull": lambda: issue.pull_request is not None,
+        "author": lambda: issue.author,
+        "labels": lambda: [one_line(label.name) for label in issue.labels],
+        "assignees": lambda: [user.login for user in issue.assignees],
+        "milestone": lambda: one_line(issue.milestone.title) if issue.milestone else None,
+        "comments": lambda: issue.comments,
+        "created_at": lambda: issue.created_at,
+        "updated_at": lambda: issue.updated_at,
+        "closed_at": lambda: issue.closed_at,
+        "due_date": lambda: issue.due_date,
+        "html_url": lambda: issue.html_url,
+    }
+    return {field: facts[field]() for field in fields if field in facts}
 
 
 def clip(text: str, max_chars: int) -> tuple[str, bool]:

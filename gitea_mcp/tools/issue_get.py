@@ -113,21 +113,10 @@ def _detail(issue: Issue, comments: list[Comment], args: GetArgs) -> IssueDetail
     body = render.clean(issue.body or "")
     start = (args.comments_page - 1) * COMMENTS_PER_PAGE
     return IssueDetail(
-        number=issue.number,
-        title=render.one_line(issue.title),
-        state=issue.state,
-        is_pull=issue.pull_request is not None,
+        # `comments` here is the comments themselves, not Gitea's count.
+        **render.issue_facts(issue, IssueDetail.model_fields.keys() - {"comments"}),
         merged=issue.pull_request.merged if issue.pull_request else None,
-        author=issue.author,
-        labels=[render.one_line(label.name) for label in issue.labels],
-        assignees=[user.login for user in issue.assignees],
-        milestone=render.one_line(issue.milestone.title) if issue.milestone else None,
-        created_at=issue.created_at,
-        updated_at=issue.updated_at,
-        closed_at=issue.closed_at,
-        due_date=issue.due_date,
         locked=issue.is_locked,
-        html_url=issue.html_url,
         body=render.clip(body, args.max_chars)[0],
         body_chars=len(body),
         comments_total=len(comments),

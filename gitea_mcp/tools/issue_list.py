@@ -103,18 +103,7 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
 
 
 def _row(issue: Issue) -> IssueRow:
-    return IssueRow.model_construct(
-        number=issue.number,
-        title=render.one_line(issue.title),
-        state=issue.state,
-        is_pull=issue.pull_request is not None,
-        labels=[render.one_line(label.name) for label in issue.labels],
-        assignees=[user.login for user in issue.assignees],
-        created_at=issue.created_at,
-        updated_at=issue.updated_at,
-        comments=issue.comments,
-        html_url=issue.html_url,
-    )
+    return IssueRow.model_construct(**render.issue_facts(issue, IssueRow.model_fields))
 
 
 def _text(owner: str, name: str, query: filters.RepoQuery, out: IssueListResult, asked: int | None) -> str:

@@ -143,21 +143,7 @@ class WrittenIssue(BaseModel):
 
 
 def written(issue: Issue, outcome: str, warnings: list[str]) -> WrittenIssue:
-    return WrittenIssue(
-        number=issue.number,
-        title=render.one_line(issue.title),
-        state=issue.state,
-        author=issue.author,
-        labels=[render.one_line(label.name) for label in issue.labels],
-        assignees=[user.login for user in issue.assignees],
-        milestone=render.one_line(issue.milestone.title) if issue.milestone else None,
-        due_date=issue.due_date,
-        created_at=issue.created_at,
-        updated_at=issue.updated_at,
-        html_url=issue.html_url,
-        outcome=outcome,
-        warnings=warnings,
-    )
+    return WrittenIssue(**render.issue_facts(issue, WrittenIssue.model_fields), outcome=outcome, warnings=warnings)
 
 
 def written_text(owner: str, name: str, out: WrittenIssue, verb: str, hints: list[str]) -> str:
