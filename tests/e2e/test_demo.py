@@ -1,0 +1,42 @@
+"""The newcomer's first command: `demo` runs a whole session out of the box; `demo --serve` serves MCP."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+
+def test_demo_runs_a_scripted_session_without_configuration() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITEA_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "gitea_mcp", "demo"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "server up over stdio: 6 tools" in out
+    assert "acme/widgets issues (state=open): " in out
+    assert "label 'bugz' does not exist in acme/widgets" in out
+    assert "help: open it: issue_get owner=acme name=widgets number=215" in out
+    assert "created: CSV export fails on an empty table" in out
+    assert "already existed" in out
+    assert "owner 'other' is not allowed" in out
+    assert "Traceback" not in out + done.stderr
+
+
+def test_demo_serve_speaks_mcp_on_stdio() -> None:
+    async def scenario() -> None:
+        params = StdioServerParameters(command=sys.executable, args=["-m", "gitea_mcp", "demo", "--serve"], env={})
+        with open(os.devnull, "w") as quiet:
+            async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                result = await session.call_tool("issue_get", {"owner": "acme", "name": "widgets", "number": 320})
+                assert not result.is_error
+                assert result.structured_content is not None
+                assert result.structured_content["title"].startswith("Crash when opening the date picker")
+
+    anyio.run(scenario)
