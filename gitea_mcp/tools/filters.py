@@ -34,6 +34,12 @@ class RepoQuery:
     def users(self) -> dict[str, str]:
         return {key: value for key in _USER_FILTERS if (value := getattr(self, key))}
 
+    def _filters(self) -> dict[str, str]:
+        """The filters that are set, each spelled as Gitea and issue_list both spell it (lists comma-joined)."""
+        joined = {"labels": ",".join(self.labels), "milestones": ",".join(self.milestones)}
+        single = {key: getattr(self, key) for key in ("since", "before", *_USER_FILTERS)}
+        return {key: value for key, value in {**joined, **single}.items() if value}
+
     def call_args(self) -> dict[str, object]:
         """The non-default arguments, spelled as a call to issue_list (for next-page hints)."""
         args: dict[str, object] = {}
@@ -41,14 +47,7 @@ class RepoQuery:
             args["state"] = self.state
         if self.type != "issues":
             args["type"] = self.type
-        if self.labels:
-            args["labels"] = ",".join(self.labels)
-        if self.milestones:
-            args["milestones"] = ",".join(self.milestones)
-        for key in ("since", "before", *_USER_FILTERS):
-            if value := getattr(self, key):
-                args[key] = value
-        return args
+        return {**args, **self._filters()}
 
     def describe(self) -> str:
         shown = {"state": self.state, **{k: v for k, v in self.call_args().items() if k != "state"}}
@@ -59,14 +58,9 @@ class RepoQuery:
         params: dict[str, str | int] = {"state": self.state}
         if self.type != "all":
             params["type"] = self.type
-        if self.labels:
-            params["labels"] = ",".join(self.labels)
-        if self.milestones:
-            params["milestones"] = ",".join(self.milestones)
-        for key in ("since", "before", "q", *_USER_FILTERS):
-            if value := getattr(self, key):
-                params[key] = value
-        return params
+        if self.q:
+            params["q"] = self.q
+        return {**params, **self._filters()}
 
 
 def normalise_dates(query: RepoQuery) -> RepoQuery:
