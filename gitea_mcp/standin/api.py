@@ -13,6 +13,7 @@ from urllib.parse import unquote
 
 from gitea_mcp.standin.core import ApiError, Call, Redirect, Request, Response, json_response
 from gitea_mcp.standin.endpoints import NOT_FOUND, ROUTES, Route
+from gitea_mcp.standin.profile import Profile
 from gitea_mcp.standin.render import View
 from gitea_mcp.standin.store import Store, Token
 
@@ -41,8 +42,9 @@ def token_text(authorization: str | None) -> str | None:
 class Api:
     """Answers one request against the store; thread-safe (one request at a time holds the store lock)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, profile: Profile | None = None) -> None:
         self.store = store
+        self.profile = profile or Profile()
         self.root = ""  # the server's ROOT_URL without trailing slash, set when it starts
 
     def login_for(self, authorization: str | None) -> str | None:

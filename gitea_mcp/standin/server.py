@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from gitea_mcp.standin import data
 from gitea_mcp.standin.api import Api
 from gitea_mcp.standin.core import Request, Response
+from gitea_mcp.standin.profile import Profile
 from gitea_mcp.standin.store import Store
 
 FaultKind = Literal["status", "delay", "drop", "malformed_json", "html_error", "strip_headers", "commit_then_drop"]
@@ -68,10 +69,11 @@ class Fault:
 class StandIn:
     """A Gitea look-alike on 127.0.0.1 with the deterministic seed data; see the package docstring."""
 
-    def __init__(self, latency: float = 0.0) -> None:
+    def __init__(self, latency: float = 0.0, profile: Profile | None = None, seed: bool = True) -> None:
         self.latency = latency
-        self.store: Store = data.build()
-        self.api = Api(self.store)
+        self.profile = profile or Profile()
+        self.store: Store = data.build() if seed else Store()
+        self.api = Api(self.store, self.profile)
         self.url = ""
         self.requests: list[RecordedRequest] = []
         self._faults: list[Fault] = []  # private copies; `times` counts down

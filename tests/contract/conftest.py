@@ -1,0 +1,72 @@
+"""The contract suite's fixtures: a target server (the stand-in in every profile, or a live one) and its lab.
+
+Live: set GITEA_LIVE_URL and GITEA_LIVE_TOKEN (an administrator's token with every scope). A live server's
+settings that its API does not reveal are told by GITEA_LIVE_INDEXER (bleve, the default, or db) and
+GITEA_LIVE_UTC_OFFSET (minutes east of UTC that it renders times in; default 0).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from gitea_mcp.gitea.catalog import Catalog
+from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+from gitea_mcp.policy import Policy
+from gitea_mcp.standin import StandIn
+from gitea_mcp.standin.profile import PROFILES
+from gitea_mcp.tools.base import Deps
+from tests.contract.lab import Lab, LiveSeeder, StandInSeeder, new_run, seed
+from tests.contract.target import Http, ServerVersion, Target
+
+LIVE_URL = os.environ.get("GITEA_LIVE_URL", "")
+LIVE_TOKEN = os.environ.get("GITEA_LIVE_TOKEN", "")
+TARGETS = ["live"] if LIVE_URL else list(PROFILES)
+
+
+@pytest.fixture(scope="session", params=TARGETS)
+def target(request: pytest.FixtureRequest) -> Iterator[Target]:
+    if request.param == "live":
+        version = ServerVersion.parse(Http(LIVE_URL).ok("GET", "/version", LIVE_TOKEN)["version"])
+        indexer = os.environ.get("GITEA_LIVE_INDEXER", "bleve")
+        assert indexer in ("bleve", "db"), f"GITEA_LIVE_INDEXER={indexer!r}: use bleve or db"
+        offset = int(os.environ.get("GITEA_LIVE_UTC_OFFSET", "0"))
+        yield Target(LIVE_URL, LIVE_TOKEN, version, indexer, True, f"live {LIVE_URL}", offset)  # type: ignore[arg-type]
+        return
+    profile = PROFILES[request.param]
+    with StandIn(profile=profile, seed=False) as standin:
+        admin = StandInSeeder(standin).token_for_admin()
+        yield Target(
+            standin.url, admin, ServerVersion.parse(profile.version), profile.indexer, False,
+            f"stand-in {request.param}", profile.utc_offset_minutes, standin,
+        )  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def lab(target: Target) -> Iterator[Lab]:
+    if target.standin is not None:
+        yield seed(StandInSeeder(target.standin), new_run())
+        return
+    seeder = LiveSeeder(Http(target.url), target.admin_token)
+    try:
+        yield seed(seeder, new_run())
+    finally:
+        seeder.cleanup()
+
+
+@pytest.fixture(scope="session")
+def http(target: Target) -> Http:
+    return Http(target.url)
+
+
+@pytest.fixture(scope="session")
+def max_items(http: Http, target: Target) -> int:
+    return int(http.ok("GET", "/settings/api", target.admin_token)["max_response_items"])
+
+
+def deps_for(target: Target, lab: Lab, role: str = "writer") -> Deps:
+    """The tools' dependencies as a server configured with this role's token would build them."""
+    client = GiteaClient(target.url, lab.tokens[role], timeout=30, retry=RetryPolicy(attempts=1))
+    return Deps(client=client, policy=Policy(frozenset({lab.org.lower()})), catalog=Catalog())

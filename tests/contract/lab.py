@@ -1,0 +1,311 @@
+"""The scratch world every probe runs in, seeded the same way on a live server (through its API) and on the stand-in.
+
+One plan (`seed`), two seeders: `LiveSeeder` uses the admin API and removes everything afterwards; `StandInSeeder`
+writes the same objects into the stand-in's store. Names carry a per-run suffix so runs never collide on a live
+server.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Protocol
+
+from gitea_mcp.standin import StandIn
+from gitea_mcp.standin.store import ADMIN, READ, WRITE, PullMeta
+from tests.contract.target import Http
+
+PASSWORD = "Contract-pass-1234"
+MANY_LABELS = 45  # more than one catalogue page when MAX_RESPONSE_ITEMS is 20 (and fewer than 50)
+MANY_ISSUES = 25  # more than 20 (search limit=0) and than a 20-item page
+
+
+@dataclass
+class Lab:
+    """What was seeded: names, tokens by role, and the numbers and ids the probes refer to."""
+
+    run: str
+    org: str
+    writer: str  # a write collaborator on every repository
+    poster: str  # may read and file issues, cannot write to the repository
+    assignee: str  # a write collaborator, assignable
+    repo: str = "main"
+    private_repo: str = "vault"
+    many_repo: str = "many"
+    renamed_from: str = "before"
+    renamed_to: str = "after"
+    tokens: dict[str, str] = field(default_factory=dict)
+    issues: dict[str, int] = field(default_factory=dict)
+    labels: dict[str, int] = field(default_factory=dict)
+    milestones: dict[str, int] = field(default_factory=dict)
+    has_lock: bool = False
+
+    def path(self, *parts: object, repo: str | None = None) -> str:
+        return "/".join(["", "repos", self.org, repo or self.repo, *map(str, parts)])
+
+
+class Seeder(Protocol):
+    def user(self, login: str) -> None: ...
+    def token(self, login: str, scopes: list[str]) -> str: ...
+    def org(self, name: str) -> None: ...
+    def repo(self, owner: str, name: str, private: bool = False) -> None: ...
+    def collaborator(self, owner: str, repo: str, login: str, permission: str) -> None: ...
+    def label(self, owner: str, repo: str | None, name: str, exclusive: bool = False) -> int: ...
+    def milestone(self, owner: str, repo: str, title: str) -> int: ...
+    def issue(self, owner: str, repo: str, login: str, title: str, body: str = "", *, labels: list[str] = (),  # type: ignore[assignment]
+              milestone: str | None = None, assignees: list[str] = (), closed: bool = False) -> int: ...  # type: ignore[assignment]  # fmt: skip
+    def pull(self, owner: str, repo: str, login: str, title: str) -> int: ...
+    def comment(self, owner: str, repo: str, number: int, login: str, body: str) -> int: ...
+    def lock(self, owner: str, repo: str, number: int) -> bool: ...
+    def rename(self, owner: str, old: str, new: str) -> None: ...
+
+
+# The scopes of each role's token: the documented minimum, and the ones a probe needs to show what is missing.
+ROLE_SCOPES = {
+    "writer": ("writer", ["write:issue", "read:user"]),  # the documented set for every tool
+    "writer_issue_only": ("writer", ["write:issue"]),
+    "reader": ("writer", ["read:issue"]),
+    "poster": ("poster", ["write:issue", "read:user"]),
+    "writer_repo": ("writer", ["write:issue", "read:repository"]),
+    "writer_org": ("writer", ["write:issue", "read:organization"]),
+}
+
+
+def seed(seeder: Seeder, run: str) -> Lab:
+    lab = Lab(run=run, org=f"c{run}", writer=f"w{run}", poster=f"p{run}", assignee=f"a{run}")
+    for login in (lab.writer, lab.poster, lab.assignee):
+        seeder.user(login)
+    for role, (login, scopes) in ROLE_SCOPES.items():
+        lab.tokens[role] = seeder.token(getattr(lab, login), scopes)
+    seeder.org(lab.org)
+    for name, private in ((lab.repo, False), (lab.private_repo, True), (lab.many_repo, False),
+                          (lab.renamed_from, False)):  # fmt: skip
+        seeder.repo(lab.org, name, private)
+        seeder.collaborator(lab.org, name, lab.writer, "write")
+        seeder.collaborator(lab.org, name, lab.assignee, "write")
+        seeder.collaborator(lab.org, name, lab.poster, "read")
+    _seed_main(seeder, lab)
+    _seed_many(seeder, lab)
+    lab.issues["private"] = seeder.issue(lab.org, lab.private_repo, lab.writer, "Private plans")
+    lab.issues["renamed"] = seeder.issue(lab.org, lab.renamed_from, lab.writer, "Issue of a renamed repository")
+    seeder.rename(lab.org, lab.renamed_from, lab.renamed_to)
+    return lab
+
+
+def _seed_main(seeder: Seeder, lab: Lab) -> None:
+    o, r = lab.org, lab.repo
+    for name, exclusive in (("bug", False), ("ui", False), ("priority/high", True), ("priority/low", True)):
+        lab.labels[name] = seeder.label(o, r, name, exclusive)
+    lab.labels["triage"] = seeder.label(o, None, "triage")  # an organisation label
+    for title in ("v1", "v2"):
+        lab.milestones[title] = seeder.milestone(o, r, title)
+    w = lab.writer
+    lab.issues["auth"] = seeder.issue(
+        o, r, w, "Authentication fails after password reset", "Users cannot sign in once they reset the password.",
+        labels=["bug"], milestone="v1", assignees=[lab.assignee],
+    )  # fmt: skip
+    lab.issues["export"] = seeder.issue(o, r, w, "Export dialog crashes on empty input", labels=["bug", "ui"])
+    lab.issues["dark"] = seeder.issue(o, r, w, "Add dark mode to the settings page", labels=["ui", "priority/low"])
+    lab.issues["closed"] = seeder.issue(o, r, w, "Document the login flow", closed=True)
+    lab.issues["poster"] = seeder.issue(o, r, lab.poster, "Poster reports a typo in the footer")
+    lab.issues["locked"] = seeder.issue(o, r, w, "Locked discussion about the roadmap")
+    lab.issues["pr"] = seeder.pull(o, r, w, "Feature branch change")
+    seeder.comment(o, r, lab.issues["auth"], w, f"First comment, for @{lab.assignee}")
+    seeder.comment(o, r, lab.issues["auth"], lab.assignee, "Second comment")
+    lab.has_lock = seeder.lock(o, r, lab.issues["locked"])
+
+
+def _seed_many(seeder: Seeder, lab: Lab) -> None:
+    for index in range(MANY_LABELS):
+        seeder.label(lab.org, lab.many_repo, f"l{index:02d}")
+    for index in range(MANY_ISSUES):
+        seeder.issue(lab.org, lab.many_repo, lab.writer, f"Bulk issue {index:02d}")
+
+
+def new_run() -> str:
+    return secrets.token_hex(3)
+
+
+# -- a live server, through its API ---------------------------------------------------------------------------------
+
+
+class LiveSeeder:
+    """Seeds through the admin API; `cleanup` deletes the org's repositories, the org and the users."""
+
+    def __init__(self, http: Http, admin_token: str) -> None:
+        self.http = http
+        self.admin = admin_token
+        self.tokens: dict[str, str] = {}  # login -> a token with every scope, to act as that user while seeding
+        self.users: list[str] = []
+        self.orgs: list[str] = []
+
+    def user(self, login: str) -> None:
+        self.http.ok("POST", "/admin/users", self.admin, json={
+            "username": login, "email": f"{login}@example.com", "password": PASSWORD,
+            "must_change_password": False, "visibility": "public",
+        })  # fmt: skip
+        self.users.append(login)
+        self.tokens[login] = self.token(login, ["all"])
+
+    def token(self, login: str, scopes: list[str]) -> str:
+        body = self.http.ok(
+            "POST", f"/users/{login}/tokens", None, basic=(login, PASSWORD),
+            json={"name": f"contract-{secrets.token_hex(4)}", "scopes": scopes},
+        )  # fmt: skip
+        return str(body["sha1"])
+
+    def org(self, name: str) -> None:
+        self.http.ok("POST", "/orgs", self.admin, json={"username": name, "visibility": "public"})
+        self.orgs.append(name)
+
+    def repo(self, owner: str, name: str, private: bool = False) -> None:
+        self.http.ok("POST", f"/orgs/{owner}/repos", self.admin, json={
+            "name": name, "private": private, "auto_init": True, "default_branch": "main", "readme": "Default",
+        })  # fmt: skip
+
+    def collaborator(self, owner: str, repo: str, login: str, permission: str) -> None:
+        self.http.ok("PUT", f"/repos/{owner}/{repo}/collaborators/{login}", self.admin, json={"permission": permission})
+
+    def label(self, owner: str, repo: str | None, name: str, exclusive: bool = False) -> int:
+        path = f"/repos/{owner}/{repo}/labels" if repo else f"/orgs/{owner}/labels"
+        body = self.http.ok("POST", path, self.admin, json={"name": name, "color": "#ee0701", "exclusive": exclusive})
+        return int(body["id"])
+
+    def milestone(self, owner: str, repo: str, title: str) -> int:
+        return int(self.http.ok("POST", f"/repos/{owner}/{repo}/milestones", self.admin, json={"title": title})["id"])
+
+    def issue(self, owner: str, repo: str, login: str, title: str, body: str = "", *, labels: list[str] = (),  # type: ignore[assignment]
+              milestone: str | None = None, assignees: list[str] = (), closed: bool = False) -> int:  # type: ignore[assignment]  # fmt: skip
+        path = f"/repos/{owner}/{repo}"
+        ids = self._label_ids(owner, repo, labels)
+        payload: dict[str, object] = {"title": title, "body": body, "labels": ids, "assignees": list(assignees)}
+        if milestone:
+            found = self.http.ok("GET", f"{path}/milestones", self.admin, params={"state": "all", "name": milestone})
+            payload["milestone"] = found[0]["id"]
+        number = int(self.http.ok("POST", f"{path}/issues", self.tokens[login], json=payload)["number"])
+        if closed:
+            self.http.ok("PATCH", f"{path}/issues/{number}", self.admin, json={"state": "closed"})
+        return number
+
+    def _label_ids(self, owner: str, repo: str, names: list[str]) -> list[int]:
+        if not names:
+            return []
+        known = self.http.ok("GET", f"/repos/{owner}/{repo}/labels", self.admin, params={"limit": 50})
+        known += self.http.ok("GET", f"/orgs/{owner}/labels", self.admin, params={"limit": 50})
+        return [label["id"] for name in names for label in known if label["name"] == name]
+
+    def pull(self, owner: str, repo: str, login: str, title: str) -> int:
+        path = f"/repos/{owner}/{repo}"
+        content = base64.b64encode(b"a change\n").decode()
+        self.http.ok("POST", f"{path}/contents/change.txt", self.admin, json={
+            "content": content, "message": "a change", "branch": "main", "new_branch": "feature",
+        })  # fmt: skip
+        body = self.http.ok("POST", f"{path}/pulls", self.tokens[login],
+                            json={"head": "feature", "base": "main", "title": title})  # fmt: skip
+        return int(body["number"])
+
+    def comment(self, owner: str, repo: str, number: int, login: str, body: str) -> int:
+        path = f"/repos/{owner}/{repo}/issues/{number}/comments"
+        return int(self.http.ok("POST", path, self.tokens[login], json={"body": body})["id"])
+
+    def lock(self, owner: str, repo: str, number: int) -> bool:
+        answer = self.http.call("PUT", f"/repos/{owner}/{repo}/issues/{number}/lock", self.admin,
+                                json={"lock_reason": "Too heated"})  # fmt: skip
+        if answer.status in (404, 405):
+            return False  # this release has no lock API
+        assert answer.status < 300, answer.text
+        return True
+
+    def rename(self, owner: str, old: str, new: str) -> None:
+        self.http.ok("PATCH", f"/repos/{owner}/{old}", self.admin, json={"name": new})
+
+    def cleanup(self) -> None:
+        for org in self.orgs:
+            repos = self.http.call("GET", f"/orgs/{org}/repos", self.admin, params={"limit": 50}).body or []
+            for repo in repos:
+                self.http.call("DELETE", f"/repos/{org}/{repo['name']}", self.admin)
+            self.http.call("DELETE", f"/orgs/{org}", self.admin)
+        for login in self.users:
+            self.http.call("DELETE", f"/admin/users/{login}", self.admin, params={"purge": "true"})
+
+
+# -- the stand-in, through its store --------------------------------------------------------------------------------
+
+_PERMISSIONS = {"read": READ, "write": WRITE, "admin": ADMIN}
+
+
+class StandInSeeder:
+    def __init__(self, standin: StandIn) -> None:
+        self.store = standin.store
+        self.profile = standin.profile
+
+    def user(self, login: str) -> None:
+        self.store.add_user(login)
+
+    def token_for_admin(self) -> str:
+        self.store.add_user("contract-admin")
+        return self.token("contract-admin", ["all"])
+
+    def token(self, login: str, scopes: list[str]) -> str:
+        value = secrets.token_hex(20)
+        self.store.add_token(value, login, *scopes)
+        return value
+
+    def org(self, name: str) -> None:
+        self.store.add_user(name, is_org=True)
+
+    def repo(self, owner: str, name: str, private: bool = False) -> None:
+        self.store.add_repo(owner, name, private)
+
+    def collaborator(self, owner: str, repo: str, login: str, permission: str) -> None:
+        found = self.store.find_repo(owner, repo)
+        assert found is not None
+        found.access[login.lower()] = _PERMISSIONS[permission]
+
+    def label(self, owner: str, repo: str | None, name: str, exclusive: bool = False) -> int:
+        found = self.store.find_repo(owner, repo) if repo else None
+        label = self.store.add_label(found, name, "ee0701", org=None if repo else owner)
+        label.exclusive = exclusive
+        return label.id
+
+    def milestone(self, owner: str, repo: str, title: str) -> int:
+        found = self.store.find_repo(owner, repo)
+        assert found is not None
+        return self.store.add_milestone(found, title).id
+
+    def issue(self, owner: str, repo: str, login: str, title: str, body: str = "", *, labels: list[str] = (),  # type: ignore[assignment]
+              milestone: str | None = None, assignees: list[str] = (), closed: bool = False) -> int:  # type: ignore[assignment]  # fmt: skip
+        issue = self.store.add_issue(
+            owner, repo, title, body, poster=login, labels=labels, milestone=milestone, assignees=assignees,
+            state="closed" if closed else "open",
+        )  # fmt: skip
+        return issue.number
+
+    def pull(self, owner: str, repo: str, login: str, title: str) -> int:
+        return self.store.add_issue(owner, repo, title, poster=login, pull=PullMeta()).number
+
+    def comment(self, owner: str, repo: str, number: int, login: str, body: str) -> int:
+        issue = self.store.get_issue(owner, repo, number)
+        assert issue is not None
+        return self.store.add_comment(issue, body, poster=login).id
+
+    def lock(self, owner: str, repo: str, number: int) -> bool:
+        issue = self.store.get_issue(owner, repo, number)
+        assert issue is not None
+        issue.is_locked = self.profile.has_lock_api
+        return self.profile.has_lock_api
+
+    def rename(self, owner: str, old: str, new: str) -> None:
+        found = self.store.find_repo(owner, old)
+        assert found is not None
+        found.name = new
+        self.store.redirects[(owner.lower(), old.lower())] = found.id
+
+    def cleanup(self) -> None:
+        """Nothing outlives the stand-in."""
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)

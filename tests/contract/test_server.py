@@ -1,0 +1,432 @@
+"""What gitea_mcp relies on the server to do: one probe per behaviour, the expected answer stated per release.
+
+Each probe is a request and the property its answer must have. They run against the stand-in in every profile
+(in CI) and against a live Gitea or Forgejo (GITEA_LIVE_URL); docs/compatibility.md has the results per release.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta
+
+from tests.contract.lab import MANY_ISSUES, MANY_LABELS, Lab
+from tests.contract.target import Answer, Http, Target
+
+SCOPE_403 = "token does not have at least one of required scope(s)"
+
+
+def numbers(answer: Answer) -> set[int]:
+    assert answer.status == 200, answer.text
+    return {int(item["number"]) for item in answer.body}
+
+
+def rows(http: Http, lab: Lab, **params: object) -> list[dict[str, object]]:
+    """The cross-repository search as the lab's writer, which must answer 200."""
+    answer = http.get("/repos/issues/search", lab.tokens["writer"], **params)
+    assert answer.status == 200, answer.text
+    assert isinstance(answer.body, list)
+    return answer.body
+
+
+def eventually(probe: object, seconds: float = 10.0) -> Answer:
+    """The issue indexer is asynchronous: retry a keyword query until it answers something, or give up."""
+    assert callable(probe)
+    deadline = time.monotonic() + seconds
+    while True:
+        answer: Answer = probe()
+        if answer.status != 200 or answer.body or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.3)
+
+
+# -- token scopes: per route category ---------------------------------------------------------------------------
+
+
+def test_own_user_needs_read_user(http: Http, lab: Lab) -> None:
+    refused = http.get("/user", lab.tokens["writer_issue_only"])
+    assert refused.status == 403 and SCOPE_403 in refused.message and "read:user" in refused.message
+    assert http.ok("GET", "/user", lab.tokens["writer"])["login"] == lab.writer
+
+
+def test_other_users_need_read_user(http: Http, lab: Lab) -> None:
+    assert http.get(f"/users/{lab.assignee}", lab.tokens["writer_issue_only"]).status == 403
+    assert http.get(f"/users/{lab.assignee}", lab.tokens["writer"]).status == 200
+
+
+def test_org_labels_need_read_organization(http: Http, lab: Lab) -> None:
+    refused = http.get(f"/orgs/{lab.org}/labels", lab.tokens["writer"])
+    assert refused.status == 403 and "read:organization" in refused.message
+    assert [x["name"] for x in http.ok("GET", f"/orgs/{lab.org}/labels", lab.tokens["writer_org"])] == ["triage"]
+
+
+def test_repository_needs_read_repository(http: Http, lab: Lab) -> None:
+    refused = http.get(lab.path(), lab.tokens["writer"])
+    assert refused.status == 403 and "read:repository" in refused.message
+    assert http.get(lab.path(), lab.tokens["writer_repo"]).status == 200
+
+
+def test_issue_routes_need_only_the_issue_scope(http: Http, lab: Lab) -> None:
+    token = lab.tokens["writer_issue_only"]
+    issue = lab.issues["auth"]
+    for path in ("issues", "labels", "milestones", f"issues/{issue}", f"issues/{issue}/comments",
+                 f"issues/{issue}/labels"):  # fmt: skip
+        assert http.get(lab.path(path), token).status == 200, path
+    assert http.get("/repos/issues/search", token, owner=lab.org).status == 200
+
+
+def test_the_scope_is_checked_before_the_repository_is_looked_up(http: Http, lab: Lab) -> None:
+    token = lab.tokens["reader"]  # read:issue only: may not write
+    assert http.call("POST", lab.path("issues"), token, json={"title": ""}).status == 403
+    assert http.call("POST", lab.path("issues", repo="nope"), token, json={"title": ""}).status == 403
+    assert http.get(lab.path("issues", repo="nope"), lab.tokens["writer_repo"]).status == 404
+    # With the write scope an empty title passes the scope check and fails validation: nothing is created.
+    assert http.call("POST", lab.path("issues"), lab.tokens["writer"], json={"title": ""}).status == 422
+
+
+def test_bad_token_anonymous_reads_and_writes(http: Http, lab: Lab) -> None:
+    assert http.get(lab.path("issues"), "0" * 40).status == 401
+    assert http.get(lab.path("issues", repo=lab.private_repo)).status == 404  # invisible, not 401
+    assert http.get(lab.path("issues")).status == 200  # a public repository reads anonymously
+    assert http.call("POST", lab.path("issues"), None, json={"title": "x"}).status == 401
+
+
+# -- the repository issue list ------------------------------------------------------------------------------------
+
+
+def test_type_issues_excludes_pulls_and_no_type_mixes_them(http: Http, lab: Lab) -> None:
+    token = lab.tokens["writer"]
+    only = http.get(lab.path("issues"), token, type="issues", state="all")
+    mixed = http.get(lab.path("issues"), token, state="all")
+    assert lab.issues["pr"] not in numbers(only) and lab.issues["pr"] in numbers(mixed)
+    pulls = [x for x in mixed.body if x["number"] == lab.issues["pr"]]
+    assert pulls[0]["pull_request"] is not None
+    assert all(x["pull_request"] is None for x in only.body)
+
+
+def test_total_count_and_link_headers(http: Http, lab: Lab) -> None:
+    token = lab.tokens["writer"]
+    one_page = http.get(lab.path("issues", repo=lab.private_repo), token)
+    assert one_page.total == 1 and "Link" not in one_page.headers  # no Link at all when one page holds everything
+    paged = http.get(lab.path("issues", repo=lab.many_repo), token, limit=10, page=1)
+    assert paged.total == MANY_ISSUES and 'rel="next"' in paged.headers["Link"] and len(paged.body) == 10
+
+
+def test_labels_filter_is_all_of_and_drops_unknown_names(http: Http, lab: Lab) -> None:
+    token = lab.tokens["writer"]
+    assert numbers(http.get(lab.path("issues"), token, labels="bug,ui")) == {lab.issues["export"]}
+    everything = numbers(http.get(lab.path("issues"), token, limit=50))
+    assert numbers(http.get(lab.path("issues"), token, labels="no-such-label", limit=50)) == everything
+    assert numbers(http.get(lab.path("issues"), token, labels="bug,no-such-label", limit=50)) == {
+        lab.issues["auth"],
+        lab.issues["export"],
+    }
+
+
+def test_an_unknown_state_means_open(http: Http, lab: Lab) -> None:
+    token = lab.tokens["writer"]
+    assert numbers(http.get(lab.path("issues"), token, state="bogus", limit=50)) == numbers(
+        http.get(lab.path("issues"), token, state="open", limit=50)
+    )
+
+
+def test_limit_is_clamped_to_max_response_items(http: Http, lab: Lab, max_items: int) -> None:
+    token = lab.tokens["writer"]
+    assert len(http.get(lab.path("issues", repo=lab.many_repo), token, limit=100).body) == min(MANY_ISSUES, max_items)
+    default = http.get(lab.path("issues", repo=lab.many_repo), token, limit=0)
+    assert len(default.body) == min(MANY_ISSUES, 30)  # DEFAULT_PAGING_NUM, not clamped
+
+
+def test_catalogue_pages_are_the_servers_size(http: Http, lab: Lab, max_items: int) -> None:
+    """Labels (and milestones) come in pages of at most MAX_RESPONSE_ITEMS, whatever `limit` asks."""
+    token = lab.tokens["writer"]
+    first = http.get(lab.path("labels", repo=lab.many_repo), token, limit=50, page=1)
+    assert first.total == MANY_LABELS and len(first.body) == min(MANY_LABELS, max_items)
+    second = http.get(lab.path("labels", repo=lab.many_repo), token, limit=50, page=2)
+    assert len(second.body) == max(0, min(MANY_LABELS - max_items, max_items))
+
+
+def test_unknown_user_filter_is_404_with_the_user_named(http: Http, lab: Lab) -> None:
+    answer = http.get(lab.path("issues"), lab.tokens["writer"], created_by="nobody-here")
+    assert answer.status == 404  # the message varies by release ("not found", "The target couldn't be found.")
+    errors = answer.body.get("errors") or [] if isinstance(answer.body, dict) else []
+    assert any("user does not exist" in str(e) and "nobody-here" in str(e) for e in errors), answer.text
+
+
+def test_missing_repository_is_404_without_errors(http: Http, lab: Lab) -> None:
+    answer = http.get(lab.path("issues", repo="nope"), lab.tokens["writer"], created_by=lab.writer)
+    assert answer.status == 404
+    errors = answer.body.get("errors") if isinstance(answer.body, dict) else None
+    assert not any("user does not exist" in str(e) for e in errors or [])
+
+
+def test_since_and_before_filter_on_the_updated_time(http: Http, lab: Lab) -> None:
+    token = lab.tokens["writer"]
+    future = (datetime.now().astimezone() + timedelta(days=1)).isoformat(timespec="seconds")
+    assert http.get(lab.path("issues"), token, since=future).body == []
+    assert numbers(http.get(lab.path("issues"), token, before=future, state="all", limit=50))
+    assert http.get(lab.path("issues"), token, since="yesterday").status == 422
+
+
+def test_times_carry_the_servers_zone(http: Http, lab: Lab, target: Target) -> None:
+    issue = http.ok("GET", lab.path("issues", lab.issues["auth"]), lab.tokens["writer"])
+    created = datetime.fromisoformat(issue["created_at"])
+    offset = created.utcoffset()
+    assert offset == timedelta(minutes=target.utc_offset_minutes), issue["created_at"]
+
+
+def test_names_are_case_insensitive(http: Http, lab: Lab) -> None:
+    path = f"/repos/{lab.org.upper()}/{lab.repo.upper()}/issues/{lab.issues['auth']}"
+    assert http.ok("GET", path, lab.tokens["writer"])["number"] == lab.issues["auth"]
+
+
+def test_a_renamed_repository_redirects(http: Http, lab: Lab, target: Target) -> None:
+    answer = http.get(lab.path("issues", repo=lab.renamed_from), lab.tokens["writer"])
+    v = target.version
+    expected = 307 if v.gitea(high=(1, 23, 6)) or v.forgejo(high=(11,)) else 301
+    assert answer.status == expected
+    assert answer.headers["Location"].startswith(f"/api/v1/repos/{lab.org}/{lab.renamed_to}/issues")
+
+
+# -- keyword search -----------------------------------------------------------------------------------------------
+
+
+def keyword(http: Http, lab: Lab, q: str, **params: str) -> set[int]:
+    return numbers(eventually(lambda: http.get(lab.path("issues"), lab.tokens["writer"], q=q, state="all", **params)))
+
+
+def keyword_mode(target: Target) -> str:
+    if target.indexer == "db":
+        return "substring"
+    return "words" if target.version.forgejo(low=(11,)) else "phrase"
+
+
+def test_a_whole_word_is_found_by_every_indexer(http: Http, lab: Lab) -> None:
+    assert lab.issues["auth"] in keyword(http, lab, "Authentication")
+    assert lab.issues["auth"] in keyword(http, lab, "authentication")
+
+
+def test_part_of_a_word(http: Http, lab: Lab, target: Target) -> None:
+    found = lab.issues["auth"] in keyword(http, lab, "Authentica")
+    assert found == (keyword_mode(target) == "substring")
+
+
+def test_words_out_of_order(http: Http, lab: Lab, target: Target) -> None:
+    found = lab.issues["auth"] in keyword(http, lab, "reset Authentication")
+    assert found == (keyword_mode(target) == "words")
+
+
+def test_adjacent_words_in_order(http: Http, lab: Lab) -> None:
+    assert lab.issues["auth"] in keyword(http, lab, "password reset")
+
+
+def test_quoted_phrase(http: Http, lab: Lab, target: Target) -> None:
+    # Forgejo reads "…" as an exact phrase, Gitea's bleve drops the quotes; the database search matches them.
+    found = lab.issues["auth"] in keyword(http, lab, '"password reset"')
+    assert found == (keyword_mode(target) != "substring")
+
+
+def test_keyword_with_assignee(http: Http, lab: Lab, target: Target) -> None:
+    found = keyword(http, lab, "Authentication", assigned_by=lab.assignee)
+    broken = target.indexer != "db" and (target.version.gitea(high=(1, 25)) or target.version.forgejo(high=(14,)))
+    assert (lab.issues["auth"] in found) == (not broken)
+
+
+def test_numeric_keyword_matches_the_number(http: Http, lab: Lab, target: Target) -> None:
+    found = lab.issues["auth"] in keyword(http, lab, str(lab.issues["auth"]))
+    assert found == (not target.version.gitea(high=(1, 22)))
+
+
+# -- the cross-repository search -----------------------------------------------------------------------------------
+
+
+def test_search_scoped_to_owner_with_repository(http: Http, lab: Lab) -> None:
+    found = rows(http, lab, owner=lab.org, limit=50, state="all")
+    assert found and all(row["repository"]["full_name"].lower().startswith(lab.org.lower() + "/") for row in found)
+
+
+def test_search_unknown_owner_is_400(http: Http, lab: Lab) -> None:
+    answer = http.get("/repos/issues/search", lab.tokens["writer"], owner="nobody-here")
+    assert answer.status == 400
+    assert "user does not exist [uid: 0, name: nobody-here]" in answer.message
+
+
+def test_search_created_by(http: Http, lab: Lab, target: Target) -> None:
+    found = rows(http, lab, owner=lab.org, created_by=lab.poster,
+                   limit=50, type="issues", state="all")  # fmt: skip
+    honoured = all(row["user"]["login"] == lab.poster for row in found)
+    assert honoured == target.version.gitea(low=(1, 26))
+
+
+def test_search_limit_zero(http: Http, lab: Lab, target: Target) -> None:
+    found = rows(http, lab, owner=lab.org, limit=0, state="all")
+    assert len(found) == (30 if target.version.gitea(low=(1, 26)) else 20)
+
+
+def test_search_labels_are_any_of(http: Http, lab: Lab) -> None:
+    found = rows(http, lab, owner=lab.org, labels="bug,ui",
+                   state="all", limit=50)  # fmt: skip
+    assert {row["number"] for row in found} == {lab.issues["auth"], lab.issues["export"], lab.issues["dark"]}
+
+
+# -- one issue and its comments ---------------------------------------------------------------------------------
+
+
+def test_issue_shape(http: Http, lab: Lab) -> None:
+    issue = http.ok("GET", lab.path("issues", lab.issues["closed"]), lab.tokens["writer"])
+    assert issue["labels"] == [] and issue["milestone"] is None and issue["pull_request"] is None
+    assert issue["state"] == "closed" and issue["closed_at"]
+    pull = http.ok("GET", lab.path("issues", lab.issues["pr"]), lab.tokens["writer"])
+    assert pull["pull_request"] is not None and pull["pull_request"]["merged"] is False
+
+
+def test_comments_have_a_total_and_no_paging(http: Http, lab: Lab) -> None:
+    answer = http.get(lab.path("issues", lab.issues["auth"], "comments"), lab.tokens["writer"], limit=1)
+    assert answer.status == 200 and len(answer.body) == 2 and answer.total == 2
+
+
+def test_comments_of_a_missing_issue(http: Http, lab: Lab, target: Target) -> None:
+    answer = http.get(lab.path("issues", 9999, "comments"), lab.tokens["writer"])
+    assert answer.status == (404 if target.version.forgejo(low=(11,)) else 500)
+
+
+def test_a_missing_issue_is_404(http: Http, lab: Lab) -> None:
+    assert http.get(lab.path("issues", 9999), lab.tokens["writer"]).status == 404
+
+
+# -- writes -----------------------------------------------------------------------------------------------------
+
+
+def create(http: Http, lab: Lab, role: str, **fields: object) -> Answer:
+    return http.call("POST", lab.path("issues"), lab.tokens[role], json={"title": "Probe", **fields})
+
+
+def test_create_answers_201(http: Http, lab: Lab) -> None:
+    answer = create(http, lab, "writer", labels=[lab.labels["bug"]], milestone=lab.milestones["v1"],
+                    assignees=[lab.assignee])  # fmt: skip
+    assert answer.status == 201
+    assert [x["name"] for x in answer.body["labels"]] == ["bug"]
+    assert answer.body["milestone"]["title"] == "v1" and answer.body["assignees"][0]["login"] == lab.assignee
+
+
+def test_create_silently_drops_unknown_label_and_milestone_ids(http: Http, lab: Lab) -> None:
+    answer = create(http, lab, "writer", labels=[999999], milestone=999999)
+    assert answer.status == 201 and answer.body["labels"] == [] and answer.body["milestone"] is None
+
+
+def test_create_with_an_unknown_assignee_is_refused(http: Http, lab: Lab) -> None:
+    answer = create(http, lab, "writer", assignees=["nobody-here"])
+    assert answer.status == 422
+
+
+def test_create_by_a_non_writer_drops_labels_milestone_assignees_due_date(http: Http, lab: Lab) -> None:
+    answer = create(http, lab, "poster", labels=[lab.labels["bug"]], milestone=lab.milestones["v1"],
+                    assignees=[lab.assignee], due_date="2026-03-01T00:00:00Z")  # fmt: skip
+    assert answer.status == 201
+    body = answer.body
+    assert body["labels"] == [] and body["milestone"] is None and not body["assignees"] and body["due_date"] is None
+
+
+def test_create_with_two_labels_of_one_exclusive_scope_keeps_both(http: Http, lab: Lab) -> None:
+    answer = create(http, lab, "writer", labels=[lab.labels["priority/high"], lab.labels["priority/low"]])
+    assert answer.status == 201
+    assert sorted(x["name"] for x in answer.body["labels"]) == ["priority/high", "priority/low"]
+
+
+def test_due_date_is_kept_as_the_instant_given(http: Http, lab: Lab) -> None:
+    answer = create(http, lab, "writer", due_date="2026-03-01T00:00:00Z")
+    assert answer.status == 201
+    due = datetime.fromisoformat(answer.body["due_date"])
+    assert due == datetime.fromisoformat("2026-03-01T00:00:00+00:00"), answer.body["due_date"]
+
+
+def test_edit_answers_201_with_the_issue(http: Http, lab: Lab) -> None:
+    number = create(http, lab, "writer").body["number"]
+    answer = http.call("PATCH", lab.path("issues", number), lab.tokens["writer"], json={"title": "Edited"})
+    assert answer.status == 201 and answer.body["title"] == "Edited"
+
+
+def test_a_poster_who_cannot_write_edits_only_title_body_state(http: Http, lab: Lab) -> None:
+    number = create(http, lab, "poster").body["number"]
+    answer = http.call("PATCH", lab.path("issues", number), lab.tokens["poster"], json={
+        "title": "Poster edit", "assignees": [lab.assignee], "milestone": lab.milestones["v1"],
+        "due_date": "2026-03-01T00:00:00Z",
+    })  # fmt: skip
+    assert answer.status == 201
+    body = answer.body
+    assert body["title"] == "Poster edit"
+    assert not body["assignees"] and body["milestone"] is None and body["due_date"] is None
+
+
+def test_edit_with_an_unknown_assignee_fails_after_saving_the_title(http: Http, lab: Lab) -> None:
+    number = create(http, lab, "writer").body["number"]
+    answer = http.call("PATCH", lab.path("issues", number), lab.tokens["writer"],
+                       json={"title": "Saved anyway", "assignees": ["nobody-here"]})  # fmt: skip
+    assert answer.status == 500
+    assert http.ok("GET", lab.path("issues", number), lab.tokens["writer"])["title"] == "Saved anyway"
+
+
+def label_names(answer: Answer) -> list[str]:
+    assert answer.status in (200, 201), answer.text
+    return sorted(x["name"] for x in answer.body)
+
+
+def test_replacing_labels_keeps_one_per_exclusive_scope(http: Http, lab: Lab) -> None:
+    number = create(http, lab, "writer").body["number"]
+    ids = [lab.labels["priority/high"], lab.labels["priority/low"], lab.labels["bug"]]
+    answer = http.call("PUT", lab.path("issues", number, "labels"), lab.tokens["writer"], json={"labels": ids})
+    assert label_names(answer) == ["bug", "priority/low"]
+
+
+def test_adding_a_label_replaces_the_old_label_of_its_scope(http: Http, lab: Lab) -> None:
+    number = create(http, lab, "writer", labels=[lab.labels["priority/low"], lab.labels["bug"]]).body["number"]
+    answer = http.call("POST", lab.path("issues", number, "labels"), lab.tokens["writer"],
+                       json={"labels": [lab.labels["priority/high"]]})  # fmt: skip
+    assert label_names(answer) == ["bug", "priority/high"]
+
+
+def test_labels_may_be_added_by_name(http: Http, lab: Lab, target: Target) -> None:
+    """Unknown names are dropped; organisation labels are found by name from Gitea 1.23 (and every Forgejo)."""
+    number = create(http, lab, "writer").body["number"]
+    answer = http.call("POST", lab.path("issues", number, "labels"), lab.tokens["writer"],
+                       json={"labels": ["triage", "ui", "no-such-label"]})  # fmt: skip
+    with_org = not target.version.gitea(high=(1, 22))
+    assert label_names(answer) == (["triage", "ui"] if with_org else ["ui"])
+
+
+def test_removing_one_label(http: Http, lab: Lab) -> None:
+    number = create(http, lab, "writer", labels=[lab.labels["bug"], lab.labels["ui"]]).body["number"]
+    answer = http.call("DELETE", lab.path("issues", number, "labels", lab.labels["bug"]), lab.tokens["writer"])
+    assert answer.status == 204
+    assert label_names(http.get(lab.path("issues", number, "labels"), lab.tokens["writer"])) == ["ui"]
+
+
+def test_comment_answers_201(http: Http, lab: Lab) -> None:
+    answer = http.call("POST", lab.path("issues", lab.issues["export"], "comments"), lab.tokens["writer"],
+                       json={"body": "A probe comment"})  # fmt: skip
+    assert answer.status == 201 and answer.body["body"] == "A probe comment"
+    assert answer.body["user"]["login"] == lab.writer
+
+
+def test_comments_on_a_locked_issue(http: Http, lab: Lab, target: Target) -> None:
+    assert lab.has_lock == target.version.gitea(low=(1, 24))
+    if not lab.has_lock:
+        return  # no lock API on this release: nothing can lock an issue through the API
+    path = lab.path("issues", lab.issues["locked"], "comments")
+    assert http.call("POST", path, lab.tokens["poster"], json={"body": "x"}).status == 403
+    assert http.call("POST", path, lab.tokens["writer"], json={"body": "x"}).status == 201
+
+
+def test_writes_to_a_missing_issue_are_404(http: Http, lab: Lab) -> None:
+    token = lab.tokens["writer"]
+    assert http.call("PATCH", lab.path("issues", 9999), token, json={"title": "x"}).status == 404
+
+
+def test_commenting_on_a_missing_issue(http: Http, lab: Lab, target: Target) -> None:
+    answer = http.call("POST", lab.path("issues", 9999, "comments"), lab.tokens["writer"], json={"body": "x"})
+    assert answer.status == (404 if target.version.forgejo(low=(11,)) else 500)
+
+
+def test_version_reports_the_release(http: Http, target: Target) -> None:
+    raw = http.ok("GET", "/version", None)["version"]
+    assert raw == target.version.raw
+    assert ("+gitea-" in raw) == (target.version.flavor == "forgejo")
