@@ -145,5 +145,15 @@ def api_error(message: str) -> dict[str, Any]:
     return {"message": message, "url": f"{ROOT}/api/swagger"}
 
 
+def unknown_user_404(login: str, message: str = "not found") -> dict[str, Any]:
+    """The issue list's 404 for an unknown created_by/assigned_by/mentioned_by: the user named in `errors`
+    (message "not found" on Gitea 1.25, "The target couldn't be found." on 1.22)."""
+    return {
+        "errors": [f"user does not exist [uid: 0, name: {login}]"],
+        "message": message,
+        "url": f"{ROOT}/api/swagger",
+    }
+
+
 LABELS = [label("bug", 1), label("ui", 2), label("good first issue", 3)]
 MILESTONES = [milestone("v1.0", 5, "closed"), milestone("v1.1", 6)]

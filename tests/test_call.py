@@ -96,7 +96,7 @@ def test_error_results_go_to_stderr_before_gitea(
 def test_gitea_failure_is_the_tools_error(mocked: responses.RequestsMock, capfd: pytest.CaptureFixture[str]) -> None:
     mocked.get(ISSUE, status=404, json=api_error("issue does not exist"))
     mocked.get(f"{ISSUE}/comments", status=404, json=api_error("issue does not exist"))
-    mocked.get(f"{API}/repos/acme/widgets", json={})
+    mocked.get(f"{API}/repos/acme/widgets/labels", json=[])
     code, out, err = call(capfd, "issue_get", "owner=acme", "name=widgets", "number=7")
     assert (code, out) == (1, "")
     assert "acme/widgets has no issue or pull request #7" in err

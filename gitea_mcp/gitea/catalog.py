@@ -15,9 +15,11 @@ from typing import TypeVar
 from gitea_mcp.gitea.client import ApiResponse, GiteaClient, Segment
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.models import Label, Milestone, User
+from gitea_mcp.gitea.server import ServerInfo
 
 T = TypeVar("T")
 PAGE = 50
+MAX_PAGES = 100  # a catalogue of 5,000 labels is the most that is read, whatever X-Total-Count says
 
 
 class Catalog:
@@ -33,15 +35,21 @@ class Catalog:
             lambda: [Label.model_validate(x) for x in fetch_all(client, ["repos", owner, repo, "labels"])],
         )
 
-    def org_labels(self, client: GiteaClient, owner: str) -> list[Label]:
-        """Organisation-wide labels, which issues may carry; a user (not an org) owner has none."""
+    def org_labels(self, client: GiteaClient, owner: str) -> list[Label] | None:
+        """Organisation-wide labels, which issues may carry; a user (not an org) owner has none.
 
-        def load() -> list[Label]:
+        None when the token may not read them: `/orgs/…` needs read:organization, which gitea_mcp does not ask
+        for. Label names are then resolved by Gitea itself when they are added (see tools/labels.py).
+        """
+
+        def load() -> list[Label] | None:
             try:
                 return [Label.model_validate(x) for x in fetch_all(client, ["orgs", owner, "labels"])]
             except GiteaError as exc:
                 if exc.status == 404:
                     return []
+                if exc.missing_scope:
+                    return None
                 raise
 
         return self._cached(("org_labels", client.cache_key, owner.lower()), load)
@@ -56,14 +64,17 @@ class Catalog:
         )
 
     def me(self, client: GiteaClient) -> User:
-        """The token's own user (for duplicate checks and @me)."""
+        """The token's own user (for duplicate checks and @me); needs read:user."""
         return self._cached(("me", client.cache_key), lambda: client.get(["user"]).one(User))
 
-    def is_cached(self, kind: str, client: GiteaClient, *names: str) -> bool:
-        key = (kind, client.cache_key, *(n.lower() for n in names))
-        with self._lock:
-            entry = self._entries.get(key)
-        return entry is not None and entry[0] > time.monotonic()
+    def server(self, client: GiteaClient) -> ServerInfo:
+        """Which Gitea or Forgejo release answers (`/version` needs no scope)."""
+
+        def load() -> ServerInfo:
+            data = client.get(["version"]).data
+            return ServerInfo.parse(str(data.get("version", "")) if isinstance(data, dict) else "")
+
+        return self._cached(("server", client.cache_key), load)
 
     def forget(self, kind: str, client: GiteaClient, *names: str) -> None:
         with self._lock:
@@ -82,18 +93,23 @@ class Catalog:
 
 
 def fetch_all(client: GiteaClient, segments: list[Segment], params: dict[str, str | int] | None = None) -> list[object]:
-    """Every page of a small collection; later pages are fetched at once when the total is known."""
+    """Every page of a small collection; later pages are fetched at once when the total is known.
+
+    Pages come in the size the server really uses: an instance whose MAX_RESPONSE_ITEMS is below PAGE answers
+    `limit=50` with fewer rows, and its page 2 starts after those (verified on Gitea 1.25 with 20).
+    """
     base = dict(params or {})
     first = client.get(segments, {**base, "page": 1, "limit": PAGE})
     items = list(first.data or [])
-    if first.total is not None:
-        pages = range(2, -(-first.total // PAGE) + 1)
+    size = len(items)
+    if first.total is not None and size:
+        pages = range(2, min(-(-first.total // size), MAX_PAGES) + 1)
         rest = client.parallel(*[_page_loader(client, segments, base, page) for page in pages])
         for response in rest:
             items.extend(response.data or [])
         return items
     page, response = 1, first
-    while response.has_next and page < 100:
+    while response.has_next and page < MAX_PAGES:
         page += 1
         response = client.get(segments, {**base, "page": page, "limit": PAGE})
         items.extend(response.data or [])

@@ -260,7 +260,8 @@ class GiteaClient:
     def _status_error(self, response: requests.Response, method: str, path: str) -> GiteaError:
         if 300 <= response.status_code < 400:
             return redirected(response.status_code, response.headers.get("Location", ""), method, path)
-        return from_status(response.status_code, _gitea_message(response), method, path)
+        message, errors = _gitea_message(response)
+        return from_status(response.status_code, message, method, path, errors)
 
     def _parse(self, response: requests.Response, method: str, path: str) -> ApiResponse:
         content = b"" if response.status_code == 204 else response.content
@@ -309,11 +310,14 @@ def _retry_after(response: requests.Response) -> float | None:
         return None
 
 
-def _gitea_message(response: requests.Response) -> str:
-    """Gitea's `{"message": ...}`, or nothing when the body is not Gitea's (a proxy page)."""
+def _gitea_message(response: requests.Response) -> tuple[str, tuple[str, ...]]:
+    """Gitea's `{"message": ..., "errors": [...]}`, or nothing when the body is not Gitea's (a proxy page)."""
     try:
         body = response.json()
     except ValueError:
-        return ""
-    message = body.get("message", "") if isinstance(body, dict) else ""
-    return str(message)[:500]
+        return "", ()
+    if not isinstance(body, dict):
+        return "", ()
+    errors = body.get("errors")
+    listed = tuple(str(e)[:500] for e in errors[:10]) if isinstance(errors, list) else ()
+    return str(body.get("message", ""))[:500], listed

@@ -10,19 +10,49 @@ _SCOPE = re.compile(r"required=\[([^\]]*)\]")
 _MOVED = re.compile(r"/api/v1/repos/([^/?#]+)/([^/?#]+)")
 
 
+_UNKNOWN_USER = re.compile(r"user does not exist \[uid: \d+, name: ([^\]]*)\]")
+
+
 class GiteaError(ToolFailure):
     """Gitea answered with an error status (or not at all). `status` is 0 when no answer came."""
 
-    def __init__(self, message: str, status: int = 0, gitea_message: str = "") -> None:
+    def __init__(
+        self, message: str, status: int = 0, gitea_message: str = "", gitea_errors: tuple[str, ...] = ()
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.gitea_message = gitea_message
+        self.gitea_errors = gitea_errors  # the `errors` array some answers carry (a 404 for an unknown user)
+
+    @property
+    def missing_scope(self) -> str | None:
+        """The scope a 403 names (`required=[read:user]`): Gitea's wording in every release from 1.20 on."""
+        found = _SCOPE.search(self.gitea_message) if self.status == 403 else None
+        return found.group(1) if found else None
+
+    @property
+    def unknown_user(self) -> str | None:
+        """The user a 404 or 400 says does not exist (`user does not exist [uid: 0, name: X]`).
+
+        The repository issue list answers an unknown created_by/assigned_by/mentioned_by with 404 and this text
+        in `errors` (Gitea 1.22 and 1.25, Forgejo 11); the cross-repository search answers an unknown owner with
+        400 and this text as the message. A missing repository's 404 carries no such text.
+        """
+        if self.status not in (400, 404):
+            return None
+        for text in (*self.gitea_errors, self.gitea_message):
+            found = _UNKNOWN_USER.search(text)
+            if found:
+                return found.group(1)
+        return None
 
 
-def from_status(status: int, gitea_message: str, method: str, path: str) -> GiteaError:
+def from_status(
+    status: int, gitea_message: str, method: str, path: str, gitea_errors: tuple[str, ...] = ()
+) -> GiteaError:
     """Build the error for an HTTP error status. `path` is the API path, never a full URL with credentials."""
     text = _explain(status, gitea_message.strip(), method, path)
-    return GiteaError(text, status=status, gitea_message=gitea_message)
+    return GiteaError(text, status=status, gitea_message=gitea_message, gitea_errors=gitea_errors)
 
 
 def _explain(status: int, msg: str, method: str, path: str) -> str:

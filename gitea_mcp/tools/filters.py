@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse
 from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.tools import missing
 from gitea_mcp.tools.base import Deps, rfc3339
 
 _USER_FILTERS = ("created_by", "assigned_by", "mentioned_by")
@@ -88,7 +89,7 @@ def fetch_issues(deps: Deps, owner: str, name: str, query: RepoQuery, page: int,
         assert isinstance(response, ApiResponse)
     except GiteaError as exc:
         if exc.status == 404:
-            raise explain_not_found(deps, owner, name, query.users()) from None
+            raise missing.explain_list_404(deps, owner, name, exc, query.users()) from None
         raise
     return response
 
@@ -113,27 +114,6 @@ def check_milestones(deps: Deps, owner: str, name: str, wanted: list[str]) -> No
             f"milestone {', '.join(repr(u) for u in unknown)} does not exist in {owner}/{name} "
             f"(Gitea would ignore it). Milestones there: {_names(titles)}."
         )
-
-
-def explain_not_found(deps: Deps, owner: str, name: str, users: dict[str, str]) -> ToolFailure:
-    """Gitea's 404 means 'repository not found' or 'user filter unknown': find out which before answering."""
-    missing_repo = ToolFailure(
-        f"repository {owner}/{name} not found, or this token cannot see it; check the owner and name."
-    )
-    if not users:
-        return missing_repo
-    try:
-        deps.client.get(["repos", owner, name])
-    except GiteaError as exc:
-        return missing_repo if exc.status == 404 else exc
-    for key, login in users.items():
-        try:
-            deps.client.get(["users", login])
-        except GiteaError as exc:
-            if exc.status == 404:
-                return ToolFailure(f"{key}={login!r}: no Gitea user by that name; check the username.")
-            return exc
-    return ToolFailure(f"Gitea answered 404 for {owner}/{name} with filters {users}; check them and try again.")
 
 
 def _names(names: list[str]) -> str:

@@ -12,10 +12,10 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from gitea_mcp import render
-from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse, Segment
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.models import Comment, Issue
+from gitea_mcp.tools import missing
 from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, guard, make
 
 NAME = "issue_get"
@@ -91,22 +91,12 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
         assert isinstance(issue_response, ApiResponse)
     except GiteaError as exc:
         if exc.status == 404:
-            raise _not_found(deps, owner, name, args.number) from None
+            raise missing.explain_issue_404(deps, owner, name, args.number) from None
         raise
     issue = issue_response.one(Issue)
     detail = _detail(issue, loaded if isinstance(loaded, list) else [], args)
     failed = loaded if isinstance(loaded, GiteaError) else None
     return render.result(_text(owner, name, detail, args, failed), detail)
-
-
-def _not_found(deps: Deps, owner: str, name: str, number: int) -> ToolFailure:
-    try:
-        deps.client.get(["repos", owner, name])
-    except GiteaError as exc:
-        if exc.status == 404:
-            return ToolFailure(f"repository {owner}/{name} not found, or this token cannot see it.")
-        return exc
-    return ToolFailure(f"{owner}/{name} has no issue or pull request #{number}; find numbers with issue_list.")
 
 
 def _detail(issue: Issue, comments: list[Comment], args: GetArgs) -> IssueDetail:

@@ -160,7 +160,7 @@ def _search_owner(deps: Deps, params: dict[str, str], page: int, limit: int) -> 
     try:
         return deps.client.get(["repos", "issues", "search"], {**params, "page": page, "limit": limit})
     except GiteaError as exc:
-        if exc.status == 400 and "owner" in exc.gitea_message.lower():
+        if exc.status == 400 and exc.unknown_user is not None:  # `user does not exist [uid: 0, name: X]`
             raise ToolFailure(f"owner {params['owner']!r} does not exist on this Gitea; check the name.") from None
         raise
 

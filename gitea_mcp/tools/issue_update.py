@@ -16,7 +16,7 @@ from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.models import Issue, Label
-from gitea_mcp.tools import writes
+from gitea_mcp.tools import missing, writes
 from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, choice, guard, make, rfc3339, split_names
 
 NAME = "issue_update"
@@ -108,7 +108,7 @@ def _load(
         issue, labels, milestone_id = deps.client.parallel(*calls)
     except GiteaError as exc:
         if exc.status == 404:
-            raise ToolFailure(f"{owner}/{name} has no issue #{args.number}, or this token cannot see it.") from None
+            raise missing.explain_issue_404(deps, owner, name, args.number) from None
         raise
     return issue, labels, milestone_id
 

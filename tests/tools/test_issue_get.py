@@ -78,14 +78,14 @@ def test_missing_issue_not_the_comments_500(mocked: responses.RequestsMock, deps
     # Gitea answers 500 (not 404) for the comments of a missing issue.
     mocked.get(ISSUE, status=404, json=api_error("issue does not exist"))
     mocked.get(f"{ISSUE}/comments", status=500, json=api_error(""))
-    mocked.get(f"{API}/repos/acme/widgets", json={"id": 7})
+    mocked.get(f"{API}/repos/acme/widgets/labels", json=[])
     assert failed(run(deps)) == "acme/widgets has no issue or pull request #7; find numbers with issue_list."
 
 
 def test_missing_repository(mocked: responses.RequestsMock, deps: Deps) -> None:
     mocked.get(ISSUE, status=404, json=api_error("not found"))
     mocked.get(f"{ISSUE}/comments", status=404, json=api_error("not found"))
-    mocked.get(f"{API}/repos/acme/widgets", status=404, json=api_error("not found"))
+    mocked.get(f"{API}/repos/acme/widgets/labels", status=404, json=api_error("not found"))
     assert "repository acme/widgets not found" in failed(run(deps))
 
 

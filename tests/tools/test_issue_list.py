@@ -12,7 +12,7 @@ from gitea_mcp.tools import issue_list
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_list import ListArgs
 from tests.conftest import failed, ok, sent_params
-from tests.fixtures import API, LABELS, MILESTONES, api_error, issue, label
+from tests.fixtures import API, LABELS, MILESTONES, api_error, issue, label, unknown_user_404
 
 ISSUES = f"{API}/repos/acme/widgets/issues"
 LABELS_URL = f"{API}/repos/acme/widgets/labels"
@@ -204,17 +204,27 @@ def test_refused_before_any_request(
     assert len(mocked.calls) == 0, "nothing may reach Gitea"
 
 
-def test_unknown_user_is_not_reported_as_missing_repo(mocked: responses.RequestsMock, deps: Deps) -> None:
-    mocked.get(ISSUES, status=404, json=api_error("user does not exist [uid: 0, name: nobody]"))
-    mocked.get(f"{API}/repos/acme/widgets", json={"id": 7})
-    mocked.get(f"{API}/users/nobody", status=404, json=api_error("user does not exist"))
-    text = failed(run(deps, created_by="nobody"))
-    assert text == "created_by='nobody': no Gitea user by that name; check the username."
+@pytest.mark.parametrize("message", ["not found", "The target couldn't be found."])
+@pytest.mark.parametrize("key", ["created_by", "assigned_by", "mentioned_by"])
+def test_unknown_user_is_not_reported_as_missing_repo(
+    mocked: responses.RequestsMock, deps: Deps, key: str, message: str
+) -> None:
+    # Told apart from the 404's own text: no request needing read:user or read:repository.
+    mocked.get(ISSUES, status=404, json=unknown_user_404("Nobody", message))
+    text = failed(run(deps, **{key: "nobody", "created_by": "alice"} if key != "created_by" else {key: "nobody"}))
+    assert text == f"{key}='Nobody': no Gitea user by that name; check the username."
+    assert len(mocked.calls) == 1
 
 
 def test_missing_repo(mocked: responses.RequestsMock, deps: Deps) -> None:
     mocked.get(ISSUES, status=404, json=api_error("The target couldn't be found."))
     assert "repository acme/widgets not found" in failed(run(deps))
+
+
+def test_missing_repo_with_a_user_filter(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(ISSUES, status=404, json=api_error("The target couldn't be found."))
+    mocked.get(f"{API}/repos/acme/widgets/labels", status=404, json=api_error("The target couldn't be found."))
+    assert "repository acme/widgets not found" in failed(run(deps, created_by="alice"))
 
 
 @pytest.mark.parametrize(

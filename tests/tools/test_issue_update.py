@@ -111,7 +111,14 @@ def test_read_only_token(gitea: responses.RequestsMock, deps: Deps) -> None:
 
 def test_missing_issue(mocked: responses.RequestsMock, deps: Deps) -> None:
     mocked.get(ISSUE, status=404, json=api_error("not found"))
-    assert "has no issue #7" in failed(run(deps, state="closed"))
+    mocked.get(f"{API}/repos/acme/widgets/labels", json=[])
+    assert "has no issue or pull request #7" in failed(run(deps, state="closed"))
+
+
+def test_missing_repository(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(ISSUE, status=404, json=api_error("not found"))
+    mocked.get(f"{API}/repos/acme/widgets/labels", status=404, json=api_error("not found"))
+    assert "repository acme/widgets not found" in failed(run(deps, state="closed"))
 
 
 def test_partial_failure_says_what_changed(gitea: responses.RequestsMock, deps: Deps) -> None:

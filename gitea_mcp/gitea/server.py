@@ -1,0 +1,59 @@
+"""What kind of server answers: Gitea or Forgejo, which release, and what that means for the tools.
+
+Read once from `GET /version` (no scope needed). Forgejo reports `11.0.3+gitea-1.22.0`. Each property is a
+behaviour the contract suite verified on real releases (docs/server-behaviour.md); an unreadable version
+counts as the newest Gitea we verified.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+_NUMBER = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
+
+KeywordMode = Literal["phrase", "words"]
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    flavor: Literal["Gitea", "Forgejo"]
+    number: tuple[int, int, int]
+    raw: str
+
+    @classmethod
+    def parse(cls, raw: str) -> ServerInfo:
+        match = _NUMBER.match(raw.strip())
+        if match is None:
+            return cls("Gitea", (1, 25, 0), raw)
+        number = (int(match[1]), int(match[2]), int(match[3] or 0))
+        return cls("Forgejo" if "+gitea-" in raw or number[0] >= 7 else "Gitea", number, raw)
+
+    def __str__(self) -> str:
+        return f"{self.flavor} {'.'.join(map(str, self.number))}"
+
+    def _gitea_before(self, version: tuple[int, ...]) -> bool:
+        return self.flavor == "Gitea" and self.number < version
+
+    def _forgejo_before(self, version: tuple[int, ...]) -> bool:
+        return self.flavor == "Forgejo" and self.number < version
+
+    @property
+    def keyword_mode(self) -> KeywordMode:
+        """How `q` matches with the default (bleve) indexer: Gitea wants the words adjacent, as one phrase;
+        Forgejo from 11 matches any of the words (fuzzily), and reads "quoted phrases" (`+`/`-` too)."""
+        return "phrase" if self.flavor == "Gitea" or self.number < (11,) else "words"
+
+    @property
+    def keyword_drops_assignee(self) -> bool:
+        """Keyword + assignee finds nothing: the index stores no assignees (Gitea ≤ 1.25, Forgejo ≤ 14)."""
+        return self._gitea_before((1, 26)) or self._forgejo_before((15,))
+
+    @property
+    def org_labels_by_name(self) -> bool:
+        """`POST …/issues/{n}/labels` resolves organisation label names too (Gitea 1.23+, Forgejo)."""
+        return not self._gitea_before((1, 23))
+
+
+UNKNOWN = ServerInfo.parse("")
