@@ -160,9 +160,21 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
         pytest.param(
             answers(user=scope_error("read:user")),
             {},
-            ["✓ token accepted (its user is not shown without read:user; not needed)", "✓ write:issue"],
-            0,
+            [
+                "✗ the token lacks read:user: issue_create, issue_comment cannot check for your earlier writes",
+                "fix: create a token at https://gitea.test/user/settings/applications with write:issue and read:user",
+                "✓ write:issue",
+                "not ready: 1 problem",
+            ],
+            1,
             id="token-without-read-user",
+        ),
+        pytest.param(
+            answers(user=scope_error("read:user")),
+            {"read_only": True},
+            ["✓ token accepted (its user is not shown without read:user; the offered tools need none)", "\nready"],
+            0,
+            id="read-only-token-without-read-user",
         ),
         pytest.param(
             answers(user={"json": {**user("root"), "is_admin": True}}),
@@ -182,11 +194,11 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
             answers(write=scope_error("write:issue")),
             {},
             [
-                "! the token lacks write:issue: issue_create, issue_update, issue_comment would fail",
+                "✗ the token lacks write:issue: issue_create, issue_update, issue_comment would fail",
                 "fix: add write:issue, or set GITEA_READ_ONLY=true to hide them from agents",
-                "ready, with 1 warning",
+                "not ready: 1 problem",
             ],
-            0,
+            1,
             id="no-write-scope",
         ),
         pytest.param(
@@ -213,9 +225,16 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
         pytest.param(
             answers(),
             {"token": None},
+            ["! no GITEA_TOKEN: anonymous reads", "✗ without a token issue_create, issue_update, issue_comment fail"],
+            1,
+            id="anonymous",
+        ),
+        pytest.param(
+            answers(),
+            {"token": None, "transport": "http"},
             ["! no GITEA_TOKEN: anonymous reads", "! without a token issue_create, issue_update, issue_comment fail"],
             0,
-            id="anonymous",
+            id="anonymous-over-http",
         ),
         pytest.param(
             answers(**{"owner:ghost": {"status": 400, "json": api_error("user does not exist [uid: 0, name: ghost]")}}),
@@ -341,7 +360,8 @@ def test_marks_fall_back_to_ascii(mocked: responses.RequestsMock, encoding: str 
     ("answer", "code"),
     [
         pytest.param(answers(), 0, id="usable"),
-        pytest.param(answers(write=scope_error("write:issue")), 0, id="warnings-only"),
+        pytest.param(answers(user={"json": {**user("root"), "is_admin": True}}), 0, id="warnings-only"),
+        pytest.param(answers(write=scope_error("write:issue")), 1, id="write-tools-would-fail"),
         pytest.param(answers(read=scope_error("read:issue")), 1, id="unusable"),
     ],
 )

@@ -1,8 +1,9 @@
 """check: a preflight against the configured Gitea, one line per check, a fix for each failure.
 
-Every probe is free of side effects. The write-scope probe posts an issue with an empty title: Gitea checks the
-token's scopes before anything else (403 without write:issue) and refuses the empty title after that (422), so
-nothing is ever created.
+It verifies exactly the scopes the offered tools declare (`SCOPES` in each tool module) and says `ready` only when
+every offered tool will work. Every probe is free of side effects. The write-scope probe posts an issue with an
+empty title to a repository that does not exist: Gitea checks the token's scope before it looks the repository
+up (403 without write:issue, 404 with it; verified on Gitea 1.22, 1.25 and Forgejo 11), so nothing is created.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
+from gitea_mcp import scopes
 from gitea_mcp.config import Settings
 from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.gitea.errors import GiteaError
@@ -64,7 +66,7 @@ def run_checks(settings: Settings, client: GiteaClient) -> list[Line]:
     lines = [check_version(client, url)]
     if lines[0].mark == "fail":
         return [*lines, Line("skip", "other checks skipped: Gitea's API did not answer")]
-    token = check_token(settings, client, url)
+    token = check_token(settings, client, url, _offered(settings))
     lines += token.lines
     if not token.usable:
         return [*lines, Line("skip", "other checks skipped: the token was refused")]
@@ -170,8 +172,18 @@ def _version_fix(exc: GiteaError) -> str:
     return _SITE_ROOT
 
 
-def check_token(settings: Settings, client: GiteaClient, url: str) -> Token:
-    new_token = f"create a token at {url}/user/settings/applications with read:issue and write:issue, set GITEA_TOKEN"
+def _offered(settings: Settings) -> list[scopes.Scoped]:
+    from gitea_mcp.server import READ_TOOLS, WRITE_TOOLS  # the SDK import: only once a check runs, never for --help
+
+    return list(READ_TOOLS if settings.read_only else READ_TOOLS + WRITE_TOOLS)
+
+
+def new_token_fix(url: str, tools: list[scopes.Scoped]) -> str:
+    return f"create a token at {url}/user/settings/applications with {' and '.join(scopes.needed(tools))}, set GITEA_TOKEN"
+
+
+def check_token(settings: Settings, client: GiteaClient, url: str, tools: list[scopes.Scoped]) -> Token:
+    new_token = new_token_fix(url, tools)
     if settings.token is None:
         text = "no GITEA_TOKEN: anonymous reads of public repositories only, no writes"
         # Over HTTP each request brings its own token, so a server without one is a valid setup.
@@ -180,7 +192,7 @@ def check_token(settings: Settings, client: GiteaClient, url: str) -> Token:
         data = client.get(["user"]).data
     except GiteaError as exc:
         if lacks_scope(exc):  # the token authenticated; it only may not read its own profile
-            return Token([Line("ok", "token accepted (its user is not shown without read:user; not needed)")], True)
+            return Token([_without_read_user(tools, new_token)], True)
         if exc.status == 401:
             return Token([Line("fail", "Gitea refused the token (401): wrong, expired or revoked", new_token)], False)
         return Token([Line("fail", f"the token does not work: {exc}", new_token)], False)
@@ -189,6 +201,13 @@ def check_token(settings: Settings, client: GiteaClient, url: str) -> Token:
     if isinstance(data, dict) and data.get("is_admin"):
         lines.append(Line("warn", f"@{login} is a site administrator: agents act with admin rights", _DEDICATED_USER))
     return Token(lines, True, login)
+
+
+def _without_read_user(tools: list[scopes.Scoped], fix: str) -> Line:
+    users = scopes.users_of(scopes.READ_USER, tools)
+    if not users:
+        return Line("ok", "token accepted (its user is not shown without read:user; the offered tools need none)")
+    return Line("fail", f"the token lacks read:user: {', '.join(users)} cannot check for your earlier writes", fix)
 
 
 _DEDICATED_USER = "use a token of a dedicated user with access to the allowed owners only"
@@ -218,13 +237,15 @@ def check_write(settings: Settings, client: GiteaClient, login: str | None) -> L
         return Line("ok", f"read-only mode (GITEA_READ_ONLY): {tools} hidden, write:issue not needed")
     hide = "set GITEA_READ_ONLY=true to hide them from agents"
     if settings.token is None:
-        return Line("warn", f"without a token {tools} fail", f"set GITEA_TOKEN, or {hide}")
+        # Over HTTP callers bring their own tokens; over stdio the write tools would fail on every call.
+        mark: Mark = "warn" if settings.transport == "http" else "fail"
+        return Line(mark, f"without a token {tools} fail", f"set GITEA_TOKEN, or {hide}")
     owner = next(iter(sorted(settings.allowed_owners - {"*"})), login or "gitea-mcp")
     try:
         client.write("POST", ["repos", owner, PROBE_REPO, "issues"], {"title": ""})
     except GiteaError as exc:
         if lacks_scope(exc):
-            return Line("warn", f"the token lacks write:issue: {tools} would fail", f"add write:issue, or {hide}")
+            return Line("fail", f"the token lacks write:issue: {tools} would fail", f"add write:issue, or {hide}")
         if exc.status == 0 or exc.status >= 500:
             return Line("warn", f"could not tell whether the token has write:issue: {exc}")
         return Line("ok", "write:issue (probed with an empty title Gitea refuses; nothing was created)")

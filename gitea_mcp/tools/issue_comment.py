@@ -12,7 +12,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from gitea_mcp import render
+from gitea_mcp import render, scopes
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError
@@ -26,6 +26,7 @@ DESCRIPTION = (
     "you there in the last 10 minutes is returned, not posted twice (allow_duplicate=true posts anyway)."
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+SCOPES = (scopes.WRITE_ISSUE, scopes.READ_USER)  # read:user: whose duplicate to look for
 
 
 class WrittenComment(BaseModel):

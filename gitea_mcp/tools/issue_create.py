@@ -11,7 +11,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from gitea_mcp import render
+from gitea_mcp import render, scopes
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.models import Issue
@@ -24,6 +24,7 @@ DESCRIPTION = (
     "last 10 minutes returns that issue instead of a duplicate (allow_duplicate=true files anyway)."
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+SCOPES = (scopes.WRITE_ISSUE, scopes.READ_USER)  # read:user: whose duplicate to look for
 
 
 @dataclass(frozen=True)

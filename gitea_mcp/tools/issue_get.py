@@ -11,7 +11,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from gitea_mcp import render
+from gitea_mcp import render, scopes
 from gitea_mcp.gitea.client import ApiResponse, Segment
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.models import Comment, Issue
@@ -24,6 +24,7 @@ DESCRIPTION = (
     "milestone, state, dates, URL. Long texts are cut at max_chars with their full size stated."
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+SCOPES = (scopes.READ_ISSUE,)
 COMMENTS_PER_PAGE = 20
 DEFAULT_MAX_CHARS = 3000
 

@@ -11,7 +11,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from gitea_mcp import render
+from gitea_mcp import render, scopes
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit
 from gitea_mcp.tools import filters
@@ -25,6 +25,7 @@ DESCRIPTION = (
     "Text search: issue_search; body and comments: issue_get."
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+SCOPES = (scopes.READ_ISSUE,)
 
 STATES = ("open", "closed", "all")
 TYPES = ("issues", "pulls", "all")

@@ -17,7 +17,7 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from gitea_mcp import query as ql
-from gitea_mcp import render
+from gitea_mcp import render, scopes
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse
 from gitea_mcp.gitea.errors import GiteaError
@@ -35,6 +35,7 @@ DESCRIPTION = (
     "Unsupported qualifiers are refused."
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+SCOPES = (scopes.READ_ISSUE,)  # and read:user for @me
 
 
 class SearchHit(BaseModel):

@@ -11,7 +11,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from gitea_mcp import render
+from gitea_mcp import render, scopes
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError
@@ -25,6 +25,7 @@ DESCRIPTION = (
     "Returns the issue as it now is."
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=True)
+SCOPES = (scopes.WRITE_ISSUE,)
 STATES = ("open", "closed")
 
 

@@ -1,0 +1,34 @@
+"""The token scopes each tool needs, declared once: `check` verifies them and the README lists them.
+
+Gitea checks scopes per route category (verified on Gitea 1.22, 1.25 and Forgejo 11 by the contract suite):
+the issue routes need read:issue or write:issue (write implies read), `GET /user` needs read:user. The tools
+use nothing else, so a token with write:issue and read:user runs every tool; read:organization and
+read:repository are never needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+READ_ISSUE = "read:issue"
+WRITE_ISSUE = "write:issue"
+READ_USER = "read:user"  # the token's own login: duplicate checks on writes, @me in searches
+
+
+class Scoped(Protocol):
+    NAME: str
+    SCOPES: tuple[str, ...]
+
+
+def needed(tools: Iterable[Scoped]) -> list[str]:
+    """Every scope the given tools need, write implying read (`write:issue` covers `read:issue`)."""
+    scopes = {scope for tool in tools for scope in tool.SCOPES}
+    if WRITE_ISSUE in scopes:
+        scopes.discard(READ_ISSUE)
+    return sorted(scopes, key=lambda s: (s.split(":")[1], s))
+
+
+def users_of(scope: str, tools: Iterable[Scoped]) -> list[str]:
+    """The tools that need `scope` (write:issue also serves a tool that only reads issues)."""
+    return [tool.NAME for tool in tools if scope in tool.SCOPES]
