@@ -41,11 +41,11 @@ def user(login: str, uid: int = 1) -> dict[str, Any]:
     }
 
 
-def label(name: str, lid: int, owner: str = "acme", repo: str = "widgets") -> dict[str, Any]:
+def label(name: str, lid: int, owner: str = "acme", repo: str = "widgets", exclusive: bool = False) -> dict[str, Any]:
     return {
         "id": lid,
         "name": name,
-        "exclusive": False,
+        "exclusive": exclusive,
         "is_archived": False,
         "color": "ee0701",
         "description": "",
@@ -156,4 +156,5 @@ def unknown_user_404(login: str, message: str = "not found") -> dict[str, Any]:
 
 
 LABELS = [label("bug", 1), label("ui", 2), label("good first issue", 3)]
+HIGH, LOW = label("priority/high", 8, exclusive=True), label("priority/low", 9, exclusive=True)
 MILESTONES = [milestone("v1.0", 5, "closed"), milestone("v1.1", 6)]

@@ -75,6 +75,16 @@ def rfc3339(value: str, field_name: str) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
+def due_instant(value: str) -> str:
+    """A due date as the instant sent to Gitea. A plain date becomes noon UTC, which is that same date in every
+    zone from UTC-11 to UTC+11: Gitea keeps the instant and shows it in its own zone, so the date round-trips."""
+    text = value.strip()
+    if len(text) == 10:
+        rfc3339(text, "due_date")  # refuse what is not a date
+        return f"{text}T12:00:00Z"
+    return rfc3339(text, "due_date")
+
+
 def split_names(raw: str | list[str] | None) -> list[str]:
     """`"bug, ui"` or `["bug", "ui"]` → `["bug", "ui"]`."""
     if raw is None:

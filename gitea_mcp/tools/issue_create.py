@@ -13,10 +13,11 @@ from pydantic import Field
 
 from gitea_mcp import render, scopes
 from gitea_mcp.errors import ToolFailure
+from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.tools import writes
-from gitea_mcp.tools.base import Deps, Owner, RepoName, guard, make, rfc3339, split_names
+from gitea_mcp.tools import labels, missing, writes
+from gitea_mcp.tools.base import Deps, Owner, RepoName, due_instant, guard, make, split_names
 
 NAME = "issue_create"
 DESCRIPTION = (
@@ -50,65 +51,102 @@ def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
     title = args.title.strip()
     if not title:
         raise ToolFailure("title is empty; give the issue a one-line title.")
-    payload, recent = _prepare(deps, owner, name, args, title)
+    plan = _prepare(deps, owner, name, args, title)
     login = deps.catalog.me(deps.client).login
-    if not args.allow_duplicate and (existing := writes.same_issue(recent, login, title, args.body)):
-        return _answer(owner, name, existing, "already_existed", args)
+    if not args.allow_duplicate and (existing := writes.same_issue(plan.recent, login, title, args.body)):
+        return _answer(owner, name, existing, "already_existed", [])
 
     def post() -> Issue:
-        return deps.client.write("POST", ["repos", owner, name, "issues"], payload).one(Issue)
+        return deps.client.write("POST", ["repos", owner, name, "issues"], plan.payload).one(Issue)
 
     def find() -> Issue | None:
         return writes.same_issue(writes.recent_issues(deps, owner, name), login, title, args.body)
 
-    created, looked_up = writes.send_once(
-        lambda: _post_refreshing_labels(deps, owner, name, args, payload, post), find, "issue"
-    )
-    return _answer(owner, name, created, "created_after_lost_answer" if looked_up else "created", args)
+    created, looked_up = writes.send_once(post, find, "issue")
+    created, warnings = _complete(deps, owner, name, created, plan, args)
+    return _answer(owner, name, created, "created_after_lost_answer" if looked_up else "created", warnings)
 
 
-def _prepare(deps: Deps, owner: str, name: str, args: CreateArgs, title: str) -> tuple[dict[str, Any], list[Issue]]:
+@dataclass(frozen=True)
+class Plan:
+    payload: dict[str, Any]
+    recent: list[Issue]  # issues of the duplicate window, for the duplicate check
+    names: list[str]  # label names left for Gitea to resolve after the issue exists (organisation labels)
+
+
+def _prepare(deps: Deps, owner: str, name: str, args: CreateArgs, title: str) -> Plan:
     """Resolve names to ids and load recent issues for the duplicate check, all in one round trip."""
     calls: list[Callable[[], Any]] = [
-        lambda: writes.resolve_labels(deps, owner, name, args.labels) if args.labels else [],
+        lambda: labels.catalogue(deps, owner, name) if args.labels else None,
         lambda: writes.resolve_milestone(deps, owner, name, args.milestone) if args.milestone else None,
         lambda: [] if args.allow_duplicate else writes.recent_issues(deps, owner, name),
         lambda: deps.catalog.me(deps.client),
     ]
     try:
-        label_ids, milestone, recent, _ = deps.client.parallel(*calls)
+        catalogue, milestone, recent, _ = deps.client.parallel(*calls)
     except GiteaError as exc:
         if exc.status == 404:
-            raise ToolFailure(f"repository {owner}/{name} not found, or this token cannot see it.") from None
+            raise missing.repo_missing(owner, name) from None
         raise
+    known, names = catalogue.resolve(args.labels) if catalogue else ([], [])
+    labels.refuse_scope_clashes(known)  # Gitea would keep both on create, a state no later edit can reproduce
     payload: dict[str, Any] = {"title": title, "body": args.body}
-    if label_ids:
-        payload["labels"] = label_ids
+    if known:
+        payload["labels"] = [label.id for label in known]
     if milestone is not None:
         payload["milestone"] = milestone.id
     if args.assignees:
         payload["assignees"] = args.assignees
     if args.due_date:
-        payload["due_date"] = rfc3339(args.due_date, "due_date")
-    return payload, recent
+        payload["due_date"] = due_instant(args.due_date)
+    return Plan(payload, recent, names)
 
 
-def _post_refreshing_labels(
-    deps: Deps, owner: str, name: str, args: CreateArgs, payload: dict[str, Any], post: Callable[[], Issue]
-) -> Issue:
-    """A rejected label id means our cached ids are stale: nothing was written, so refresh and send once more."""
-    try:
-        return post()
-    except GiteaError as exc:
-        if exc.status not in (400, 422) or not args.labels or "label" not in exc.gitea_message.lower():
-            raise
-    writes.forget_labels(deps, owner, name)
-    payload["labels"] = writes.resolve_labels(deps, owner, name, args.labels)
-    return post()
+def _complete(deps: Deps, owner: str, name: str, issue: Issue, plan: Plan, args: CreateArgs) -> tuple[Issue, list[str]]:
+    """Check what Gitea kept — it drops unknown label and milestone ids, and everything but title and body from a
+    user who cannot write to the repository, without an error — and add the labels that can still be added."""
+    if not _dropped(issue, args):
+        return issue, []
+    base: list[Segment] = ["repos", owner, name, "issues", issue.number]
+    have = {label.name for label in issue.labels}
+    missing_labels = [n for n in args.labels if n not in have]
+    if missing_labels:
+        labels.forget(deps, owner, name)  # our ids may be stale (a label deleted and made anew)
+        sent = set(plan.payload.get("labels", []))
+        try:
+            known, names = labels.catalogue(deps, owner, name).resolve(missing_labels)
+            renewed = [label for label in known if label.id not in sent]
+            if renewed or names:
+                issue = issue.model_copy(update={"labels": labels.add(deps, base, renewed, names)})
+        except (GiteaError, ToolFailure) as exc:
+            shown = ", ".join(missing_labels)
+            return issue, [f"#{issue.number} was created, but its labels {shown} could not be added: {exc}"]
+    lost = _dropped(issue, args)
+    if not lost:
+        return issue, []
+    if len(lost) == _asked(args):
+        return issue, [f"Gitea did not apply {', '.join(lost)}: the token's user cannot write to {owner}/{name}."]
+    return issue, [
+        f"Gitea did not apply {', '.join(lost)}: it no longer exists in the repository, or cannot be used there."
+    ]
 
 
-def _answer(owner: str, name: str, issue: Issue, outcome: str, args: CreateArgs) -> CallToolResult:
-    out = writes.written(issue, outcome, _dropped(issue, args) if outcome != "already_existed" else [])
+def _asked(args: CreateArgs) -> int:
+    return len(args.labels) + len(args.assignees) + bool(args.milestone) + bool(args.due_date)
+
+
+def _dropped(issue: Issue, args: CreateArgs) -> list[str]:
+    have_labels = {label.name for label in issue.labels}
+    have_assignees = {user.login.lower() for user in issue.assignees}
+    lost = [f"label {n!r}" for n in args.labels if n not in have_labels]
+    lost += [f"assignee {a!r}" for a in args.assignees if a.lower() not in have_assignees]
+    lost += ["milestone"] if args.milestone and issue.milestone is None else []
+    lost += ["due date"] if args.due_date and not issue.due_date else []
+    return lost
+
+
+def _answer(owner: str, name: str, issue: Issue, outcome: str, warnings: list[str]) -> CallToolResult:
+    out = writes.written(issue, outcome, warnings)
     verb = {
         "created": "created",
         "created_after_lost_answer": "created (Gitea's answer was lost; found it by looking it up)",
@@ -120,19 +158,6 @@ def _answer(owner: str, name: str, issue: Issue, outcome: str, args: CreateArgs)
         else []
     )
     return render.result(writes.written_text(owner, name, out, verb, hints), out)
-
-
-def _dropped(issue: Issue, args: CreateArgs) -> list[str]:
-    """Gitea silently drops labels, milestone, assignees and due date when the user lacks write access."""
-    have_labels = {label.name for label in issue.labels}
-    have_assignees = {user.login.lower() for user in issue.assignees}
-    lost = [f"label {n!r}" for n in args.labels if n not in have_labels]
-    lost += [f"assignee {a!r}" for a in args.assignees if a.lower() not in have_assignees]
-    lost += ["milestone"] if args.milestone and issue.milestone is None else []
-    lost += ["due date"] if args.due_date and not issue.due_date else []
-    if not lost:
-        return []
-    return [f"Gitea did not apply {', '.join(lost)}; the token's user probably lacks write access to the repository."]
 
 
 def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:

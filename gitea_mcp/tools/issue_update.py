@@ -16,8 +16,8 @@ from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.models import Issue, Label
-from gitea_mcp.tools import missing, writes
-from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, choice, guard, make, rfc3339, split_names
+from gitea_mcp.tools import labels, missing, writes
+from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, choice, due_instant, guard, make, split_names
 
 NAME = "issue_update"
 DESCRIPTION = (
@@ -61,25 +61,119 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
     owner, name = deps.policy.check_repo(args.owner, args.name)
     _check(args)
     base: list[Segment] = ["repos", owner, name, "issues", args.number]
-    current, available, milestone_id = _load(deps, owner, name, base, args)
-    changed: list[str] = []
+    current, catalogue, milestone_id = _load(deps, owner, name, base, args)
+    done = Done()
     issue = current
-    label_ids = _label_ids(current, available, args) if args.edits_labels() else None
-    if label_ids is not None and sorted(label_ids) != sorted(label.id for label in current.labels):
-        labels = deps.client.write("PUT", [*base, "labels"], {"labels": label_ids}).many(Label)
-        issue = issue.model_copy(update={"labels": labels})
-        changed.append("labels")
+    if args.assignees is not None:
+        # Alone first: an unknown assignee makes Gitea fail (500) after saving whatever else came with it.
+        issue = _patch(deps, base, {"assignees": args.assignees}, done, assignees=args.assignees)
+    if catalogue is not None:
+        issue = _write_labels(deps, base, issue, catalogue, args, done)
     payload = _payload(args, milestone_id)
     if payload:
-        try:
-            issue = deps.client.write("PATCH", base, payload).one(Issue)
-        except GiteaError as exc:
-            raise _partial(exc, changed) from None
-        changed += [key for key in ("title", "body", "state", "assignees", "milestone", "due_date") if key in payload]
-        changed += ["due_date"] if "unset_due_date" in payload else []
-    out = writes.written(issue, "updated" if changed else "unchanged", [])
-    verb = f"updated ({', '.join(changed)})" if changed else "unchanged (it already was as asked)"
+        issue = _patch(deps, base, payload, done)
+        done.changed += [key for key in ("title", "body", "state", "milestone", "due_date") if key in payload]
+        done.changed += ["due_date"] if "unset_due_date" in payload else []
+    warnings = _ignored(issue, args, milestone_id)
+    out = writes.written(issue, "updated" if done.changed else "unchanged", [*done.notes, *warnings])
+    verb = f"updated ({', '.join(done.changed)})" if done.changed else "unchanged (it already was as asked)"
     return render.result(writes.written_text(owner, name, out, verb, []), out)
+
+
+@dataclass
+class Done:
+    """What this call changed so far: a later failure must say so, since nothing is rolled back."""
+
+    changed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _patch(
+    deps: Deps, base: list[Segment], payload: dict[str, Any], done: Done, assignees: list[str] | None = None
+) -> Issue:
+    try:
+        issue = deps.client.write("PATCH", base, payload).one(Issue)
+    except GiteaError as exc:
+        raise _failed(exc, done, assignees) from None
+    if assignees is not None:
+        done.changed.append("assignees")
+    return issue
+
+
+def _failed(exc: GiteaError, done: Done, assignees: list[str] | None) -> ToolFailure:
+    prefix = f"{' and '.join(done.changed)} changed already" if done.changed else ""
+    if assignees is not None and exc.status >= 500:
+        # Gitea answers a bare 500 for an assignee that does not exist or cannot be assigned here.
+        who = ", ".join(repr(a) for a in assignees)
+        return ToolFailure(
+            f"Gitea could not assign {who} (HTTP {exc.status}): no such user, or one who cannot be assigned "
+            "in this repository; nothing else was changed. Check the usernames."
+        )
+    return ToolFailure(f"The {prefix}, but the rest did not: {exc}") if prefix else exc
+
+
+def _write_labels(deps: Deps, base: list[Segment], issue: Issue, catalogue: labels.Catalogue, args: UpdateArgs,
+                  done: Done) -> Issue:  # fmt: skip
+    """Removals through DELETE, additions through POST, a whole set through PUT; then the labels as they are."""
+    before = issue.labels
+    have = {label.name for label in before}
+    if args.labels is not None:
+        wanted, names = catalogue.resolve(args.labels)
+        labels.refuse_scope_clashes(wanted)
+        if {label.name for label in wanted} == have and not names:
+            return issue
+        after = _labels_call(lambda: labels.replace(deps, base, wanted, names), done)
+    else:
+        adding, names = catalogue.resolve(args.add_labels)
+        labels.refuse_scope_clashes(adding)
+        dropping, _ = catalogue.resolve(args.remove_labels)
+        after = list(before)
+        for label in dropping:
+            if label.name in have:
+                _labels_call(lambda label=label: labels.remove(deps, base, label), done)  # type: ignore[misc]
+                after = [x for x in after if x.id != label.id]
+        if adding and ({label.name for label in adding} - have or names):
+            after = _labels_call(lambda: labels.add(deps, base, adding, names), done)
+    note = labels.change_note(before, after)
+    if note:
+        done.changed.append("labels")
+        done.notes += _label_notes(args, before, after, note)
+    return issue.model_copy(update={"labels": after})
+
+
+def _labels_call(call: Callable[[], Any], done: Done) -> Any:
+    try:
+        return call()
+    except GiteaError as exc:
+        raise _failed(exc, done, None) from None
+
+
+def _label_notes(args: UpdateArgs, before: list[Label], after: list[Label], note: str) -> list[str]:
+    """What the agent did not ask for but Gitea did: an exclusive scope's old label replaced, a name not found."""
+    now = {label.name for label in after}
+    asked = set(args.labels if args.labels is not None else args.add_labels)
+    notes = [f"labels now: {note}"]
+    replaced = [label.name for label in before if label.name not in now and label.name not in args.remove_labels]
+    if args.labels is None and replaced:
+        notes.append(f"Gitea removed {', '.join(replaced)}: an added label of the same exclusive scope replaces it.")
+    missing = sorted(asked - now)
+    if missing:
+        notes.append(f"Gitea did not add {', '.join(missing)}: no such label in the repository or its organisation.")
+    return notes
+
+
+def _ignored(issue: Issue, args: UpdateArgs, milestone_id: int | None) -> list[str]:
+    """Gitea silently ignores assignees, milestone and due date from a user who cannot write to the repository."""
+    lost = []
+    if args.assignees is not None and {a.lower() for a in args.assignees} != {u.login.lower() for u in issue.assignees}:
+        lost.append("assignees")
+    if milestone_id is not None and (issue.milestone.id if issue.milestone else 0) != milestone_id:
+        lost.append("milestone")
+    if args.due_date is not None and bool(args.due_date) != bool(issue.due_date):
+        lost.append("due date")
+    if not lost:
+        return []
+    return [f"Gitea did not apply {', '.join(lost)}: the token's user may change only title, body and state here."]
 
 
 def _check(args: UpdateArgs) -> None:
@@ -98,20 +192,23 @@ def _check(args: UpdateArgs) -> None:
 
 def _load(
     deps: Deps, owner: str, name: str, base: list[Segment], args: UpdateArgs
-) -> tuple[Issue, list[Label], int | None]:
+) -> tuple[Issue, labels.Catalogue | None, int | None]:
     """The issue, the label catalogue and the milestone id, in one round trip."""
     calls: list[Callable[[], Any]] = [
         lambda: deps.client.get(base).one(Issue),
-        lambda: writes.available_labels(deps, owner, name) if args.edits_labels() else [],
+        lambda: labels.catalogue(deps, owner, name) if args.edits_labels() else None,
         lambda: _milestone_id(deps, owner, name, args.milestone),
     ]
     try:
-        issue, labels, milestone_id = deps.client.parallel(*calls)
+        issue, catalogue, milestone_id = deps.client.parallel(*calls)
     except GiteaError as exc:
         if exc.status == 404:
             raise missing.explain_issue_404(deps, owner, name, args.number) from None
         raise
-    return issue, labels, milestone_id
+    if catalogue is not None:  # the issue's own labels count as known even if the catalogue is stale
+        catalogue = labels.Catalogue(catalogue.where, [*catalogue.labels, *issue.labels], catalogue.org_readable,
+                                     catalogue.by_name_on_server)  # fmt: skip
+    return issue, catalogue, milestone_id
 
 
 def _milestone_id(deps: Deps, owner: str, name: str, wanted: str | None) -> int | None:
@@ -122,14 +219,6 @@ def _milestone_id(deps: Deps, owner: str, name: str, wanted: str | None) -> int 
     return writes.resolve_milestone(deps, owner, name, wanted).id
 
 
-def _label_ids(current: Issue, available: list[Label], args: UpdateArgs) -> list[int]:
-    """The whole new label set as ids; unknown names fail with the valid ones listed."""
-    base = args.labels if args.labels is not None else [label.name for label in current.labels]
-    keep = writes.label_ids(available, [*base, *args.add_labels], current)
-    drop = set(writes.label_ids(available, args.remove_labels, current))
-    return list(dict.fromkeys(label_id for label_id in keep if label_id not in drop))
-
-
 def _payload(args: UpdateArgs, milestone_id: int | None) -> dict[str, Any]:
     payload: dict[str, Any] = {}
     if args.title is not None:
@@ -138,21 +227,13 @@ def _payload(args: UpdateArgs, milestone_id: int | None) -> dict[str, Any]:
         payload["body"] = args.body
     if args.state is not None:
         payload["state"] = args.state
-    if args.assignees is not None:
-        payload["assignees"] = args.assignees
     if milestone_id is not None:
         payload["milestone"] = milestone_id
     if args.due_date == "":
         payload["unset_due_date"] = True
     elif args.due_date is not None:
-        payload["due_date"] = rfc3339(args.due_date, "due_date")
+        payload["due_date"] = due_instant(args.due_date)
     return payload
-
-
-def _partial(exc: GiteaError, changed: list[str]) -> ToolFailure:
-    if not changed:
-        return exc
-    return ToolFailure(f"The labels were changed, but the other fields were not: {exc}")
 
 
 def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:

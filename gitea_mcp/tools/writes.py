@@ -16,45 +16,11 @@ from pydantic import BaseModel, Field
 from gitea_mcp import render
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.errors import GiteaError
-from gitea_mcp.gitea.models import Issue, Label, Milestone
+from gitea_mcp.gitea.models import Issue, Milestone
 from gitea_mcp.tools.base import Deps
 
 T = TypeVar("T")
 DUPLICATE_WINDOW = timedelta(minutes=10)
-
-
-def resolve_labels(deps: Deps, owner: str, name: str, names: list[str]) -> list[int]:
-    """Label names → ids, from the repository's labels and its organisation's; unknown names fail with the list."""
-    return label_ids(available_labels(deps, owner, name), names, None, f"{owner}/{name}")
-
-
-def label_ids(
-    available: list[Label], names: list[str], current: Issue | None, where: str = "the repository"
-) -> list[int]:
-    """Names → ids. A name the issue already carries counts as known even if the catalogue is stale."""
-    by_name = {label.name: label.id for label in available}
-    if current is not None:
-        by_name.update({label.name: label.id for label in current.labels})
-    unknown = [n for n in names if n not in by_name]
-    if unknown:
-        known = ", ".join(repr(n) for n in sorted(by_name)) or "(none)"
-        raise ToolFailure(
-            f"label {', '.join(repr(u) for u in unknown)} does not exist in {where}. Labels there: {known}."
-        )
-    return [by_name[n] for n in names]
-
-
-def available_labels(deps: Deps, owner: str, name: str) -> list[Label]:
-    repo, org = deps.client.parallel(
-        lambda: deps.catalog.labels(deps.client, owner, name),
-        lambda: deps.catalog.org_labels(deps.client, owner),
-    )
-    return [*repo, *org]
-
-
-def forget_labels(deps: Deps, owner: str, name: str) -> None:
-    deps.catalog.forget("labels", deps.client, owner, name)
-    deps.catalog.forget("org_labels", deps.client, owner)
 
 
 def resolve_milestone(deps: Deps, owner: str, name: str, wanted: str) -> Milestone:

@@ -14,7 +14,7 @@ from gitea_mcp.tools import issue_create
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_create import CreateArgs
 from tests.conftest import failed, ok
-from tests.fixtures import API, LABELS, MILESTONES, api_error, issue, user
+from tests.fixtures import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, user
 
 ISSUES = f"{API}/repos/acme/widgets/issues"
 
@@ -46,7 +46,7 @@ def test_creates_with_ids(gitea: responses.RequestsMock, deps: Deps) -> None:
     gitea.post(ISSUES, status=201, json=created)
     text, data = ok(run(deps, body="b", labels=["bug", "ui"], milestone="v1.1", due_date="2026-12-24"))
     assert posts(gitea) == [
-        {"title": "New bug", "body": "b", "labels": [1, 2], "milestone": 6, "due_date": "2026-12-24T00:00:00Z"}
+        {"title": "New bug", "body": "b", "labels": [1, 2], "milestone": 6, "due_date": "2026-12-24T12:00:00Z"}
     ]
     assert text.splitlines()[0] == "acme/widgets#301 created: New bug"
     assert data["number"] == 301 and data["outcome"] == "created"
@@ -151,21 +151,65 @@ def test_refused_write_is_never_retried(
     assert len(posts(gitea)) == 1
 
 
-def test_stale_label_id_is_refreshed(gitea: responses.RequestsMock, deps: Deps) -> None:
+def test_stale_label_id_is_refreshed_and_added(gitea: responses.RequestsMock, deps: Deps) -> None:
+    """Gitea drops an unknown label id without an error: the catalogue is reloaded and the label added by its new id."""
     gitea.get(ISSUES, json=[])
-    ok_issue = issue(301, "New bug", author="demo", labels=LABELS[:1])
-    gitea.post(ISSUES, status=400, json=api_error("label does not exist [label_id: 1]"))
-    gitea.post(ISSUES, status=201, json=ok_issue)
+    gitea.post(ISSUES, status=201, json=issue(301, "New bug", author="demo", created=now()))
+    renewed = label("bug", 11)
+    gitea.get(f"{API}/repos/acme/widgets/labels", json=[renewed, *LABELS[1:]], headers={"X-Total-Count": "3"})
+    gitea.post(f"{ISSUES}/301/labels", json=[renewed])
     _, data = ok(run(deps, labels=["bug"]))
-    assert data["number"] == 301 and len(posts(gitea)) == 2
+    assert posts(gitea)[1:] == [{"labels": [11]}]
+    assert data["labels"] == ["bug"] and data["warnings"] == []
 
 
-def test_silently_dropped_fields_are_reported(gitea: responses.RequestsMock, deps: Deps) -> None:
+def test_a_label_deleted_meanwhile_is_reported(gitea: responses.RequestsMock, deps: Deps) -> None:
     gitea.get(ISSUES, json=[])
-    gitea.post(ISSUES, status=201, json=issue(301, "New bug", author="demo"))
-    text, data = ok(run(deps, labels=["bug"], assignees=["bob"]))
-    assert "Gitea did not apply label 'bug', assignee 'bob'" in text
-    assert data["warnings"]
+    gitea.post(ISSUES, status=201, json=issue(301, "New bug", author="demo", labels=[LABELS[1]], created=now()))
+    gitea.get(f"{API}/repos/acme/widgets/labels", json=LABELS[1:], headers={"X-Total-Count": "2"})
+    text, data = ok(run(deps, labels=["bug", "ui"]))
+    assert data["warnings"] == [
+        "#301 was created, but its labels bug could not be added: label 'bug' does not exist in acme/widgets. "
+        "Labels there: 'good first issue', 'ui'."
+    ]
+    assert "warning: #301 was created" in text
+
+
+def test_everything_dropped_means_no_write_access(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(ISSUES, json=[])
+    gitea.post(ISSUES, status=201, json=issue(301, "New bug", author="demo", created=now()))
+    text, data = ok(run(deps, labels=["bug"], assignees=["bob"], milestone="v1.1", due_date="2026-12-24"))
+    assert data["warnings"] == [
+        "Gitea did not apply label 'bug', assignee 'bob', milestone, due date: the token's user cannot write to "
+        "acme/widgets."
+    ]
+    assert len(posts(gitea)) == 1, "nothing is retried for a user who cannot write"
+
+
+def test_two_labels_of_one_exclusive_scope_are_refused(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(f"{API}/user", json=user("demo", 5))
+    mocked.get(f"{API}/repos/acme/widgets/labels", json=[HIGH, LOW], headers={"X-Total-Count": "2"})
+    mocked.get(f"{API}/orgs/acme/labels", json=[], headers={"X-Total-Count": "0"})
+    mocked.get(ISSUES, json=[])
+    assert "are exclusive (scope 'priority')" in failed(run(deps, labels=["priority/high", "priority/low"]))
+    assert posts(mocked) == []
+
+
+def test_organisation_label_added_by_name_after_creation(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """Without read:organization the organisation's labels cannot be listed; Gitea 1.23+ resolves the name."""
+    scope = "token does not have at least one of required scope(s), required=[read:organization], token scope=x"
+    mocked.get(f"{API}/user", json=user("demo", 5))
+    mocked.get(f"{API}/repos/acme/widgets/labels", json=LABELS, headers={"X-Total-Count": "3"})
+    mocked.get(f"{API}/orgs/acme/labels", status=403, json=api_error(scope))
+    mocked.get(f"{API}/version", json={"version": "1.25.4"})
+    mocked.get(ISSUES, json=[])
+    mocked.post(ISSUES, status=201, json=issue(301, "New bug", author="demo", labels=[LABELS[0]], created=now()))
+    triage = label("triage", 40, repo="")
+    mocked.post(f"{ISSUES}/301/labels", json=[LABELS[0], triage])
+    _, data = ok(run(deps, labels=["bug", "triage"]))
+    assert posts(mocked)[0]["labels"] == [1]
+    assert posts(mocked)[1] == {"labels": ["triage"]}
+    assert data["labels"] == ["bug", "triage"] and data["warnings"] == []
 
 
 def test_redirect_on_write_names_new_location(gitea: responses.RequestsMock, deps: Deps) -> None:

@@ -13,7 +13,7 @@ from gitea_mcp.tools import issue_update
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_update import UpdateArgs
 from tests.conftest import failed, ok
-from tests.fixtures import API, LABELS, MILESTONES, api_error, issue
+from tests.fixtures import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label
 
 ISSUE = f"{API}/repos/acme/widgets/issues/7"
 
@@ -51,7 +51,10 @@ def writes_sent(rsps: responses.RequestsMock) -> list[tuple[str, str, Any]]:
         pytest.param({"milestone": "v1.1"}, {"milestone": 6}, id="milestone-title"),
         pytest.param({"milestone": "5"}, {"milestone": 5}, id="milestone-id"),
         pytest.param({"milestone": ""}, {"milestone": 0}, id="milestone-clear"),
-        pytest.param({"due_date": "2026-12-24"}, {"due_date": "2026-12-24T00:00:00Z"}, id="due"),
+        pytest.param({"due_date": "2026-12-24"}, {"due_date": "2026-12-24T12:00:00Z"}, id="due"),
+        pytest.param(
+            {"due_date": "2026-12-24T18:00:00+01:00"}, {"due_date": "2026-12-24T18:00:00+01:00"}, id="due-time"
+        ),
         pytest.param({"due_date": ""}, {"unset_due_date": True}, id="due-clear"),
     ],
 )
@@ -64,20 +67,118 @@ def test_only_given_fields_are_sent(
     assert data["outcome"] == "updated" and text.startswith("acme/widgets#7 updated (")
 
 
+def label_calls(rsps: responses.RequestsMock) -> list[tuple[str, str, Any]]:
+    return [
+        (method, path.removeprefix("/repos/acme/widgets/issues/7"), body) for method, path, body in writes_sent(rsps)
+    ]
+
+
 @pytest.mark.parametrize(
-    ("args", "ids"),
+    ("args", "calls", "after"),
     [
-        pytest.param({"add_labels": ["ui"]}, [1, 2], id="add"),
-        pytest.param({"remove_labels": ["bug"]}, [], id="remove"),
-        pytest.param({"labels": ["ui", "good first issue"]}, [2, 3], id="replace"),
-        pytest.param({"add_labels": ["ui"], "remove_labels": ["bug"]}, [2], id="add-and-remove"),
+        pytest.param({"add_labels": ["ui"]}, [("POST", "/labels", {"labels": [2]})], [1, 2], id="add"),
+        pytest.param({"remove_labels": ["bug"]}, [("DELETE", "/labels/1", None)], [], id="remove"),
+        pytest.param(
+            {"labels": ["ui", "good first issue"]}, [("PUT", "/labels", {"labels": [2, 3]})], [2, 3], id="replace"
+        ),
+        pytest.param(
+            {"add_labels": ["ui"], "remove_labels": ["bug"]},
+            [("DELETE", "/labels/1", None), ("POST", "/labels", {"labels": [2]})],
+            [2],
+            id="add-and-remove",
+        ),
+        pytest.param({"remove_labels": ["ui"]}, [], [1], id="remove-absent"),
     ],
 )
-def test_labels(gitea: responses.RequestsMock, deps: Deps, args: dict[str, Any], ids: list[int]) -> None:
-    gitea.put(f"{ISSUE}/labels", json=[lab for lab in LABELS if lab["id"] in ids])
+def test_labels(
+    gitea: responses.RequestsMock, deps: Deps, args: dict[str, Any], calls: list[Any], after: list[int]
+) -> None:
+    """Adding through POST and removing through DELETE: the endpoints whose semantics hold for exclusive scopes."""
+    now = [lab for lab in LABELS if lab["id"] in after]
+    gitea.post(f"{ISSUE}/labels", json=now)
+    gitea.put(f"{ISSUE}/labels", json=now)
+    gitea.delete(f"{ISSUE}/labels/1", status=204)
     _, data = ok(run(deps, **args))
-    assert writes_sent(gitea) == [("PUT", "/repos/acme/widgets/issues/7/labels", {"labels": ids})]
-    assert data["labels"] == [lab["name"] for lab in LABELS if lab["id"] in ids]
+    assert label_calls(gitea) == calls
+    assert data["labels"] == [lab["name"] for lab in now]
+
+
+@pytest.fixture
+def scoped(mocked: responses.RequestsMock) -> responses.RequestsMock:
+    mocked.get(ISSUE, json=issue(7, labels=[LABELS[0], LOW]))
+    mocked.get(f"{API}/repos/acme/widgets/labels", json=[*LABELS, HIGH, LOW], headers={"X-Total-Count": "5"})
+    mocked.get(f"{API}/orgs/acme/labels", json=[], headers={"X-Total-Count": "0"})
+    return mocked
+
+
+def test_adding_an_exclusive_label_reports_the_one_it_replaced(scoped: responses.RequestsMock, deps: Deps) -> None:
+    scoped.post(f"{ISSUE}/labels", json=[LABELS[0], HIGH])  # Gitea drops priority/low itself
+    text, data = ok(run(deps, add_labels=["priority/high"]))
+    assert label_calls(scoped) == [("POST", "/labels", {"labels": [8]})]
+    assert data["labels"] == ["bug", "priority/high"]
+    assert data["warnings"] == [
+        "labels now: +priority/high −priority/low",
+        "Gitea removed priority/low: an added label of the same exclusive scope replaces it.",
+    ]
+    assert "acme/widgets#7 updated (labels)" in text
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param({"labels": ["priority/high", "priority/low"]}, id="replace"),
+        pytest.param({"add_labels": ["priority/high", "priority/low"]}, id="add"),
+    ],
+)
+def test_two_labels_of_one_exclusive_scope_are_refused(
+    scoped: responses.RequestsMock, deps: Deps, args: dict[str, Any]
+) -> None:
+    text = failed(run(deps, **args))
+    assert text == (
+        "labels 'priority/high' and 'priority/low' are exclusive (scope 'priority'): an issue carries at most one of "
+        "them. Choose one."
+    )
+    assert writes_sent(scoped) == []
+
+
+SCOPE_403 = (
+    "token does not have at least one of required scope(s), required=[read:organization], token scope=write:issue"
+)
+
+
+@pytest.mark.parametrize(
+    ("version", "sent", "outcome"),
+    [
+        pytest.param("1.25.4", [("POST", "/labels", {"labels": ["ui", "triage"]})], None, id="names-resolved-by-gitea"),
+        pytest.param("11.0.3+gitea-1.22.0", [("POST", "/labels", {"labels": ["ui", "triage"]})], None, id="forgejo"),
+        pytest.param("1.22.6", [], "Organisation labels are not listed", id="gitea-1.22-refuses"),
+    ],
+)
+def test_organisation_labels_without_read_organization(
+    mocked: responses.RequestsMock, deps: Deps, version: str, sent: list[Any], outcome: str | None
+) -> None:
+    mocked.get(ISSUE, json=issue(7, labels=[LABELS[0]]))
+    mocked.get(f"{API}/repos/acme/widgets/labels", json=LABELS, headers={"X-Total-Count": "3"})
+    mocked.get(f"{API}/orgs/acme/labels", status=403, json=api_error(SCOPE_403))
+    mocked.get(f"{API}/version", json={"version": version})
+    mocked.post(f"{ISSUE}/labels", json=[LABELS[0], LABELS[1], label("triage", 40, repo="")])
+    result = run(deps, add_labels=["ui", "triage"])
+    if outcome is None:
+        _, data = ok(result)
+        assert data["labels"] == ["bug", "ui", "triage"]
+    else:
+        assert outcome in failed(result)
+    assert label_calls(mocked) == sent
+
+
+def test_an_unknown_name_left_to_gitea_is_reported(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(ISSUE, json=issue(7, labels=[LABELS[0]]))
+    mocked.get(f"{API}/repos/acme/widgets/labels", json=LABELS, headers={"X-Total-Count": "3"})
+    mocked.get(f"{API}/orgs/acme/labels", status=403, json=api_error(SCOPE_403))
+    mocked.get(f"{API}/version", json={"version": "1.25.4"})
+    mocked.post(f"{ISSUE}/labels", json=[LABELS[0], LABELS[1]])
+    _, data = ok(run(deps, add_labels=["ui", "triaje"]))
+    assert data["warnings"][-1] == "Gitea did not add triaje: no such label in the repository or its organisation."
 
 
 def test_no_change_sends_nothing(gitea: responses.RequestsMock, deps: Deps) -> None:
@@ -122,7 +223,28 @@ def test_missing_repository(mocked: responses.RequestsMock, deps: Deps) -> None:
 
 
 def test_partial_failure_says_what_changed(gitea: responses.RequestsMock, deps: Deps) -> None:
-    gitea.put(f"{ISSUE}/labels", json=LABELS[:2])
+    gitea.post(f"{ISSUE}/labels", json=LABELS[:2])
     gitea.patch(ISSUE, body=requests.ConnectionError())
     text = failed(run(deps, add_labels=["ui"], state="closed"))
-    assert "The labels were changed, but the other fields were not" in text
+    assert text.startswith("The labels changed already, but the rest did not: Cannot reach Gitea")
+
+
+def test_unknown_assignee_changes_nothing_else(gitea: responses.RequestsMock, deps: Deps) -> None:
+    """Gitea saves title and body, then fails with 500 on an unknown assignee: assignees go first, alone."""
+    gitea.patch(ISSUE, status=500, json=api_error(""))
+    text = failed(run(deps, assignees=["nobody"], title="New title"))
+    assert text == (
+        "Gitea could not assign 'nobody' (HTTP 500): no such user, or one who cannot be assigned in this "
+        "repository; nothing else was changed. Check the usernames."
+    )
+    assert writes_sent(gitea) == [("PATCH", "/repos/acme/widgets/issues/7", {"assignees": ["nobody"]})]
+
+
+def test_fields_a_non_writer_cannot_change_are_reported(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.patch(ISSUE, status=201, json=issue(7, title="New title"))
+    text, data = ok(run(deps, title="New title", assignees=["bob"], milestone="v1.1", due_date="2026-12-24"))
+    assert data["warnings"] == [
+        "Gitea did not apply assignees, milestone, due date: the token's user may change only title, body and state "
+        "here."
+    ]
+    assert "warning: Gitea did not apply assignees" in text

@@ -1,0 +1,134 @@
+"""Label names on writes: resolved to ids, exclusive scopes respected, and what Gitea really kept reported.
+
+Verified on real servers by the contract suite (docs/server-behaviour.md):
+- `PUT …/issues/{n}/labels` (replace) keeps only one label per exclusive scope — the alphabetically last — and
+  `POST` (add) replaces the issue's old label of that scope. So adding goes through POST, removing through
+  DELETE, and a whole new set goes through PUT only after two labels of one scope have been refused here.
+- Creating an issue keeps both labels of an exclusive pair and silently drops unknown ids.
+- Organisation labels are listed only with read:organization, which gitea_mcp does not ask for. Gitea resolves
+  names itself on `POST …/labels` (organisation labels too, from Gitea 1.23 and on Forgejo), so a name this token
+  cannot look up is sent as a name and the answer shows whether it existed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gitea_mcp.errors import ToolFailure
+from gitea_mcp.gitea.client import Segment
+from gitea_mcp.gitea.models import Issue, Label
+from gitea_mcp.tools.base import Deps
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """The labels an issue of one repository may carry, as far as this token can see them."""
+
+    where: str  # "acme/widgets", for messages
+    labels: list[Label]  # the repository's, its organisation's when readable, and the issue's own
+    org_readable: bool  # False: organisation labels exist that this token cannot list
+    by_name_on_server: bool  # Gitea resolves organisation label names itself on POST …/labels
+
+    def find(self, name: str) -> Label | None:
+        return next((label for label in self.labels if label.name == name), None)
+
+    def resolve(self, names: list[str]) -> tuple[list[Label], list[str]]:
+        """Known labels, and the names left to Gitea (possible organisation labels this token cannot list).
+
+        A name that is known nowhere and cannot be an unseen organisation label is refused with the valid names.
+        """
+        known = [label for name in names if (label := self.find(name)) is not None]
+        unknown = [name for name in names if self.find(name) is None]
+        if unknown and not (not self.org_readable and self.by_name_on_server):
+            raise ToolFailure(self._unknown(unknown))
+        return known, unknown
+
+    def _unknown(self, names: list[str]) -> str:
+        listed = ", ".join(repr(n) for n in sorted({label.name for label in self.labels})) or "(none)"
+        text = f"label {', '.join(repr(n) for n in names)} does not exist in {self.where}. Labels there: {listed}."
+        if not self.org_readable:
+            text += (
+                " Organisation labels are not listed: this Gitea finds them by name only from 1.23 on, and listing "
+                "them needs a token with read:organization."
+            )
+        return text
+
+
+def catalogue(deps: Deps, owner: str, name: str, issue: Issue | None = None) -> Catalogue:
+    repo: list[Label] = []
+    org: list[Label] | None = None
+
+    def load_repo() -> None:
+        nonlocal repo
+        repo = deps.catalog.labels(deps.client, owner, name)
+
+    def load_org() -> None:
+        nonlocal org
+        org = deps.catalog.org_labels(deps.client, owner)
+
+    deps.client.parallel(load_repo, load_org)
+    own = issue.labels if issue is not None else []
+    server = deps.catalog.server(deps.client) if org is None else None
+    return Catalogue(
+        where=f"{owner}/{name}",
+        labels=_unique([*repo, *(org or []), *own]),
+        org_readable=org is not None,
+        by_name_on_server=server.org_labels_by_name if server else True,
+    )
+
+
+def forget(deps: Deps, owner: str, name: str) -> None:
+    deps.catalog.forget("labels", deps.client, owner, name)
+    deps.catalog.forget("org_labels", deps.client, owner)
+
+
+def scope_of(label: Label) -> str | None:
+    """An exclusive label's scope: its name up to the last '/' (`priority/high` → `priority`)."""
+    if not label.exclusive or "/" not in label.name:
+        return None
+    return label.name.rsplit("/", 1)[0]
+
+
+def refuse_scope_clashes(labels: list[Label]) -> None:
+    """Two labels of one exclusive scope cannot both stay on an issue: Gitea would keep one of its own choosing."""
+    seen: dict[str, str] = {}
+    for label in labels:
+        scope = scope_of(label)
+        if scope is None:
+            continue
+        if scope in seen and seen[scope] != label.name:
+            raise ToolFailure(
+                f"labels {seen[scope]!r} and {label.name!r} are exclusive (scope {scope!r}): an issue carries at "
+                "most one of them. Choose one."
+            )
+        seen[scope] = label.name
+
+
+def add(deps: Deps, base: list[Segment], labels: list[Label], names: list[str]) -> list[Label]:
+    """POST: adds, replacing the issue's old label of each exclusive scope; answers the issue's labels after."""
+    return deps.client.write("POST", [*base, "labels"], {"labels": _payload(labels, names)}).many(Label)
+
+
+def replace(deps: Deps, base: list[Segment], labels: list[Label], names: list[str]) -> list[Label]:
+    return deps.client.write("PUT", [*base, "labels"], {"labels": _payload(labels, names)}).many(Label)
+
+
+def _payload(labels: list[Label], names: list[str]) -> list[object]:
+    """Ids, or names when some are left for Gitea to resolve: it takes all ids or all names, never a mix."""
+    if names:
+        return [*(label.name for label in labels), *names]
+    return [label.id for label in labels]
+
+
+def remove(deps: Deps, base: list[Segment], label: Label) -> None:
+    deps.client.write("DELETE", [*base, "labels", label.id], None)
+
+
+def change_note(before: list[Label], after: list[Label]) -> str:
+    """`+priority/high −priority/low`: what the labels write really did."""
+    old, new = {label.name for label in before}, {label.name for label in after}
+    return " ".join([*(f"+{n}" for n in sorted(new - old)), *(f"−{n}" for n in sorted(old - new))])
+
+
+def _unique(labels: list[Label]) -> list[Label]:
+    return list({label.id: label for label in labels}.values())
