@@ -179,7 +179,9 @@ def _offered(settings: Settings) -> list[scopes.Scoped]:
 
 
 def new_token_fix(url: str, tools: list[scopes.Scoped]) -> str:
-    return f"create a token at {url}/user/settings/applications with {' and '.join(scopes.needed(tools))}, set GITEA_TOKEN"
+    return (
+        f"create a token at {url}/user/settings/applications with {' and '.join(scopes.needed(tools))}, set GITEA_TOKEN"
+    )
 
 
 def check_token(settings: Settings, client: GiteaClient, url: str, tools: list[scopes.Scoped]) -> Token:

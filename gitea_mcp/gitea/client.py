@@ -15,7 +15,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -180,7 +180,11 @@ class GiteaClient:
         if len(calls) <= 1 or threading.current_thread().name.startswith(_WORKER):
             return [call() for call in calls]
         futures = [self._shared.pool().submit(call) for call in calls[1:]]
-        first = calls[0]()
+        try:
+            first = calls[0]()
+        finally:
+            # Every request ends before the tool answers, even when one failed: none outlives its call.
+            wait(futures)
         return [first, *(future.result() for future in futures)]
 
     # -- internals -------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -14,6 +15,28 @@ class _Model(BaseModel):
 def _list_or_empty(value: Any) -> Any:
     # Gitea serialises an empty Go slice as null (assignees, labels on old versions).
     return [] if value is None else value
+
+
+def _utc(value: Any) -> Any:
+    """Gitea renders times in its own zone (`2026-01-31T10:00:00+01:00` on a server in Berlin); every tool shows
+    UTC so that times from different servers and fields compare at a glance."""
+    if not isinstance(value, str) or not value:
+        return value
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return value
+    if moment.tzinfo is None:
+        return value
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _day(value: Any) -> Any:
+    """A due date is a day: the date as the server shows it in its own zone (as its web pages do), not the UTC
+    date of the stored instant, which can be the day before or after."""
+    if isinstance(value, str) and len(value) >= 10:
+        return value[:10]
+    return value
 
 
 class User(_Model):
@@ -66,6 +89,8 @@ class Issue(_Model):
     repository: RepositoryMeta | None = None
 
     _nulls = field_validator("labels", "assignees", mode="before")(_list_or_empty)
+    _times = field_validator("created_at", "updated_at", "closed_at", mode="before")(_utc)
+    _due = field_validator("due_date", mode="before")(_day)
 
     @property
     def author(self) -> str:
@@ -83,6 +108,8 @@ class Comment(_Model):
     body: str = ""
     created_at: str
     updated_at: str = ""
+
+    _times = field_validator("created_at", "updated_at", mode="before")(_utc)
 
     @property
     def author(self) -> str:
