@@ -13,9 +13,11 @@ Decisions (see also the tests, one row per form):
   (`created`/`assigned`/`mentioned=true`); the repository list only takes usernames, so `repo_params` needs `me`.
 - No state default in a query (it searches all states, like a forge's search box); type defaults to issues (seed 000).
 - Dates: see the "Dates" section for how `updated:` maps onto Gitea's inclusive, whole-second `since`/`before`.
-- Keywords lose their quotes: `"exact phrase"` becomes the words `exact phrase` in `q`. How the words then match is
-  the server's indexer's business (Forgejo's reads quotes and +/- in `q`; Gitea's differ by version and indexer), so
-  exclusions (`-word`, NOT) are refused here rather than passed on with a meaning that depends on the server.
+- Keywords: how `q` matches is the server's indexer's business (docs/server-behaviour.md). Gitea's default index
+  matches the whole `q` as one phrase of whole words and ignores quotes; Forgejo 11+ matches any of the words and
+  reads `"exact phrase"`. So quotes are kept for Forgejo (`keyword_text(quotes=True)`) and dropped for Gitea, where
+  the words are a phrase anyway. Exclusions (`-word`, NOT) are refused rather than passed on with a meaning that
+  depends on the server.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ _DATE_HELP = (
 class ParsedQuery:
     text: str  # the query exactly as given (never rewritten)
     keywords: str = ""  # free words and phrases in order, single-spaced, quotes removed -> Gitea `q`
+    phrases: tuple[str, ...] = ()  # the quoted ones among them, kept for servers that read quotes in `q`
     state: State | None = None  # None: the query did not say
     type: IssueType | None = None  # None: the query did not say
     labels: tuple[str, ...] = ()  # all must match
@@ -62,9 +65,20 @@ class ParsedQuery:
 # --- Parameters -------------------------------------------------------------------------------------------------------
 
 
-def repo_params(q: ParsedQuery, *, me: str | None = None) -> dict[str, str]:
+def keyword_text(q: ParsedQuery, *, quotes: bool) -> str:
+    """Gitea's `q`: the words with phrases quoted when the server reads quotes (Forgejo 11+), else plain words."""
+    if not quotes or not q.phrases:
+        return q.keywords
+    out, rest = [], q.keywords
+    for phrase in q.phrases:  # phrases appear in `keywords` in order: quote each where it stands
+        before, _, rest = rest.partition(phrase)
+        out += [before, f'"{phrase}"']
+    return "".join([*out, rest])
+
+
+def repo_params(q: ParsedQuery, *, me: str | None = None, quotes: bool = False) -> dict[str, str]:
     """Parameters for `GET /repos/{owner}/{repo}/issues`. `me` is the signed-in username, needed for `@me`."""
-    params = _common_params(q)
+    params = _common_params(q, quotes)
     if q.labels:
         params["labels"] = ",".join(q.labels)  # all-of on this endpoint
     for key, value in (("created_by", q.author), ("assigned_by", q.assignee), ("mentioned_by", q.mentions)):
@@ -73,7 +87,7 @@ def repo_params(q: ParsedQuery, *, me: str | None = None) -> dict[str, str]:
     return params
 
 
-def search_params(q: ParsedQuery, *, me: str | None = None) -> dict[str, str]:
+def search_params(q: ParsedQuery, *, me: str | None = None, quotes: bool = False) -> dict[str, str]:
     """Parameters for `GET /repos/issues/search`; refuses what that endpoint cannot do exactly.
 
     Call `repo_params` instead when the query names a repository. The @me booleans only work for a signed-in
@@ -81,7 +95,7 @@ def search_params(q: ParsedQuery, *, me: str | None = None) -> dict[str, str]:
     """
     if q.repo is not None:
         raise ValueError("the query names a repository: use repo_params")
-    params = _common_params(q)
+    params = _common_params(q, quotes)
     if len(q.labels) > 1:
         raise ToolFailure(
             "Several `label:` qualifiers cannot be searched across repositories: Gitea's search matches ANY of the "
@@ -99,11 +113,12 @@ def search_params(q: ParsedQuery, *, me: str | None = None) -> dict[str, str]:
     return params
 
 
-def _common_params(q: ParsedQuery) -> dict[str, str]:
+def _common_params(q: ParsedQuery, quotes: bool) -> dict[str, str]:
     # Merge rules (seed 000): a query searches all states unless it names one; the type is issues unless named
     # (Gitea mixes both when `type` is omitted, which no forge search box does).
     params: dict[str, str] = {"state": q.state or "all", "type": q.type or "issues"}
-    optional = {"milestones": ",".join(q.milestones), "q": q.keywords, "since": q.since, "before": q.before}
+    words = keyword_text(q, quotes=quotes)
+    optional = {"milestones": ",".join(q.milestones), "q": words, "since": q.since, "before": q.before}
     params.update({key: value for key, value in optional.items() if value})
     return params
 
@@ -287,6 +302,7 @@ _CASELESS = {"author", "assignee", "mentions", "repo", "owner"}
 @dataclass
 class _Draft:
     keywords: list[str] = field(default_factory=list)
+    phrases: list[str] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     values: dict[str, str] = field(default_factory=dict)  # field -> value, for the single-valued fields
     origin: dict[str, str] = field(default_factory=dict)  # field -> the token that set it, for conflict messages
@@ -511,6 +527,8 @@ def _apply(draft: _Draft, token: _Token) -> None:
     if key is None:
         _check_word(token)
         draft.keywords.append(token.value)
+        if token.quoted and " " in token.value.strip():
+            draft.phrases.append(" ".join(token.value.split()))
         return
     if token.negated:
         raise ToolFailure(
@@ -550,6 +568,7 @@ def _finish(text: str, draft: _Draft) -> ParsedQuery:
     return ParsedQuery(
         text=text,
         keywords=" ".join(" ".join(k.split()) for k in draft.keywords),
+        phrases=tuple(draft.phrases),
         state=_STATES.get(values.get("state", "")),
         type=_KINDS.get(values.get("type", "")),
         labels=tuple(draft.labels),

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from gitea_mcp.errors import ToolFailure
-from gitea_mcp.query import ParsedQuery, parse_query, repo_params, search_params
+from gitea_mcp.query import ParsedQuery, keyword_text, parse_query, repo_params, search_params
 
 # --- Accepted forms: query -> the ParsedQuery fields it sets (all others keep their defaults) -------------------------
 
@@ -15,9 +15,9 @@ PARSED: list[tuple[str, dict[str, Any]]] = [
     # free text
     ("crash", {"keywords": "crash"}),
     ("crash on   start", {"keywords": "crash on start"}),
-    ('"exact phrase"', {"keywords": "exact phrase"}),
-    ('crash "on start" now', {"keywords": "crash on start now"}),
-    ('"two  spaces"', {"keywords": "two spaces"}),
+    ('"exact phrase"', {"keywords": "exact phrase", "phrases": ("exact phrase",)}),
+    ('crash "on start" now', {"keywords": "crash on start now", "phrases": ("on start",)}),
+    ('"two  spaces"', {"keywords": "two spaces", "phrases": ("two spaces",)}),
     ('"error:timeout"', {"keywords": "error:timeout"}),
     ('"OR"', {"keywords": "OR"}),
     ('"-flag"', {"keywords": "-flag"}),
@@ -84,6 +84,7 @@ PARSED: list[tuple[str, dict[str, Any]]] = [
         'updated:>=2026-01-01 repo:acme/widgets flaky "time out"',
         {
             "keywords": "flaky time out",
+            "phrases": ("time out",),
             "state": "open",
             "type": "pulls",
             "labels": ("bug", "needs review"),
@@ -101,6 +102,23 @@ PARSED: list[tuple[str, dict[str, Any]]] = [
 @pytest.mark.parametrize(("text", "fields"), PARSED)
 def test_parse_accepts(text: str, fields: dict[str, Any]) -> None:
     assert parse_query(text) == ParsedQuery(text=text, **fields)
+
+
+@pytest.mark.parametrize(
+    ("text", "plain", "quoted"),
+    [
+        ("crash", "crash", "crash"),
+        ('"exact phrase"', "exact phrase", '"exact phrase"'),
+        ('crash "on start" now', "crash on start now", 'crash "on start" now'),
+        ('start "on start" again', "start on start again", 'start "on start" again'),
+        ('"a b" "c d"', "a b c d", '"a b" "c d"'),
+        ('"single"', "single", "single"),
+    ],
+)
+def test_keyword_text_keeps_phrases_only_when_asked(text: str, plain: str, quoted: str) -> None:
+    """Forgejo 11+ reads quotes in `q`; Gitea's index matches the words as one phrase anyway."""
+    parsed = parse_query(text)
+    assert (keyword_text(parsed, quotes=False), keyword_text(parsed, quotes=True)) == (plain, quoted)
 
 
 @pytest.mark.parametrize("text", [" label:bug ", "\tcrash\n", "a  b"])

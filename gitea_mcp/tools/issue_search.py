@@ -8,7 +8,7 @@ in the real number, 2+ gives a placeholder.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
@@ -22,14 +22,17 @@ from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.models import Issue
+from gitea_mcp.gitea.server import ServerInfo
 from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
 from gitea_mcp.tools import filters
 from gitea_mcp.tools.base import Deps, guard, make
 
 NAME = "issue_search"
 DESCRIPTION = (
-    'Find issues/PRs with a forge-style query; returns numbers to act on. Words and "phrases" match title '
-    "and body. Qualifiers: is:open|closed, state:all, is:issue|pr, label:X (repeatable, all must match), "
+    "Find issues/PRs with a forge-style query; returns numbers to act on. Words match title, body and comments "
+    "as the server's index does: Gitea wants whole words, adjacent, as one phrase (auth does not find "
+    'Authentication); Forgejo matches any of the words and reads "exact phrases". Qualifiers: is:open|closed, '
+    "state:all, is:issue|pr, label:X (repeatable, all must match), "
     "milestone:X, author:X, assignee:X, mentions:X (X may be @me), updated:>=YYYY-MM-DD (or >, <, <=, A..B), "
     "repo:owner/name, org:X. No state = all states. Without name or repo: all of owner's repositories. "
     "Unsupported qualifiers are refused."
@@ -88,27 +91,101 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
     scope = _scope(deps, parsed, args)
     clamp = cap_limit(args.limit)
     me = _me(deps, parsed)
-    if scope.name is not None:
-        params = ql.repo_params(parsed, me=me)
-        response = filters.fetch_issues(deps, scope.owner, scope.name, _repo_query(params), args.page, clamp.limit)
+    server = deps.catalog.server(deps.client) if parsed.keywords else None
+    if server is not None and parsed.assignee is not None and server.keyword_drops_assignee:
+        page = _assignee_here(deps, scope, parsed, me, server, args.page, clamp.limit)
     else:
-        params = {**ql.search_params(parsed, me=me), "owner": scope.owner}
-        response = _search_owner(deps, params, args.page, clamp.limit)
-    issues = response.many(Issue)
-    served = render.served_limit(clamp.limit, len(issues), args.page, response)
-    if scope.name is None:
-        _check_not_ignored(parsed, issues, me)
+        page = _fetch(deps, scope, parsed, me, server, args.page, clamp.limit)
     out = SearchResult(
         query=args.query,
         scope=str(scope),
-        params=params,
-        results=[_hit(issue, scope) for issue in issues],
-        total=response.total,
+        params=page.params,
+        results=[_hit(issue, scope) for issue in page.issues],
+        total=page.total,
         page=args.page,
-        limit=served,
-        has_more=render.more_pages(args.page, served, len(issues), response),
+        limit=page.limit,
+        has_more=page.has_more,
     )
-    return render.result(_text(out, scope, args, args.limit if served != args.limit else None), out)
+    notes = _notes(server, page, args.limit if page.limit != args.limit else None)
+    return render.result(_text(out, scope, args, notes), out)
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of matches, as Gitea served it or as filtered here."""
+
+    issues: list[Issue]
+    total: int | None
+    has_more: bool
+    limit: int  # the page size really used
+    params: dict[str, str]  # what Gitea was asked
+    filtered_here: str | None = None  # a filter applied here, not by Gitea
+
+
+def _fetch(
+    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, server: ServerInfo | None, page: int, limit: int
+) -> Page:
+    quotes = server is not None and server.keyword_mode == "words"
+    if scope.name is not None:
+        params = ql.repo_params(parsed, me=me, quotes=quotes)
+        response = filters.fetch_issues(deps, scope.owner, scope.name, _repo_query(params), page, limit)
+    else:
+        params = {**ql.search_params(parsed, me=me, quotes=quotes), "owner": scope.owner}
+        response = _search_owner(deps, params, page, limit)
+    issues = response.many(Issue)
+    if scope.name is None:
+        _check_not_ignored(parsed, issues, me)
+    served = render.served_limit(limit, len(issues), page, response)
+    return Page(issues, response.total, render.more_pages(page, served, len(issues), response), served, params)
+
+
+KEYWORD_ROWS = 100  # how many keyword matches are filtered here by assignee before the search is refused
+
+
+def _assignee_here(
+    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, server: ServerInfo, page: int, limit: int
+) -> Page:
+    """Keywords with an assignee: this server's index stores no assignees and would answer nothing, so the keyword
+    matches are fetched and filtered here (verified: Gitea 1.22–1.25, Forgejo 11–14)."""
+    who = me if parsed.assignee == "@me" else parsed.assignee
+    assert who is not None
+    wide = replace(parsed, assignee=None)
+    first = _fetch(deps, scope, wide, me, server, 1, KEYWORD_ROWS // 2)
+    rows, served = list(first.issues), 1
+    wanted = min(first.total or 0, KEYWORD_ROWS)
+    while len(rows) < wanted and served * first.limit < KEYWORD_ROWS:
+        served += 1
+        rows += _fetch(deps, scope, wide, me, server, served, first.limit).issues
+    if first.total is None or first.total > len(rows):
+        raise ToolFailure(
+            f"{server} cannot combine keywords with assignee: its search index stores no assignees. The keywords "
+            f"alone match {first.total if first.total is not None else 'too many'} issues, more than the "
+            f"{KEYWORD_ROWS} that can be filtered here; use more specific words, or search assignee:{parsed.assignee} "
+            "without keywords."
+        )
+    mine = [issue for issue in rows if who.lower() in {user.login.lower() for user in issue.assignees}]
+    start = (page - 1) * limit
+    return Page(
+        mine[start : start + limit], len(mine), start + limit < len(mine), limit, first.params,
+        filtered_here=f"assignee {who}",
+    )  # fmt: skip
+
+
+def _notes(server: ServerInfo | None, page: Page, asked: int | None) -> list[str]:
+    notes = []
+    if asked is not None:
+        notes.append(f"limit={asked} was capped to {page.limit}, the most one page can hold.")
+    if server is not None:
+        notes.append(f"keywords on {server}: {_MODES[server.keyword_mode]}")
+    if page.filtered_here:
+        notes.append(f"{page.filtered_here} was filtered here: this server's keyword index ignores assignees.")
+    return notes
+
+
+_MODES = {
+    "phrase": "all the words, adjacent and whole, as one phrase (a database indexer matches parts of words too)",
+    "words": 'any of the words (close spellings too); "quoted phrases" exactly',
+}
 
 
 def _scope(deps: Deps, parsed: ql.ParsedQuery, args: SearchArgs) -> Scope:
@@ -200,12 +277,11 @@ def _hit(issue: Issue, scope: Scope) -> SearchHit:
     )
 
 
-def _text(out: SearchResult, scope: Scope, args: SearchArgs, asked: int | None) -> str:
+def _text(out: SearchResult, scope: Scope, args: SearchArgs, notes: list[str]) -> str:
     shown = render.args_text(out.params)
     header = f"search {scope} {args.query!r} → {shown}: "
     lines = [header + render.span(len(out.results), out.page, out.limit, out.total, out.has_more)]
-    if asked is not None:
-        lines.append(f"note: limit={asked} was capped to {out.limit}, the most one page can hold.")
+    lines += [f"note: {note}" for note in notes]
     cross = scope.name is None
     lines += [_row(hit, cross) for hit in out.results]
     lines += render.help_lines(_next_steps(out, scope, args))

@@ -21,6 +21,16 @@ def run(deps: Deps, query: str, **kw: Any) -> Any:
     return issue_search.run(deps, SearchArgs(query=query, **kw))
 
 
+@pytest.fixture(autouse=True)
+def version(mocked: responses.RequestsMock) -> None:
+    """Keyword searches read the server's release once (how words match depends on it): Gitea 1.26 by default."""
+    mocked.get(f"{API}/version", json={"version": "1.26.0"})
+
+
+def gitea_calls(rsps: responses.RequestsMock) -> list[Any]:
+    return [c for c in rsps.calls if not (c.request.url or "").endswith("/version")]
+
+
 @pytest.mark.parametrize(
     ("query", "kw", "expected"),
     [
@@ -56,7 +66,7 @@ def test_repo_request(
 ) -> None:
     mocked.get(REPO_ISSUES, json=[], headers={"X-Total-Count": "0"})
     ok(run(deps, query, **kw))
-    assert len(mocked.calls) == 1
+    assert len(gitea_calls(mocked)) == 1
     assert sent_params(mocked).items() >= expected.items()
 
 
@@ -127,7 +137,7 @@ def test_refused_before_any_request(
     mocked: responses.RequestsMock, deps: Deps, query: str, kw: dict[str, Any], phrase: str
 ) -> None:
     assert phrase in failed(run(deps, query, **kw))
-    assert len(mocked.calls) == 0
+    assert len(gitea_calls(mocked)) == 0
 
 
 def test_label_gitea_ignored_across_repos_is_caught(mocked: responses.RequestsMock, deps: Deps) -> None:
@@ -160,3 +170,62 @@ def test_unknown_owner_on_search(mocked: responses.RequestsMock, deps: Deps) -> 
     mocked.get(SEARCH, status=400, json=api_error("user does not exist [uid: 0, name: ghost]"))
     deps.policy = type(deps.policy)(frozenset({"*"}))
     assert "owner 'ghost' does not exist" in failed(run(deps, "x", owner="ghost"))
+
+
+def serve_version(rsps: responses.RequestsMock, version: str) -> None:
+    rsps.replace(responses.GET, f"{API}/version", json={"version": version})
+
+
+@pytest.mark.parametrize(
+    ("release", "q", "note"),
+    [
+        pytest.param("1.25.4", "login fails", "all the words, adjacent and whole, as one phrase", id="gitea"),
+        pytest.param("11.0.15+gitea-1.22.0", '"login fails"', "any of the words (close spellings too)", id="forgejo"),
+    ],
+)
+def test_phrases_kept_where_the_server_reads_quotes(
+    mocked: responses.RequestsMock, deps: Deps, release: str, q: str, note: str
+) -> None:
+    serve_version(mocked, release)
+    mocked.get(REPO_ISSUES, json=[], headers={"X-Total-Count": "0"})
+    text = ok(run(deps, '"login fails"', owner="acme", name="widgets"))[0]
+    assert sent_params(mocked, path_end="/issues")["q"] == q
+    assert f"note: keywords on {'Gitea 1.25.4' if release == '1.25.4' else 'Forgejo 11.0.15'}: {note}" in text
+
+
+def assigned(number: int, *logins: str) -> dict[str, Any]:
+    return issue(number, assignees=list(logins))
+
+
+def test_keywords_with_assignee_are_filtered_here_where_the_index_ignores_assignees(
+    mocked: responses.RequestsMock, deps: Deps
+) -> None:
+    """Gitea ≤ 1.25 answers keyword + assigned_by with nothing: the keyword matches are filtered here instead."""
+    serve_version(mocked, "1.25.4")
+    rows = [assigned(9, "bob"), assigned(8), assigned(7, "alice", "bob"), assigned(6, "carol")]
+    mocked.get(REPO_ISSUES, json=rows, headers={"X-Total-Count": "4"})
+    text, data = ok(run(deps, "crash assignee:bob", owner="acme", name="widgets"))
+    sent = sent_params(mocked, path_end="/issues")
+    assert sent["q"] == "crash" and "assigned_by" not in sent
+    assert [hit["number"] for hit in data["results"]] == [9, 7] and data["total"] == 2
+    assert "note: assignee bob was filtered here: this server's keyword index ignores assignees." in text
+
+
+def test_keywords_with_assignee_sent_to_servers_that_index_assignees(
+    mocked: responses.RequestsMock, deps: Deps
+) -> None:
+    mocked.get(REPO_ISSUES, json=[assigned(9, "bob")], headers={"X-Total-Count": "1"})
+    ok(run(deps, "crash assignee:bob", owner="acme", name="widgets"))
+    assert sent_params(mocked, path_end="/issues")["assigned_by"] == "bob"
+
+
+def test_keywords_with_assignee_refused_when_too_many_to_filter(mocked: responses.RequestsMock, deps: Deps) -> None:
+    serve_version(mocked, "11.0.15+gitea-1.22.0")
+    page = [assigned(n) for n in range(200, 150, -1)]
+    mocked.get(REPO_ISSUES, json=page, headers={"X-Total-Count": "640"})
+    text = failed(run(deps, "crash assignee:bob", owner="acme", name="widgets"))
+    assert text == (
+        "Forgejo 11.0.15 cannot combine keywords with assignee: its search index stores no assignees. The keywords "
+        "alone match 640 issues, more than the 100 that can be filtered here; use more specific words, or search "
+        "assignee:bob without keywords."
+    )
