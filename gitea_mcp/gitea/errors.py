@@ -6,7 +6,9 @@ import re
 
 from gitea_mcp.errors import ToolFailure
 
-_SCOPE = re.compile(r"required=\[([^\]]*)\]")
+# Gitea 1.25: "token does not have at least one of required scope(s), required=[read:user], token scope=…";
+# Gitea 1.22 and Forgejo 11/12: "token does not have at least one of required scope(s): [read:user]".
+_SCOPE = re.compile(r"required scope\(s\)(?:, required=|: )\[([^\]]*)\]")
 _MOVED = re.compile(r"/api/v1/repos/([^/?#]+)/([^/?#]+)")
 
 
@@ -26,7 +28,7 @@ class GiteaError(ToolFailure):
 
     @property
     def missing_scope(self) -> str | None:
-        """The scope a 403 names (`required=[read:user]`): Gitea's wording in every release from 1.20 on."""
+        """The scope a 403 names: Gitea's own wording, which changed between 1.22 and 1.25 (see `_SCOPE`)."""
         found = _SCOPE.search(self.gitea_message) if self.status == 403 else None
         return found.group(1) if found else None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 
 class _Model(BaseModel):
@@ -68,7 +68,21 @@ class RepositoryMeta(_Model):
     full_name: str = ""
 
 
+def _offset(value: Any) -> str:
+    """The UTC offset a server renders its times with (`+01:00`), from one of them; `+00:00` when unknown."""
+    try:
+        moment = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        moment = None
+    offset = moment.utcoffset() if moment is not None else None
+    if offset is None:
+        return "+00:00"
+    minutes = int(offset.total_seconds()) // 60
+    return f"{'+' if minutes >= 0 else '-'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
 class Issue(_Model):
+    server_offset: str = "+00:00"  # the zone the server renders in, read before times are turned into UTC
     number: int
     title: str
     body: str | None = None
@@ -90,6 +104,14 @@ class Issue(_Model):
 
     _nulls = field_validator("labels", "assignees", mode="before")(_list_or_empty)
     _times = field_validator("created_at", "updated_at", "closed_at", mode="before")(_utc)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _zone(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "created_at" in data:
+            return {**data, "server_offset": _offset(data["created_at"])}
+        return data
+
     _due = field_validator("due_date", mode="before")(_day)
 
     @property

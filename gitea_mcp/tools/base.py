@@ -75,13 +75,18 @@ def rfc3339(value: str, field_name: str) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
-def due_instant(value: str) -> str:
-    """A due date as the instant sent to Gitea. A plain date becomes noon UTC, which is that same date in every
-    zone from UTC-11 to UTC+11: Gitea keeps the instant and shows it in its own zone, so the date round-trips."""
+def due_instant(value: str, offset: str = "+00:00") -> str:
+    """A due date as the instant sent to Gitea: a plain date becomes noon of that day in the server's zone.
+
+    Gitea shows a due date in its own zone. Creating keeps the instant; editing moves it to 23:59:59 of its day in
+    the zone it was sent in (Gitea 1.22 in Berlin turned 2026-12-31T12:00:00Z into 2027-01-01T00:59:59+01:00).
+    Noon in the server's zone stays that day either way; `offset` is unknown before an issue was read, and noon
+    UTC is the same day in every zone from UTC-11 to UTC+11.
+    """
     text = value.strip()
     if len(text) == 10:
         rfc3339(text, "due_date")  # refuse what is not a date
-        return f"{text}T12:00:00Z"
+        return f"{text}T12:00:00{'Z' if offset == '+00:00' else offset}"
     return rfc3339(text, "due_date")
 
 

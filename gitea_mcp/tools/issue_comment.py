@@ -79,7 +79,14 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
     def find() -> Comment | None:
         return _same_comment(_recent_comments(deps, base), me, args.body)
 
-    comment, looked_up = writes.send_once(post, find, "comment")
+    try:
+        comment, looked_up = writes.send_once(post, find, "comment")
+    except GiteaError as exc:
+        if exc.status == 403 and issue.is_locked and exc.missing_scope is None:
+            raise ToolFailure(
+                f"{owner}/{name}#{args.number} is locked: only users who can write to the repository may comment."
+            ) from None
+        raise
     outcome = "created_after_lost_answer" if looked_up else "created"
     return _answer(owner, name, args.number, comment, issue.comments + 1, outcome)
 

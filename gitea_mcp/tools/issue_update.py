@@ -69,7 +69,7 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
         issue = _patch(deps, base, {"assignees": args.assignees}, done, assignees=args.assignees)
     if catalogue is not None:
         issue = _write_labels(deps, base, issue, catalogue, args, done)
-    payload = _payload(args, milestone_id)
+    payload = _payload(args, milestone_id, current.server_offset)
     if payload:
         issue = _patch(deps, base, payload, done)
         done.changed += [key for key in ("title", "body", "state", "milestone", "due_date") if key in payload]
@@ -219,7 +219,7 @@ def _milestone_id(deps: Deps, owner: str, name: str, wanted: str | None) -> int 
     return writes.resolve_milestone(deps, owner, name, wanted).id
 
 
-def _payload(args: UpdateArgs, milestone_id: int | None) -> dict[str, Any]:
+def _payload(args: UpdateArgs, milestone_id: int | None, offset: str) -> dict[str, Any]:
     payload: dict[str, Any] = {}
     if args.title is not None:
         payload["title"] = args.title.strip()
@@ -232,7 +232,7 @@ def _payload(args: UpdateArgs, milestone_id: int | None) -> dict[str, Any]:
     if args.due_date == "":
         payload["unset_due_date"] = True
     elif args.due_date is not None:
-        payload["due_date"] = due_instant(args.due_date)
+        payload["due_date"] = due_instant(args.due_date, offset)
     return payload
 
 

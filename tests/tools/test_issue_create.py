@@ -178,7 +178,7 @@ def test_a_label_deleted_meanwhile_is_reported(gitea: responses.RequestsMock, de
 def test_everything_dropped_means_no_write_access(gitea: responses.RequestsMock, deps: Deps) -> None:
     gitea.get(ISSUES, json=[])
     gitea.post(ISSUES, status=201, json=issue(301, "New bug", author="demo", created=now()))
-    text, data = ok(run(deps, labels=["bug"], assignees=["bob"], milestone="v1.1", due_date="2026-12-24"))
+    _, data = ok(run(deps, labels=["bug"], assignees=["bob"], milestone="v1.1", due_date="2026-12-24"))
     assert data["warnings"] == [
         "Gitea did not apply label 'bug', assignee 'bob', milestone, due date: the token's user cannot write to "
         "acme/widgets."
