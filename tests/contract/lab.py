@@ -125,7 +125,8 @@ def _seed_many(seeder: Seeder, lab: Lab) -> None:
 
 
 def new_run() -> str:
-    return secrets.token_hex(3)
+    """Letters only: a digit in a name that text mentions (`@aq7…`) could match a numeric keyword probe."""
+    return "".join(secrets.choice("abcdefghijkmnpqrstuvwxyz") for _ in range(6))
 
 
 # -- a live server, through its API ---------------------------------------------------------------------------------
