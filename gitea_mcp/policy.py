@@ -10,7 +10,7 @@ from gitea_mcp.errors import ToolFailure
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 30
 
-# Gitea's own rule for user, organisation and repository names (see SEMANTICS.md).
+# Gitea's own rule for user, organisation and repository names (letters, digits, - _ .; never . or ..).
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
 
