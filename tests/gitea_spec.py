@@ -1,7 +1,7 @@
 """Checks a Gitea JSON document against the real server's OpenAPI spec.
 
 Mocks and the stand-in are only worth something while they look like a real Gitea. The spec
-(`tests/spec/openapi-v1.json`, Swagger 2.0) has two gaps we correct for, both seen on real servers (docs/server-behaviour.md):
+(`tests/spec/openapi-v1.json`, Swagger 2.0) has two gaps we correct for, both seen on real servers:
 Go pointer and slice fields are serialised as `null` when empty, which the spec never says, so
 every property also admits `null`; and the spec never forbids extra fields, so we do — an invented
 field in a mock is exactly the drift this check exists to catch.
