@@ -19,6 +19,7 @@ READ_USER = "read:user"  # the token's own login: duplicate checks on writes, @m
 class Scoped(Protocol):
     NAME: str
     SCOPES: tuple[str, ...]
+    SCOPE_NOTE: str  # what else a tool may use, e.g. read:user for @me; "" when nothing
 
 
 def needed(tools: Iterable[Scoped]) -> list[str]:
@@ -32,3 +33,12 @@ def needed(tools: Iterable[Scoped]) -> list[str]:
 def users_of(scope: str, tools: Iterable[Scoped]) -> list[str]:
     """The tools that need `scope` (write:issue also serves a tool that only reads issues)."""
     return [tool.NAME for tool in tools if scope in tool.SCOPES]
+
+
+def readme_table(tools: Iterable[Scoped]) -> str:
+    """The README's scope table, generated so the docs cannot drift from the declarations."""
+    rows = ["| tool | scopes |", "|---|---|"]
+    for tool in tools:
+        listed = ", ".join(f"`{scope}`" for scope in tool.SCOPES)
+        rows.append(f"| `{tool.NAME}` | {listed}{' ' + tool.SCOPE_NOTE if tool.SCOPE_NOTE else ''} |")
+    return "\n".join(rows)

@@ -26,7 +26,8 @@ DESCRIPTION = (
     "you there in the last 10 minutes is returned, not posted twice (allow_duplicate=true posts anyway)."
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
-SCOPES = (scopes.WRITE_ISSUE, scopes.READ_USER)  # read:user: whose duplicate to look for
+SCOPES = (scopes.WRITE_ISSUE, scopes.READ_USER)
+SCOPE_NOTE = ""
 
 
 class WrittenComment(BaseModel):

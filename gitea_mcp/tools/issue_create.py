@@ -25,7 +25,8 @@ DESCRIPTION = (
     "last 10 minutes returns that issue instead of a duplicate (allow_duplicate=true files anyway)."
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
-SCOPES = (scopes.WRITE_ISSUE, scopes.READ_USER)  # read:user: whose duplicate to look for
+SCOPES = (scopes.WRITE_ISSUE, scopes.READ_USER)
+SCOPE_NOTE = ""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ DESCRIPTION = (
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 SCOPES = (scopes.READ_ISSUE,)
+SCOPE_NOTE = ""
 COMMENTS_PER_PAGE = 20
 DEFAULT_MAX_CHARS = 3000
 

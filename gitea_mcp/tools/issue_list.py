@@ -26,6 +26,7 @@ DESCRIPTION = (
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 SCOPES = (scopes.READ_ISSUE,)
+SCOPE_NOTE = ""
 
 STATES = ("open", "closed", "all")
 TYPES = ("issues", "pulls", "all")

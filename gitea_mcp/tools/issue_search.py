@@ -38,7 +38,8 @@ DESCRIPTION = (
     "Unsupported qualifiers are refused."
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
-SCOPES = (scopes.READ_ISSUE,)  # and read:user for @me
+SCOPES = (scopes.READ_ISSUE,)
+SCOPE_NOTE = "(and `read:user` for `@me`)"
 
 
 class SearchHit(BaseModel):

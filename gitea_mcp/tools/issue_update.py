@@ -26,6 +26,7 @@ DESCRIPTION = (
 )
 ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=True)
 SCOPES = (scopes.WRITE_ISSUE,)
+SCOPE_NOTE = ""
 STATES = ("open", "closed")
 
 
