@@ -51,6 +51,12 @@ class ServerInfo:
         return self._gitea_before((1, 26)) or self._forgejo_before((15,))
 
     @property
+    def search_filters_author(self) -> bool:
+        """`created_by` on /repos/issues/search: ignored by every release verified (Gitea ≤ 1.25, Forgejo ≤ 12);
+        Gitea's source has it from 1.26 on."""
+        return self.flavor == "Gitea" and self.number >= (1, 26)
+
+    @property
     def org_labels_by_name(self) -> bool:
         """`POST …/issues/{n}/labels` resolves organisation label names too (Gitea 1.23+, Forgejo)."""
         return not self._gitea_before((1, 23))

@@ -92,7 +92,13 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
     scope = _scope(deps, parsed, args)
     clamp = cap_limit(args.limit)
     me = _me(deps, parsed)
-    server = deps.catalog.server(deps.client) if parsed.keywords else None
+    named_author = parsed.author is not None and parsed.author != "@me" and parsed.author.lower() != (me or "").lower()
+    server = deps.catalog.server(deps.client) if parsed.keywords or named_author else None
+    if server is not None and scope.name is None and named_author and not server.search_filters_author:
+        raise ToolFailure(
+            f"{server} cannot search author:{parsed.author} across repositories (its search ignores the author). "
+            "Add repo:OWNER/NAME to filter one repository by author, or search author:@me."
+        )
     if server is not None and parsed.assignee is not None and server.keyword_drops_assignee:
         page = _assignee_here(deps, scope, parsed, me, server, args.page, clamp.limit)
     else:
@@ -259,7 +265,7 @@ def _check_not_ignored(parsed: ql.ParsedQuery, issues: list[Issue], me: str | No
     author = me if parsed.author == "@me" else parsed.author
     if author and any(i.author.lower() != author.lower() for i in issues):
         raise ToolFailure(
-            f"this Gitea ignored author:{parsed.author} across repositories (it needs Gitea 1.26+); "
+            f"this server ignored author:{parsed.author} across repositories; "
             "add repo:OWNER/NAME to filter one repository by author."
         )
 

@@ -249,3 +249,11 @@ def test_check_flags_a_token_without_write_issue(target: Target, lab: Lab) -> No
 def test_deps_for_uses_the_lab_allowlist(target: Target, lab: Lab) -> None:
     deps: Deps = deps_for(target, lab)
     assert deps.policy.allowed_owners == frozenset({lab.org.lower()})
+
+
+def test_search_by_author_across_the_owner(target: Target, lab: Lab) -> None:
+    """Every release verified ignores created_by on the cross-repository search: refused, never a wrong list."""
+    result = issue_search.run(deps_for(target, lab), SearchArgs(f"author:{lab.poster}", lab.org))
+    assert "across repositories (its search ignores the author)" in failed(result)
+    _, data = ok(issue_search.run(deps_for(target, lab), SearchArgs(f"author:{lab.poster}", lab.org, lab.repo)))
+    assert data["results"] and all(hit["author"] == lab.poster for hit in data["results"])

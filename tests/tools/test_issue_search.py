@@ -146,9 +146,20 @@ def test_label_gitea_ignored_across_repos_is_caught(mocked: responses.RequestsMo
     assert "label 'bugg' exists in no repository" in failed(run(deps, "label:bugg", owner="acme"))
 
 
-def test_author_ignored_by_old_gitea_is_caught(mocked: responses.RequestsMock, deps: Deps) -> None:
+def test_author_ignored_by_the_server_is_caught(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """Defence in depth: a server claiming 1.26 that still ignores created_by shows it in its rows."""
     mocked.get(SEARCH, json=[issue(3, author="bob")], headers={"X-Total-Count": "1"})
-    assert "needs Gitea 1.26+" in failed(run(deps, "author:alice", owner="acme"))
+    assert "this server ignored author:alice across repositories" in failed(run(deps, "author:alice", owner="acme"))
+
+
+@pytest.mark.parametrize("release", ["1.25.4", "1.22.6", "11.0.15+gitea-1.22.0", "12.0.4+gitea-1.22.0"])
+def test_author_across_repositories_refused_where_the_search_ignores_it(
+    mocked: responses.RequestsMock, deps: Deps, release: str
+) -> None:
+    serve_version(mocked, release)
+    text = failed(run(deps, "author:alice", owner="acme"))
+    assert "cannot search author:alice across repositories (its search ignores the author)" in text
+    assert gitea_calls(mocked) == []
 
 
 def test_me_resolved_for_a_repository(mocked: responses.RequestsMock, deps: Deps) -> None:
