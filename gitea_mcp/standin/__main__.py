@@ -1,4 +1,4 @@
-"""`python -m gitea_mcp.standin [--port N] [--latency S]`: serve the stand-in until Ctrl-C.
+"""`python -m gitea_mcp.standin [--port N] [--latency S] [--profile NAME]`: serve the stand-in until Ctrl-C.
 
 The base URL and the demo tokens go to stderr, so stdout stays free for whatever pipes into it.
 """
@@ -10,6 +10,7 @@ import sys
 import threading
 
 from gitea_mcp.standin.data import TOKENS
+from gitea_mcp.standin.profile import PROFILES
 from gitea_mcp.standin.server import StandIn
 
 
@@ -17,10 +18,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gitea_mcp.standin", description="Serve the Gitea stand-in.")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free port)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every request")
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="gitea-1.25", help="the release to answer as")
     args = parser.parse_args(argv)
-    standin = StandIn(latency=args.latency)
+    standin = StandIn(latency=args.latency, profile=PROFILES[args.profile])
     url = standin.start(port=args.port)
-    print(f"Gitea stand-in serving at {url} (API: {url}/api/v1); Ctrl-C stops it.", file=sys.stderr)
+    print(f"Gitea stand-in ({args.profile}) serving at {url} (API: {url}/api/v1); Ctrl-C stops it.", file=sys.stderr)
     for who, token in TOKENS.items():
         print(f"  token for {who}: {token}", file=sys.stderr)
     try:

@@ -2,6 +2,7 @@
 
 Order matters because it decides which error a client sees first: a bad token is 401 on every route,
 a missing scope is 403 before the repository is even looked up, a private repository is 404.
+How the answer is worded (a 404's message, a redirect's status) is the profile's.
 """
 
 from __future__ import annotations
@@ -9,10 +10,12 @@ from __future__ import annotations
 import base64
 import binascii
 import html
+from http import HTTPStatus
+from typing import Any
 from urllib.parse import unquote
 
-from gitea_mcp.standin.core import ApiError, Call, Redirect, Request, Response, json_response
-from gitea_mcp.standin.endpoints import NOT_FOUND, ROUTES, Route
+from gitea_mcp.standin.core import ApiError, Call, NotFound, Redirect, Request, Response, json_response
+from gitea_mcp.standin.endpoints import ROUTES, Route
 from gitea_mcp.standin.profile import Profile
 from gitea_mcp.standin.render import View
 from gitea_mcp.standin.store import Store, Token
@@ -56,7 +59,9 @@ class Api:
             with self.store.lock:
                 response = self._dispatch(request)
         except Redirect as moved:
-            response = _redirect(request, moved.location)
+            response = _redirect(request, moved.location, self.profile.redirect_status)
+        except NotFound as exc:
+            response = self.not_found(exc.errors)
         except ApiError as exc:
             response = self.error(exc.status, exc.message)
         response.headers.update(_GITEA_HEADERS)
@@ -68,11 +73,18 @@ class Api:
             return Response(status)
         return json_response({"message": message, "url": f"{self.root}/api/swagger"}, status)
 
+    def not_found(self, errors: list[str]) -> Response:
+        """Gitea's ctx.NotFound: the release's wording, and `errors` when something caused it."""
+        body: dict[str, Any] = {"errors": errors} if errors else {}
+        body.update(message=self.profile.not_found_message, url=f"{self.root}/api/swagger")
+        return json_response(body, 404)
+
     def _dispatch(self, request: Request) -> Response:
         token = self._authenticate(request.authorization)
         route, args = _match(request)
         doer = self.store.user(token.login) if token else None
-        call = Call(request, args, self.store, View(self.store, self.root, doer), token)
+        view = View(self.store, self.root, doer, self.profile.zone)
+        call = Call(request, args, self.store, view, token, self.profile)
         _check_scope(call, route)
         return route.handler(call)
 
@@ -89,7 +101,7 @@ class Api:
 def _match(request: Request) -> tuple[Route, dict[str, str]]:
     path = request.raw_path
     if not path.startswith(API_PREFIX + "/"):
-        raise ApiError(404, NOT_FOUND)
+        raise NotFound()
     segments = path[len(API_PREFIX) :].split("/")
     method = "GET" if request.method == "HEAD" else request.method  # Gitea answers HEAD like GET
     allowed = False
@@ -100,7 +112,7 @@ def _match(request: Request) -> tuple[Route, dict[str, str]]:
         if route.method == method:
             return route, args
         allowed = True
-    raise ApiError(405, "method not allowed") if allowed else ApiError(404, NOT_FOUND)
+    raise ApiError(405, "method not allowed") if allowed else NotFound()
 
 
 def _bind_path(template: list[str], segments: list[str]) -> dict[str, str] | None:
@@ -122,17 +134,22 @@ def _check_scope(call: Call, route: Route) -> None:
     if route.scope is None or call.token is None:
         return
     level = "write" if call.req.method in _WRITE_METHODS else "read"
-    if not call.token.allows(level, route.scope):
-        raise ApiError(
-            403,
-            f"token does not have at least one of required scope(s), required=[{level}:{route.scope}], "
-            f"token scope={call.token.scope_text}",
-        )
+    if call.token.allows(level, route.scope):
+        return
+    required = f"[{level}:{route.scope}]"
+    if not call.profile.scope_error_shows_token_scope:
+        raise ApiError(403, f"token does not have at least one of required scope(s): {required}")
+    raise ApiError(
+        403,
+        f"token does not have at least one of required scope(s), required={required}, "
+        f"token scope={call.token.scope_text}",
+    )
 
 
-def _redirect(request: Request, location: str) -> Response:
-    # Gitea's RedirectToRepo: 307 keeps the method and body, so a write is re-sent to the new name.
+def _redirect(request: Request, location: str, status: int) -> Response:
+    # Gitea's RedirectToRepo: a 307 keeps the method and body, so a write is re-sent to the new name;
+    # after a 301 clients re-send a write as a GET.
     body = b""
     if request.method in ("GET", "HEAD"):
-        body = f'<a href="{html.escape(location)}">Temporary Redirect</a>.\n\n'.encode()
-    return Response(307, body, "text/html; charset=utf-8", {"Location": location})
+        body = f'<a href="{html.escape(location)}">{HTTPStatus(status).phrase}</a>.\n\n'.encode()
+    return Response(status, body, "text/html; charset=utf-8", {"Location": location})

@@ -14,12 +14,12 @@ from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from gitea_mcp.standin.gotime import GoTimeError, parse_rfc3339
+from gitea_mcp.standin.profile import Profile
 from gitea_mcp.standin.render import View
 from gitea_mcp.standin.store import Store, Token, User
 
 JSON_TYPE = "application/json;charset=utf-8"
-MAX_RESPONSE_ITEMS = 50  # Gitea's [api] MAX_RESPONSE_ITEMS default
-DEFAULT_PAGING_NUM = 30  # Gitea's [api] DEFAULT_PAGING_NUM default
+DEFAULT_PAGING_NUM = 30  # Gitea's [api] DEFAULT_PAGING_NUM default (MAX_RESPONSE_ITEMS is the profile's)
 T = TypeVar("T")
 
 
@@ -56,8 +56,16 @@ class ApiError(Exception):
         self.message = message
 
 
+class NotFound(ApiError):
+    """Gitea's ctx.NotFound: 404 worded as the release words it, with the errors that caused it (if any)."""
+
+    def __init__(self, *errors: str) -> None:
+        super().__init__(404, "")
+        self.errors = list(errors)
+
+
 class Redirect(Exception):
-    """A renamed repository: Gitea answers 307 with the new path."""
+    """A renamed repository: Gitea answers 307 or 301 (by release) with the new path."""
 
     def __init__(self, location: str) -> None:
         super().__init__(location)
@@ -77,6 +85,7 @@ class Call:
     store: Store
     view: View
     token: Token | None
+    profile: Profile = field(default_factory=Profile)
 
     @property
     def doer(self) -> User | None:
@@ -130,15 +139,23 @@ def before_since(call: Call) -> tuple[int, int]:
 
 
 def list_options(call: Call) -> tuple[int, int]:
-    """Page (>= 1) and page size: 0 or less becomes DEFAULT_PAGING_NUM, more than MAX_RESPONSE_ITEMS is clamped."""
+    """Page (>= 1) and page size: 0 or less becomes DEFAULT_PAGING_NUM (unclamped), more than MAX_RESPONSE_ITEMS
+    is clamped to it (Gitea's ToCorrectPageSize)."""
     limit = call.q_int("limit")
     if limit <= 0:
-        limit = DEFAULT_PAGING_NUM
-    return max(call.q_int("page"), 1), min(limit, MAX_RESPONSE_ITEMS)
+        return max(call.q_int("page"), 1), DEFAULT_PAGING_NUM
+    return max(call.q_int("page"), 1), min(limit, call.profile.max_response_items)
+
+
+def catalogue_options(call: Call) -> tuple[int, int]:
+    """Labels and milestones: everything when `page` is absent (or 0), else pages as `list_options` sizes them."""
+    if call.q_int("page") == 0:
+        return 1, -1
+    return list_options(call)
 
 
 def page_of(items: list[T], page: int, limit: int) -> list[T]:
-    if limit < 0:  # only the cross-repository search lets a negative limit through: no LIMIT at all
+    if limit < 0:  # no LIMIT at all: a catalogue without `page`, a negative limit on the cross-repository search
         return items
     return items[(page - 1) * limit : page * limit]
 

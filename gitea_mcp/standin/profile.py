@@ -2,6 +2,8 @@
 
 Real servers differ by release where gitea_mcp cares (docs/server-behaviour.md); every difference the contract
 suite found is a property here, derived from the version, so the stand-in can answer as each of them.
+The default is Gitea 1.25.4, the newest release the contract suite was verified against. Gitea 1.26 rules
+(`Profile("1.26.1")`) are what the stand-in modelled before the suite existed, not verified on a live server.
 """
 
 from __future__ import annotations
@@ -12,22 +14,26 @@ from datetime import timedelta, timezone
 from typing import Literal
 
 Indexer = Literal["bleve", "db"]
+KeywordMode = Literal["phrase", "substring", "words"]
+DEFAULT_VERSION = "1.25.4"
 _NUMBER = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 
 
 @dataclass(frozen=True)
 class Profile:
-    version: str = "1.25.4"  # as /version reports it; Forgejo: "11.0.3+gitea-1.22.0"
+    version: str = DEFAULT_VERSION  # as /version reports it; Forgejo: "11.0.3+gitea-1.22.0"
     indexer: Indexer = "bleve"  # [indexer] ISSUE_INDEXER_TYPE
     max_response_items: int = 50  # [api] MAX_RESPONSE_ITEMS
     utc_offset_minutes: int = 0  # the zone the server renders times in (its DEFAULT_UI_LOCATION / TZ)
 
     @property
     def is_forgejo(self) -> bool:
+        """Forgejo reports its version with a `+gitea-…` suffix."""
         return "+gitea-" in self.version
 
     @property
     def number(self) -> tuple[int, int, int]:
+        """The release as (major, minor, patch)."""
         match = _NUMBER.match(self.version)
         assert match, self.version
         return int(match[1]), int(match[2]), int(match[3])
@@ -40,14 +46,31 @@ class Profile:
 
     @property
     def zone(self) -> timezone:
+        """The zone every time is rendered in; stored instants do not depend on it."""
         return timezone(timedelta(minutes=self.utc_offset_minutes))
 
     @property
-    def keyword_mode(self) -> Literal["phrase", "substring", "words"]:
+    def not_found_message(self) -> str:
+        """A 404's message: Gitea from 1.24 says "not found", older Gitea and Forgejo use the locale's sentence."""
+        return "not found" if self._gitea((1, 24)) else "The target couldn't be found."
+
+    @property
+    def scope_error_shows_token_scope(self) -> bool:
+        """A missing scope's 403 reads `…, required=[x], token scope=y` from Gitea 1.23, `…: [x]` before and on
+        Forgejo (verified on 1.22, 1.25 and Forgejo 11/12; 1.23 as the boundary is inferred)."""
+        return self._gitea((1, 23))
+
+    @property
+    def keyword_mode(self) -> KeywordMode:
         """How `q` matches: bleve on Gitea is one phrase of whole words; Forgejo ≥ 11 ORs fuzzy words."""
         if self.indexer == "db":
             return "substring"
         return "words" if self._forgejo((11,)) else "phrase"
+
+    @property
+    def keyword_matches_number(self) -> bool:
+        """A numeric `q` also finds the issue of that number: from Gitea 1.23 and Forgejo 12."""
+        return self._gitea((1, 23)) or self._forgejo((12,))
 
     @property
     def keyword_ignores_assignee(self) -> bool:
@@ -61,11 +84,17 @@ class Profile:
 
     @property
     def missing_issue_comments_status(self) -> int:
-        """The comments of a missing issue: Gitea answers 500, Forgejo from 11 answers 404."""
+        """Reading or adding comments of a missing issue: Gitea answers 500, Forgejo from 11 answers 404."""
         return 404 if self._forgejo((11,)) else 500
 
     @property
+    def org_labels_by_name(self) -> bool:
+        """Label names given to an issue's label endpoints find organisation labels too (not on Gitea 1.22)."""
+        return self.is_forgejo or self._gitea((1, 23))
+
+    @property
     def search_honours_created_by(self) -> bool:
+        """/repos/issues/search reads `created_by` only from Gitea 1.26; before, it is ignored."""
         return self._gitea((1, 26))
 
     @property
@@ -74,7 +103,13 @@ class Profile:
         return 30 if self._gitea((1, 26)) else 20
 
     @property
+    def search_clamps_only_keywords(self) -> bool:
+        """/repos/issues/search clamps `limit` to MAX_RESPONSE_ITEMS only with a keyword from Gitea 1.26."""
+        return self._gitea((1, 26))
+
+    @property
     def has_lock_api(self) -> bool:
+        """PUT/DELETE …/issues/{index}/lock exist from Gitea 1.24 (not on Forgejo)."""
         return self._gitea((1, 24))
 
 
@@ -83,5 +118,5 @@ PROFILES: dict[str, Profile] = {
     "gitea-1.25": Profile("1.25.4"),
     "gitea-1.25-db": Profile("1.25.4", indexer="db", max_response_items=20),
     "forgejo-11": Profile("11.0.3+gitea-1.22.0"),
-    "forgejo-15": Profile("15.0.3+gitea-1.22.0"),
+    "forgejo-12": Profile("12.0.4+gitea-1.22.0"),
 }

@@ -1,34 +1,49 @@
 """Gitea's JSON for the stand-in's objects, field for field as `services/convert` builds it.
 
 Go zero values are kept: a missing pointer is `null` (milestone, closed_at, due_date, pull_request,
-assignee), an empty assignee slice is `null`, labels and assets are always lists. Times are UTC.
+assignee), an empty assignee slice is `null`, labels and assets are always lists. Times are rendered in the
+server's zone (`Profile.zone`), as Go's RFC 3339 writes them: `Z` for UTC, else the offset. An issue's
+labels come sorted by name, as Gitea loads them.
 """
 
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from gitea_mcp.standin.store import ADMIN, READ, WRITE, Comment, Issue, Label, Milestone, Repo, Store, User
 
 Json = dict[str, Any]
 GO_ZERO_TIME = "0001-01-01T00:00:00Z"
-UNIX_ZERO_TIME = "1970-01-01T00:00:00Z"  # a zero Gitea TimeStamp converted to time
+UNIX_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # a zero Gitea TimeStamp converted to time
 
 
-def stamp(when: datetime | None) -> str | None:
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if when else None
+def stamp(when: datetime | None, zone: tzinfo = UTC) -> str | None:
+    """Go's RFC 3339 in `zone`: `2026-03-01T01:00:00+01:00`, or `…Z` when the offset is zero."""
+    if when is None:
+        return None
+    text = when.astimezone(zone).isoformat(timespec="seconds")
+    return text.removesuffix("+00:00") + "Z" if text.endswith("+00:00") else text
+
+
+def by_name(labels: list[Label]) -> list[Label]:
+    """Gitea sorts labels by name (byte order) unless told otherwise."""
+    return sorted(labels, key=lambda x: x.name.encode())
 
 
 class View:
-    """Renders objects as seen by `doer` (None: anonymous) on a server whose ROOT_URL is `root`."""
+    """Renders objects as seen by `doer` (None: anonymous) on a server whose ROOT_URL is `root`, in `zone`."""
 
-    def __init__(self, store: Store, root: str, doer: User | None) -> None:
+    def __init__(self, store: Store, root: str, doer: User | None, zone: tzinfo = UTC) -> None:
         self.store = store
         self.root = root
         self.api = root + "/api/v1"
         self.doer = doer
+        self.zone = zone
+
+    def time(self, when: datetime | None) -> str | None:
+        return stamp(when, self.zone)
 
     def user(self, user: User) -> Json:
         authed = self.doer is not None and self.doer.id == user.id
@@ -45,8 +60,8 @@ class View:
             "html_url": f"{self.root}/{user.login}",
             "language": "en-US" if authed else "",
             "is_admin": False,
-            "last_login": stamp(user.created) if authed else GO_ZERO_TIME,
-            "created": stamp(user.created),
+            "last_login": self.time(user.created) if authed else GO_ZERO_TIME,
+            "created": self.time(user.created),
             "restricted": False,
             "active": authed,
             "prohibit_login": False,
@@ -104,10 +119,10 @@ class View:
             "state": milestone.state,
             "open_issues": states.count("open"),
             "closed_issues": states.count("closed"),
-            "created_at": stamp(milestone.created_at),
-            "updated_at": stamp(milestone.updated_at),
-            "closed_at": stamp(milestone.closed_at),
-            "due_on": stamp(milestone.due_on),
+            "created_at": self.time(milestone.created_at),
+            "updated_at": self.time(milestone.updated_at),
+            "closed_at": self.time(milestone.closed_at),
+            "due_on": self.time(milestone.due_on),
         }
 
     def issue(self, issue: Issue) -> Json:
@@ -127,7 +142,7 @@ class View:
             "body": issue.body,
             "ref": issue.ref,
             "assets": [],
-            "labels": [self.label(self.store.labels[x]) for x in issue.label_ids if x in self.store.labels],
+            "labels": self.labels_of(issue),
             "milestone": self.milestone(milestone) if milestone else None,
             "projects": None,
             "assignee": assignees[0] if assignees else None,
@@ -135,10 +150,10 @@ class View:
             "state": issue.state,
             "is_locked": issue.is_locked,
             "comments": len(self.store.comments_of(issue)),
-            "created_at": stamp(issue.created_at),
-            "updated_at": stamp(issue.updated_at),
-            "closed_at": stamp(issue.closed_at),
-            "due_date": stamp(issue.due_date),
+            "created_at": self.time(issue.created_at),
+            "updated_at": self.time(issue.updated_at),
+            "closed_at": self.time(issue.closed_at),
+            "due_date": self.time(issue.due_date),
             "time_estimate": 0,
             "pull_request": self._pull(issue, html_url),
             "repository": self.repo_meta(repo),
@@ -146,16 +161,25 @@ class View:
             "content_version": issue.content_version,
         }
 
+    def labels_of(self, issue: Issue) -> list[Json]:
+        return [
+            self.label(x) for x in by_name([self.store.labels[x] for x in issue.label_ids if x in self.store.labels])
+        ]
+
     def issue_html(self, issue: Issue) -> str:
         repo = self.store.repos[issue.repo_id]
         return f"{self.root}/{repo.full_name}/{'pulls' if issue.is_pull else 'issues'}/{issue.number}"
 
-    @staticmethod
-    def _pull(issue: Issue, html_url: str) -> Json | None:
+    def _pull(self, issue: Issue, html_url: str) -> Json | None:
         if issue.pull is None:
             return None
         meta = issue.pull
-        return {"merged": meta.merged, "merged_at": stamp(meta.merged_at), "draft": meta.draft, "html_url": html_url}
+        return {
+            "merged": meta.merged,
+            "merged_at": self.time(meta.merged_at),
+            "draft": meta.draft,
+            "html_url": html_url,
+        }
 
     def comment(self, comment: Comment) -> Json:
         issue = self.store.issues[comment.issue_id]
@@ -170,8 +194,8 @@ class View:
             "original_author_id": 0,
             "body": comment.body,
             "assets": [],
-            "created_at": stamp(comment.created_at),
-            "updated_at": stamp(comment.updated_at),
+            "created_at": self.time(comment.created_at),
+            "updated_at": self.time(comment.updated_at),
         }
 
     @staticmethod
@@ -212,9 +236,9 @@ class View:
             "release_counter": 0,
             "default_branch": "main",
             "archived": False,
-            "created_at": stamp(repo.created_at),
-            "updated_at": stamp(repo.updated_at),
-            "archived_at": UNIX_ZERO_TIME,
+            "created_at": self.time(repo.created_at),
+            "updated_at": self.time(repo.updated_at),
+            "archived_at": self.time(UNIX_EPOCH),
             "permissions": {"admin": mode >= ADMIN, "push": mode >= WRITE, "pull": mode >= READ},
             **self._repo_units(),
             "avatar_url": "",

@@ -1,7 +1,8 @@
 """The stand-in's in-memory data: users, repositories, labels, milestones, issues, comments, tokens.
 
 Plain dataclasses behind one re-entrant lock. `Store.search` holds the filtering rules Gitea's issue
-indexer applies; the HTTP semantics (which parameter becomes which filter) live in `api.py`.
+indexer applies (`keyword` how each indexer matches `q`); the HTTP semantics (which parameter becomes which
+filter) live in `endpoints`.
 Tests may read and change everything here; `add_issue`, `add_comment`, `get_issue` and `find_repo`
 are the convenient entry points.
 """
@@ -14,6 +15,9 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+
+from gitea_mcp.standin.keyword import matches as keyword_matches
+from gitea_mcp.standin.profile import KeywordMode
 
 READ, WRITE, ADMIN = 1, 2, 3
 
@@ -93,6 +97,12 @@ class Label:
     exclusive: bool = False
     is_archived: bool = False
 
+    @property
+    def exclusive_scope(self) -> str:
+        """Gitea's ExclusiveScope: the name up to its last "/" for an exclusive label, else ""."""
+        cut = self.name.rfind("/")
+        return self.name[:cut] if self.exclusive and 0 < cut < len(self.name) - 1 else ""
+
 
 @dataclass
 class Milestone:
@@ -162,6 +172,9 @@ class IssueFilter:
     is_closed: bool | None = False
     is_pull: bool | None = None
     keyword: str = ""
+    keyword_mode: KeywordMode = "substring"
+    keyword_matches_number: bool = True  # a numeric keyword also finds the issue of that number
+    index_has_assignees: bool = True  # False: keyword + assignee finds nothing (the index lacks assignees)
     all_label_ids: list[int] = field(default_factory=list)
     any_label_ids: list[int] = field(default_factory=list)
     milestone_ids: list[int] = field(default_factory=list)
@@ -346,6 +359,8 @@ class Store:
 
     def search(self, where: IssueFilter) -> list[Issue]:
         """Matching issues, newest created first (ties: highest id first), as Gitea's indexer sorts them."""
+        if where.keyword and where.assignee and not where.index_has_assignees:
+            return []
         with self.lock:
             found = [i for i in self.issues.values() if i.repo_id in where.repo_ids and self._matches(i, where)]
         return sorted(found, key=lambda i: (i.created_at, i.id), reverse=True)
@@ -355,7 +370,7 @@ class Store:
             self._matches_kind(issue, where)
             and self._matches_labels(issue, where)
             and self._matches_people(issue, where)
-            and (not where.keyword or self._matches_keyword(issue, where.keyword))
+            and (not where.keyword or self._matches_keyword(issue, where))
         )
 
     @staticmethod
@@ -392,12 +407,11 @@ class Store:
         texts = [issue.body, *(c.body for c in self.comments_of(issue))]
         return any(pattern.search(text) for text in texts)
 
-    def _matches_keyword(self, issue: Issue, keyword: str) -> bool:
+    def _matches_keyword(self, issue: Issue, where: IssueFilter) -> bool:
         # The issue indexer lags behind writes: a fresh issue is not found by keyword for a while.
         if self.indexer_lag and time.monotonic() - issue.written_at < self.indexer_lag:
             return False
-        if keyword.isdigit() and int(keyword) == issue.number:
+        if where.keyword_matches_number and where.keyword.isdigit() and int(where.keyword) == issue.number:
             return True
-        needle = keyword.lower()
         texts = [issue.title, issue.body, *(c.body for c in self.comments_of(issue))]
-        return any(needle in text.lower() for text in texts)
+        return keyword_matches(where.keyword_mode, where.keyword, texts)

@@ -1,12 +1,13 @@
-"""GET /repos/{owner}/{repo}/issues: every rule of SEMANTICS.md, checked against the seed data itself."""
+"""GET /repos/{owner}/{repo}/issues: its rules (docs/server-behaviour.md), checked against the seed data itself."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from gitea_mcp.standin import PULL_EVERY, WIDGETS_COUNT
+from gitea_mcp.standin import PULL_EVERY, WIDGETS_COUNT, Profile, StandIn
 from gitea_mcp.standin.store import Issue, Store
 from tests.standin.conftest import Client
 
@@ -120,19 +121,38 @@ def test_milestones_by_name_then_id_unknown_dropped(forge: Client) -> None:
 # -- keyword, time and people filters -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("q", ["dark mode", "DARK MODE", "Größenangaben", "| character"])
-def test_q_is_a_case_insensitive_substring(forge: Client, q: str) -> None:
+def _texts(store: Store, issue: Issue) -> list[str]:
+    return [issue.title, issue.body, *(c.body for c in store.comments_of(issue))]
+
+
+@pytest.mark.parametrize("q", ["dark mode", "DARK MODE", "Größenangaben", '"dark mode"', "| character"])
+def test_q_is_a_phrase_of_whole_words(forge: Client, q: str) -> None:
+    """Gitea's bleve (the default): the words of q in order, whole and case-insensitive; quotes are ignored."""
     store = forge.standin.store
-    needle = q.lower()
-    want = [
-        i
-        for i in _widgets(store)
-        if needle in i.title.lower()
-        or needle in i.body.lower()
-        or any(needle in c.body.lower() for c in store.comments_of(i))
-    ]
+
+    def spaced(text: str) -> str:
+        return " " + " ".join(re.findall(r"\w+", text.lower())) + " "
+
+    want = [i for i in _widgets(store) if any(spaced(q) in spaced(text) for text in _texts(store, i))]
     assert want
     assert forge.total(ISSUES, state="all", q=q) == len(want)
+
+
+@pytest.mark.parametrize(("q", "found"), [("dark mod", False), ("mode dark", False), ("DARK mode", True)])
+def test_q_as_a_phrase_needs_whole_words_in_order(forge: Client, q: str, found: bool) -> None:
+    assert (forge.total(ISSUES, state="all", q=q) > 0) == found
+
+
+@pytest.mark.parametrize("q", ["dark mode", "DARK MODE", "dark mod", "Größenangaben", "| character"])
+def test_q_on_the_database_indexer_is_a_case_insensitive_substring(q: str) -> None:
+    with StandIn(profile=Profile(indexer="db")) as standin:
+        forge = Client(standin)
+        needle = q.lower()
+        store = standin.store
+        want = [i for i in _widgets(store) if any(needle in text.lower() for text in _texts(store, i))]
+        assert want
+        assert forge.total(ISSUES, state="all", q=q) == len(want)
+        assert forge.total(ISSUES, state="all", q=f'"{q}"') == 0  # quotes are literal characters here
 
 
 def test_q_with_a_number_also_matches_the_index(forge: Client) -> None:
@@ -182,10 +202,14 @@ def test_created_assigned_and_mentioned_by(forge: Client, who: str) -> None:
 
 
 @pytest.mark.parametrize("param", ["created_by", "assigned_by", "mentioned_by"])
-def test_an_unknown_user_filter_is_404(forge: Client, param: str) -> None:
+def test_an_unknown_user_filter_is_404_naming_the_user_in_errors(forge: Client, param: str) -> None:
     response = forge.get(ISSUES, **{param: "nobody"})
     assert response.status_code == 404
-    assert response.json()["message"] == "user does not exist [uid: 0, name: nobody]"
+    assert response.json() == {
+        "errors": ["user does not exist [uid: 0, name: nobody]"],
+        "message": "not found",
+        "url": f"{forge.standin.url}/api/swagger",
+    }
 
 
 # -- paging ------------------------------------------------------------------------------------------------

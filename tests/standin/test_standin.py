@@ -20,6 +20,7 @@ from gitea_mcp.standin import (
     DEMO_TOKEN,
     DEMO_USER_TOKEN,
     GITEA_VERSION,
+    PROFILES,
     TOKENS,
     StandIn,
 )
@@ -280,19 +281,23 @@ def test_repository_permissions_follow_the_caller(forge: Client) -> None:
 )
 def test_a_renamed_repository_redirects_keeping_path_and_query(forge: Client, path: str, location: str) -> None:
     response = forge.session.get(f"{forge.standin.url}/api/v1{path}", allow_redirects=False, timeout=5)
-    assert response.status_code == 307  # Gitea's RedirectToRepo: temporary, keeps method and body
+    assert response.status_code == 301  # Gitea's RedirectToRepo: permanent from Gitea 1.23.7
     assert response.headers["Location"] == location
+    assert response.text.startswith(f'<a href="{location.replace("&", "&amp;")}">Moved Permanently</a>.')
 
 
-def test_a_redirected_write_keeps_its_method(fresh: Client) -> None:
-    response = fresh.session.post(
-        f"{fresh.standin.url}/api/v1/repos/acme/old-widgets/issues",
-        json={"title": "Filed against the old repository name"},
-        headers={"Authorization": f"token {DEMO_TOKEN}"},
-        timeout=5,
-    )
-    assert response.status_code == 201
-    assert response.json()["repository"]["full_name"] == "acme/widgets"
+def test_a_redirected_write_keeps_its_method_up_to_gitea_1_23_6() -> None:
+    """A 307 (Gitea up to 1.23.6, Forgejo 11) makes the client re-send the write to the new name."""
+    with StandIn(profile=PROFILES["gitea-1.22"]) as standin:
+        response = requests.post(
+            f"{standin.url}/api/v1/repos/acme/old-widgets/issues",
+            json={"title": "Filed against the old repository name"},
+            headers={"Authorization": f"token {DEMO_TOKEN}"},
+            timeout=5,
+        )
+        assert [r.status_code for r in response.history] == [307]
+        assert response.status_code == 201
+        assert response.json()["repository"]["full_name"] == "acme/widgets"
 
 
 def test_concurrent_clients_are_all_served_and_recorded(fresh: Client) -> None:

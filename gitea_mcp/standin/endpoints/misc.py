@@ -1,0 +1,85 @@
+"""The small endpoints: version, API settings, users, organisations, a repository, label and milestone lists.
+
+Labels and milestones are catalogues: without `page` Gitea lists them whole, with it in pages of at most
+MAX_RESPONSE_ITEMS; they carry X-Total-Count but no Link.
+"""
+
+from __future__ import annotations
+
+from gitea_mcp.standin.core import (
+    DEFAULT_PAGING_NUM,
+    ApiError,
+    Call,
+    NotFound,
+    Response,
+    catalogue_options,
+    counted,
+    json_response,
+)
+from gitea_mcp.standin.endpoints.common import assign_repo, state_filter
+from gitea_mcp.standin.render import by_name
+from gitea_mcp.standin.store import User
+
+
+def get_version(call: Call) -> Response:
+    return json_response({"version": call.profile.version})
+
+
+def get_api_settings(call: Call) -> Response:
+    return json_response(
+        {
+            "max_response_items": call.profile.max_response_items,
+            "default_paging_num": DEFAULT_PAGING_NUM,
+            "default_git_trees_per_page": 1000,
+            "default_max_blob_size": 10485760,
+            "default_max_response_size": 104857600,
+        }
+    )
+
+
+def get_me(call: Call) -> Response:
+    return json_response(call.view.user(call.require_token()))
+
+
+def get_user(call: Call) -> Response:
+    user = call.store.user(call.args["username"])
+    if user is None:
+        raise ApiError(404, f"user redirect does not exist [name: {call.args['username']}]")
+    return json_response(call.view.user(user))
+
+
+def _org(call: Call) -> User:
+    org = call.store.user(call.args["org"])
+    if org is None or not org.is_org:
+        raise NotFound()
+    return org
+
+
+def get_org(call: Call) -> Response:
+    return json_response(call.view.org(_org(call)))
+
+
+def list_org_labels(call: Call) -> Response:
+    return counted(by_name(call.store.org_labels(_org(call).login)), call.view.label, *catalogue_options(call))
+
+
+def get_repo(call: Call) -> Response:
+    return json_response(call.view.repo(assign_repo(call, "repository")))
+
+
+def list_repo_labels(call: Call) -> Response:
+    return counted(by_name(call.store.repo_labels(assign_repo(call))), call.view.label, *catalogue_options(call))
+
+
+def list_milestones(call: Call) -> Response:
+    repo = assign_repo(call)
+    state = state_filter(call.q("state"))
+    name = call.q("name").upper()  # Gitea: UPPER(name) LIKE %NAME%
+    found = [
+        m
+        for m in call.store.repo_milestones(repo)
+        if (state is None or (m.state == "closed") == state) and name in m.title.upper()
+    ]
+    # Gitea's default order: due date ascending (none counts as the far future), then id.
+    found.sort(key=lambda m: (m.due_on.timestamp() if m.due_on else float("inf"), m.id))
+    return counted(found, call.view.milestone, *catalogue_options(call))
