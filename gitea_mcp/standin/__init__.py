@@ -19,6 +19,7 @@ release), `data` (the seed dataset and its tokens), `gotime` (Go's RFC 3339 erro
 
 from gitea_mcp.standin.data import (
     ALICE_TOKEN,
+    DEMO_ALL_TOKEN,
     CAROL_TOKEN,
     DEMO_PUBLIC_TOKEN,
     DEMO_READ_TOKEN,
@@ -42,6 +43,7 @@ GITEA_VERSION = DEFAULT_VERSION  # what /version reports by default
 
 __all__ = [
     "ALICE_TOKEN",
+    "DEMO_ALL_TOKEN",
     "CAROL_TOKEN",
     "DEMO_PUBLIC_TOKEN",
     "DEMO_READ_TOKEN",

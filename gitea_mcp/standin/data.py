@@ -17,7 +17,8 @@ from datetime import UTC, datetime, timedelta
 from gitea_mcp.standin.store import ADMIN, READ, WRITE, Issue, PullMeta, Repo, Store, Team
 
 # Tokens. The scope strings are what Gitea prints in its 403 messages.
-DEMO_TOKEN = "df668f2bb53bc9007feb53324375cd4a8232eca0"  # demo: write:issue, read:organization/repository/user
+DEMO_TOKEN = "df668f2bb53bc9007feb53324375cd4a8232eca0"  # demo: write:issue, read:user (the documented scopes)
+DEMO_ALL_TOKEN = "5d1c0e3a7b9f24c68e01d2b3a4f5e6d7c8b9a0f1"  # demo: every scope (the stand-in's own tests)
 DEMO_READ_TOKEN = "1315e34aa5b6d8d23f4b31271f8e1f8b7a92e06d"  # demo: read:issue only
 DEMO_USER_TOKEN = "b9e2c482733a6397e59e622a66f93a7a33a2802c"  # demo: read:user only (no issue scope)
 DEMO_PUBLIC_TOKEN = "47c285dad38553adbcb098458185f0a16b5bf813"  # demo: like DEMO_TOKEN, limited to public repos
@@ -25,13 +26,16 @@ ALICE_TOKEN = "d2ef88ce7ab7b741ca97ba7a987687d76b477d4e"  # alice: like DEMO_TOK
 CAROL_TOKEN = "c94f2a4c2136fd718df311bd7c26fd8fffe576c7"  # carol: like DEMO_TOKEN, but no write access to repos
 TOKENS = {
     "demo": DEMO_TOKEN,
+    "demo (every scope)": DEMO_ALL_TOKEN,
     "demo (read:issue only)": DEMO_READ_TOKEN,
     "demo (read:user only)": DEMO_USER_TOKEN,
     "demo (public repos only)": DEMO_PUBLIC_TOKEN,
     "alice": ALICE_TOKEN,
     "carol (reads only)": CAROL_TOKEN,
 }
-_FULL_SCOPES = ("read:organization", "write:issue", "read:repository", "read:user")
+# The scopes the README documents for every tool, and nothing more: a tool that needed read:repository or
+# read:organization would fail against the stand-in as it would against a real server.
+_FULL_SCOPES = ("write:issue", "read:user")
 
 # acme/widgets: where the awkward cases live.
 WIDGETS_COUNT = 330
@@ -129,6 +133,7 @@ def _people(store: Store) -> None:
     store.add_user("acme", "ACME Corporation", is_org=True, created=SEED_START - timedelta(days=300))
     store.add_user("other", "Other Org", is_org=True, created=SEED_START - timedelta(days=300))
     store.add_token(DEMO_TOKEN, "demo", *_FULL_SCOPES)
+    store.add_token(DEMO_ALL_TOKEN, "demo", "all")
     store.add_token(DEMO_READ_TOKEN, "demo", "read:issue")
     store.add_token(DEMO_USER_TOKEN, "demo", "read:user")
     store.add_token(DEMO_PUBLIC_TOKEN, "demo", "public-only", *_FULL_SCOPES)

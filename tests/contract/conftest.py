@@ -8,6 +8,7 @@ GITEA_LIVE_UTC_OFFSET (minutes east of UTC that it renders times in; default 0).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -51,9 +52,24 @@ def lab(target: Target) -> Iterator[Lab]:
         return
     seeder = LiveSeeder(Http(target.url), target.admin_token)
     try:
-        yield seed(seeder, new_run())
+        seeded = seed(seeder, new_run())
+        wait_for_the_index(Http(target.url), seeded)
+        yield seeded
     finally:
         seeder.cleanup()
+
+
+def wait_for_the_index(http: Http, lab: Lab, seconds: float = 60.0) -> None:
+    """The issue indexer works asynchronously: wait until it has the lab's issues, so each keyword probe asks once
+    (a probe that expects nothing must not wait for something that never comes)."""
+    deadline = time.monotonic() + seconds
+    path = lab.path("issues")
+    while True:
+        answer = http.get(path, lab.tokens["writer"], q="Locked discussion", state="all")
+        if answer.status == 200 and any(item["number"] == lab.issues["locked"] for item in answer.body):
+            return
+        assert time.monotonic() < deadline, f"the issue index did not catch up in {seconds:g}s"
+        time.sleep(0.3)
 
 
 @pytest.fixture(scope="session")

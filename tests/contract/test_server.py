@@ -6,7 +6,6 @@ Each probe is a request and the property its answer must have. They run against 
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timedelta
 
 from tests.contract.lab import MANY_ISSUES, MANY_LABELS, Lab
@@ -26,17 +25,6 @@ def rows(http: Http, lab: Lab, **params: object) -> list[dict[str, object]]:
     assert answer.status == 200, answer.text
     assert isinstance(answer.body, list)
     return answer.body
-
-
-def eventually(probe: object, seconds: float = 10.0) -> Answer:
-    """The issue indexer is asynchronous: retry a keyword query until it answers something, or give up."""
-    assert callable(probe)
-    deadline = time.monotonic() + seconds
-    while True:
-        answer: Answer = probe()
-        if answer.status != 200 or answer.body or time.monotonic() > deadline:
-            return answer
-        time.sleep(0.3)
 
 
 # -- token scopes: per route category ---------------------------------------------------------------------------
@@ -191,7 +179,7 @@ def test_a_renamed_repository_redirects(http: Http, lab: Lab, target: Target) ->
 
 
 def keyword(http: Http, lab: Lab, q: str, **params: str) -> set[int]:
-    return numbers(eventually(lambda: http.get(lab.path("issues"), lab.tokens["writer"], q=q, state="all", **params)))
+    return numbers(http.get(lab.path("issues"), lab.tokens["writer"], q=q, state="all", **params))
 
 
 def keyword_mode(target: Target) -> str:

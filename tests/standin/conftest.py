@@ -8,31 +8,31 @@ from typing import Any
 import pytest
 import requests
 
-from gitea_mcp.standin import DEMO_TOKEN, StandIn
+from gitea_mcp.standin import DEMO_ALL_TOKEN, StandIn
 
 
 class Client:
-    """A keep-alive session against one stand-in; `token=None` is anonymous."""
+    """A keep-alive session against one stand-in, with an every-scope token by default; `token=None` is anonymous."""
 
     def __init__(self, standin: StandIn) -> None:
         self.standin = standin
         self.session = requests.Session()
 
-    def call(self, method: str, path: str, token: str | None = DEMO_TOKEN, **kwargs: Any) -> requests.Response:
+    def call(self, method: str, path: str, token: str | None = DEMO_ALL_TOKEN, **kwargs: Any) -> requests.Response:
         headers = {"Authorization": f"token {token}"} if token else {}
         return self.session.request(
             method, f"{self.standin.url}/api/v1{path}", headers=headers, allow_redirects=False, timeout=10, **kwargs
         )
 
-    def get(self, path: str, token: str | None = DEMO_TOKEN, **params: Any) -> requests.Response:
+    def get(self, path: str, token: str | None = DEMO_ALL_TOKEN, **params: Any) -> requests.Response:
         return self.call("GET", path, token, params=params)
 
-    def json(self, path: str, token: str | None = DEMO_TOKEN, **params: Any) -> Any:
+    def json(self, path: str, token: str | None = DEMO_ALL_TOKEN, **params: Any) -> Any:
         response = self.get(path, token, **params)
         assert response.status_code == 200, response.text
         return response.json()
 
-    def total(self, path: str, token: str | None = DEMO_TOKEN, **params: Any) -> int:
+    def total(self, path: str, token: str | None = DEMO_ALL_TOKEN, **params: Any) -> int:
         response = self.get(path, token, **params)
         assert response.status_code == 200, response.text
         return int(response.headers["X-Total-Count"])

@@ -224,11 +224,18 @@ def test_a_bad_token_is_401_everywhere(forge: Client, path: str) -> None:
             "token does not have at least one of required scope(s), required=[read:user], token scope=read:issue",
         ),
         ("GET", "/repos/other/secret/issues", DEMO_PUBLIC_TOKEN, 403, "token scope is limited to public issues"),
-        ("GET", "/repos/other/secret", DEMO_PUBLIC_TOKEN, 403, "token scope is limited to public repos"),
+        (
+            "GET",
+            "/repos/other/secret",
+            DEMO_PUBLIC_TOKEN,
+            403,
+            "token does not have at least one of required scope(s), required=[read:repository], "
+            "token scope=public-only,write:issue,read:user",
+        ),
         # Private repositories are invisible to those who cannot read them: 404, not 401 or 403.
         ("GET", "/repos/other/secret/issues", None, 404, "not found"),
         ("GET", "/repos/other/secret/issues", ALICE_TOKEN, 404, "not found"),
-        ("GET", "/repos/demo/notes", ALICE_TOKEN, 404, "not found"),
+        ("GET", "/repos/demo/notes/labels", ALICE_TOKEN, 404, "not found"),
         ("GET", "/repos/acme/nope/issues", DEMO_TOKEN, 404, "not found"),
         ("GET", "/repos/nobody/widgets/issues", DEMO_TOKEN, 404, "not found"),
     ],
