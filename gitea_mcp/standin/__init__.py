@@ -19,8 +19,8 @@ release), `data` (the seed dataset and its tokens), `gotime` (Go's RFC 3339 erro
 
 from gitea_mcp.standin.data import (
     ALICE_TOKEN,
-    DEMO_ALL_TOKEN,
     CAROL_TOKEN,
+    DEMO_ALL_TOKEN,
     DEMO_PUBLIC_TOKEN,
     DEMO_READ_TOKEN,
     DEMO_TOKEN,
@@ -43,8 +43,8 @@ GITEA_VERSION = DEFAULT_VERSION  # what /version reports by default
 
 __all__ = [
     "ALICE_TOKEN",
-    "DEMO_ALL_TOKEN",
     "CAROL_TOKEN",
+    "DEMO_ALL_TOKEN",
     "DEMO_PUBLIC_TOKEN",
     "DEMO_READ_TOKEN",
     "DEMO_TOKEN",
