@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
@@ -113,8 +114,9 @@ def _failed(exc: GiteaError, done: Done, assignees: list[str] | None) -> ToolFai
     return ToolFailure(f"The {prefix}, but the rest did not: {exc}") if prefix else exc
 
 
-def _write_labels(deps: Deps, base: list[Segment], issue: Issue, catalogue: labels.Catalogue, args: UpdateArgs,
-                  done: Done) -> Issue:  # fmt: skip
+def _write_labels(
+    deps: Deps, base: list[Segment], issue: Issue, catalogue: labels.Catalogue, args: UpdateArgs, done: Done
+) -> Issue:
     """Removals through DELETE, additions through POST, a whole set through PUT; then the labels as they are."""
     before = issue.labels
     have = {label.name for label in before}
@@ -129,16 +131,14 @@ def _write_labels(deps: Deps, base: list[Segment], issue: Issue, catalogue: labe
         labels.refuse_scope_clashes(adding)
         dropping, _ = catalogue.resolve(args.remove_labels)
         after = list(before)
-        for label in dropping:
-            if label.name in have:
-                _labels_call(lambda label=label: labels.remove(deps, base, label), done)  # type: ignore[misc]
-                after = [x for x in after if x.id != label.id]
+        for label in (label for label in dropping if label.name in have):
+            _labels_call(partial(labels.remove, deps, base, label), done)
+            after = [x for x in after if x.id != label.id]
         if adding and ({label.name for label in adding} - have or names):
             after = _labels_call(lambda: labels.add(deps, base, adding, names), done)
-    note = labels.change_note(before, after)
-    if note:
+    if {label.id for label in before} != {label.id for label in after}:
         done.changed.append("labels")
-        done.notes += _label_notes(args, before, after, note)
+    done.notes += _label_notes(args, before, after)
     return issue.model_copy(update={"labels": after})
 
 
@@ -149,11 +149,11 @@ def _labels_call(call: Callable[[], Any], done: Done) -> Any:
         raise _failed(exc, done, None) from None
 
 
-def _label_notes(args: UpdateArgs, before: list[Label], after: list[Label], note: str) -> list[str]:
+def _label_notes(args: UpdateArgs, before: list[Label], after: list[Label]) -> list[str]:
     """What the agent did not ask for but Gitea did: an exclusive scope's old label replaced, a name not found."""
     now = {label.name for label in after}
     asked = set(args.labels if args.labels is not None else args.add_labels)
-    notes = [f"labels now: {note}"]
+    notes = []
     replaced = [label.name for label in before if label.name not in now and label.name not in args.remove_labels]
     if args.labels is None and replaced:
         notes.append(f"Gitea removed {', '.join(replaced)}: an added label of the same exclusive scope replaces it.")

@@ -124,11 +124,5 @@ def remove(deps: Deps, base: list[Segment], label: Label) -> None:
     deps.client.write("DELETE", [*base, "labels", label.id], None)
 
 
-def change_note(before: list[Label], after: list[Label]) -> str:
-    """`+priority/high −priority/low`: what the labels write really did."""
-    old, new = {label.name for label in before}, {label.name for label in after}
-    return " ".join([*(f"+{n}" for n in sorted(new - old)), *(f"−{n}" for n in sorted(old - new))])
-
-
 def _unique(labels: list[Label]) -> list[Label]:
     return list({label.id: label for label in labels}.values())
