@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class _Model(BaseModel):
@@ -17,11 +18,15 @@ def _list_or_empty(value: Any) -> Any:
     return [] if value is None else value
 
 
+_CANONICAL_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+_OFFSET = re.compile(r"[+-]\d\d:\d\d$")
+
+
 def _utc(value: Any) -> Any:
     """Gitea renders times in its own zone (`2026-01-31T10:00:00+01:00` on a server in Berlin); every tool shows
     UTC so that times from different servers and fields compare at a glance."""
-    if not isinstance(value, str) or not value:
-        return value
+    if not isinstance(value, str) or not value or _CANONICAL_UTC.fullmatch(value):
+        return value  # the common case, a server in UTC: no parsing
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
@@ -69,20 +74,15 @@ class RepositoryMeta(_Model):
 
 
 def _offset(value: Any) -> str:
-    """The UTC offset a server renders its times with (`+01:00`), from one of them; `+00:00` when unknown."""
-    try:
-        moment = datetime.fromisoformat(value) if isinstance(value, str) else None
-    except ValueError:
-        moment = None
-    offset = moment.utcoffset() if moment is not None else None
-    if offset is None:
-        return "+00:00"
-    minutes = int(offset.total_seconds()) // 60
-    return f"{'+' if minutes >= 0 else '-'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+    """The UTC offset a server renders its times with (`+01:00`), read off one of them; `+00:00` when unknown."""
+    found = _OFFSET.search(value) if isinstance(value, str) else None
+    return found.group(0) if found and found.group(0) != "-00:00" else "+00:00"
 
 
 class Issue(_Model):
-    server_offset: str = "+00:00"  # the zone the server renders in, read before times are turned into UTC
+    # The zone the server renders in, read off the raw created_at (a field validator, not a model validator:
+    # those make pydantic build a Python dict of every issue before validating it, which costs a list its speed).
+    server_offset: str = Field("+00:00", validation_alias="created_at")
     number: int
     title: str
     body: str | None = None
@@ -105,12 +105,7 @@ class Issue(_Model):
     _nulls = field_validator("labels", "assignees", mode="before")(_list_or_empty)
     _times = field_validator("created_at", "updated_at", "closed_at", mode="before")(_utc)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _zone(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "created_at" in data:
-            return {**data, "server_offset": _offset(data["created_at"])}
-        return data
+    _zone = field_validator("server_offset", mode="before")(_offset)
 
     _due = field_validator("due_date", mode="before")(_day)
 
