@@ -16,7 +16,7 @@ from types import ModuleType
 from pydantic import SecretStr, ValidationError
 
 from gitea_mcp import __version__
-from gitea_mcp.config import ConfigError, Settings, parse_bool, parse_owner_list
+from gitea_mcp.config import ConfigError, Settings, parse_bool, parse_log_level, parse_owner_list
 
 PROG = "gitea-issues-mcp"
 # Subcommands whose module exists under gitea_mcp/commands/; serve is the default.
@@ -114,7 +114,7 @@ def settings_from(ns: argparse.Namespace) -> Settings:
     url = ns.url or _env("GITEA_URL", "GITEA_HOST")
     if not url:
         raise ConfigError("GITEA_URL is not set: point it at your Gitea, e.g. GITEA_URL=https://gitea.example.com")
-    read_only = ns.read_only if ns.read_only is not None else parse_bool(_env("GITEA_READ_ONLY"))
+    read_only = ns.read_only if ns.read_only is not None else parse_bool(_env("GITEA_READ_ONLY"), "GITEA_READ_ONLY")
     timeout = ns.timeout if ns.timeout is not None else _seconds(_env("GITEA_TIMEOUT"))
     token = ns.token or _env("GITEA_TOKEN", "GITEA_ACCESS_TOKEN")
     secret = ns.http_secret or _env("GITEA_MCP_HTTP_SECRET")
@@ -127,7 +127,7 @@ def settings_from(ns: argparse.Namespace) -> Settings:
             read_only=read_only,
             timeout=timeout,
             ca_bundle=ns.ca_bundle or _env("GITEA_CA_BUNDLE"),
-            insecure=ns.insecure if ns.insecure is not None else parse_bool(_env("GITEA_INSECURE")),
+            insecure=ns.insecure if ns.insecure is not None else parse_bool(_env("GITEA_INSECURE"), "GITEA_INSECURE"),
             transport=ns.transport or _env("GITEA_MCP_TRANSPORT") or "stdio",
             host=ns.host or _env("GITEA_MCP_HOST") or "127.0.0.1",
             port=ns.port if ns.port is not None else _port(_env("GITEA_MCP_PORT")),
@@ -141,10 +141,8 @@ def settings_from(ns: argparse.Namespace) -> Settings:
 
 def configure_logging(level: str | None) -> None:
     # stdout is the MCP protocol channel: every log line goes to stderr.
-    name = (level or _env("GITEA_LOG_LEVEL") or "WARNING").upper()
-    logging.basicConfig(
-        stream=sys.stderr, level=getattr(logging, name, logging.WARNING), format="%(levelname)s %(name)s: %(message)s"
-    )
+    name = parse_log_level(level or _env("GITEA_LOG_LEVEL"))
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, name), format="%(levelname)s %(name)s: %(message)s")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -158,9 +156,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     ns = parse_args(sys.argv[1:] if argv is None else argv)
-    configure_logging(ns.log_level)
     module = _command(ns.command)
     try:
+        configure_logging(ns.log_level)
         settings = None if ns.command in NO_SETTINGS else settings_from(ns)
         code: int = module.run(ns, settings)
     except ConfigError as exc:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from urllib.parse import urlsplit
+
 from pydantic import BaseModel, ConfigDict, SecretStr, field_validator, model_validator
 
 from gitea_mcp.errors import ToolFailure
@@ -40,8 +43,40 @@ class Settings(BaseModel):
             if url.endswith(suffix):
                 url = url[: -len(suffix)]
         if not url.startswith(("http://", "https://")):
-            raise ValueError(f"GITEA_URL must start with http:// or https:// (got {value!r})")
+            raise ValueError(f"GITEA_URL must start with http:// or https:// (got {_shown(value)})")
+        parts = urlsplit(url)
+        if parts.username is not None or parts.password is not None:
+            # Never echoed: the part before @ is a credential. It would be sent as Basic auth instead of the token.
+            raise ValueError(
+                "GITEA_URL contains a user name or password (user:pass@host); remove it and put an access token "
+                "in GITEA_TOKEN"
+            )
         return url
+
+    @field_validator("token")
+    @classmethod
+    def _clean_token(cls, value: SecretStr | None) -> SecretStr | None:
+        """Secrets mounted from files end with a newline; a token with inner whitespace is no token."""
+        if value is None:
+            return None
+        text = value.get_secret_value().strip()
+        if not text:
+            return None
+        if any(char.isspace() for char in text) or not text.isprintable():
+            raise ValueError(
+                "GITEA_TOKEN contains spaces or control characters inside it; paste the token alone (the 40 "
+                "characters Gitea showed)"
+            )
+        return SecretStr(text)
+
+    @field_validator("ca_bundle")
+    @classmethod
+    def _readable_ca(cls, value: str | None) -> str | None:
+        if value is not None and not os.path.isfile(value):
+            raise ValueError(
+                f"GITEA_CA_BUNDLE={_shown(value, 200)} is not a readable file; give the path of a PEM file"
+            )
+        return value
 
     @field_validator("timeout")
     @classmethod
@@ -84,5 +119,30 @@ def parse_owner_list(raw: str | None) -> frozenset[str]:
     return owners
 
 
-def parse_bool(raw: str | None) -> bool:
-    return (raw or "").strip().lower() in {"1", "true", "yes", "on"}
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"", "0", "false", "no", "off"}
+
+
+def parse_bool(raw: str | None, name: str) -> bool:
+    """A yes/no setting, failing closed: `GITEA_READ_ONLY=treu` is an error, not a quiet "no"."""
+    text = (raw or "").strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ConfigError(f"{name}={_shown(raw or '')} is not true or false; use true or false (also 1/0, yes/no, on/off)")
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def parse_log_level(raw: str | None) -> str:
+    name = (raw or "WARNING").strip().upper()
+    if name not in LOG_LEVELS:
+        raise ConfigError(f"GITEA_LOG_LEVEL={_shown(raw or '')} is not a log level; use one of {', '.join(LOG_LEVELS)}")
+    return name
+
+
+def _shown(value: str, limit: int = 40) -> str:
+    """A value quoted in a message, cut short: a message must never carry a pasted secret or 100 KB of input."""
+    return repr(value if len(value) <= limit else value[:limit] + "…")

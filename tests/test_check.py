@@ -379,15 +379,6 @@ def test_command_exit_code(
     assert out.startswith("gitea-issues-mcp check: https://gitea.test\n") and TOKEN not in out + err
 
 
-def test_credentials_in_the_url_are_never_printed(mocked: responses.RequestsMock) -> None:
-    chosen = settings(url="https://bob:hunter2@gitea.test")
-    mocked.get(f"{API}/version", body=requests.ConnectionError())
-    failing = GiteaClient(chosen.url, TOKEN, timeout=5, retry=RetryPolicy(attempts=1))
-    text = render(run_checks(chosen, failing), chosen, "utf-8")
-    assert "Cannot reach Gitea at https://gitea.test " in text
-    assert "hunter2" not in text and "bob" not in text
-
-
 @pytest.mark.parametrize(
     ("definition", "document"),
     [

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import http.cookiejar
 import json
 import logging
 import random
@@ -118,7 +119,14 @@ class _Shared:
                 self._session = requests.Session()
                 self._session.verify = self._verify
                 self._session.headers["User-Agent"] = self._user_agent
+                # One session serves every caller: a cookie Gitea or a proxy sets for one must never be replayed
+                # for another, so none is kept.
+                self._session.cookies.set_policy(_NoCookies())
             return self._session
+
+    @property
+    def verify(self) -> bool | str:
+        return self._verify
 
     def pool(self) -> ThreadPoolExecutor:
         with self._lock:
@@ -192,12 +200,6 @@ class GiteaClient:
     def _path(self, segments: Sequence[Segment]) -> str:
         return "/" + "/".join(quote(str(segment), safe="") for segment in segments)
 
-    def _headers(self) -> dict[str, str]:
-        headers = {"Accept": "application/json"}
-        if self._token:
-            headers["Authorization"] = f"token {self._token}"
-        return headers
-
     def _send(
         self, method: str, segments: Sequence[Segment], params: Params | None, body: Any, retry: bool
     ) -> ApiResponse:
@@ -229,7 +231,12 @@ class GiteaClient:
                 self._api + path,
                 params=params,
                 json=body,
-                headers=self._headers(),
+                headers={"Accept": "application/json"},
+                # The only credential ever sent is the token: an explicit auth keeps requests from reading
+                # ~/.netrc (which it would send instead), and an explicit CA setting keeps REQUESTS_CA_BUNDLE /
+                # CURL_CA_BUNDLE from overriding GITEA_CA_BUNDLE or GITEA_INSECURE. Proxy variables still apply.
+                auth=_TokenAuth(self._token),
+                verify=self._shared.verify,
                 timeout=self._timeout,
                 allow_redirects=False,
             )
@@ -283,6 +290,27 @@ class GiteaClient:
             has_links="Link" in response.headers,
             where=f"{method} {path}",
         )
+
+
+class _TokenAuth:
+    """requests' auth hook: `Authorization: token <t>`, or no Authorization at all for an anonymous caller."""
+
+    def __init__(self, token: str | None) -> None:
+        self._token = token
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.headers.pop("Authorization", None)
+        if self._token:
+            request.headers["Authorization"] = f"token {self._token}"
+        return request
+
+
+class _NoCookies(http.cookiejar.DefaultCookiePolicy):
+    def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        return False
+
+    def return_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        return False
 
 
 def _without_credentials(url: str) -> str:
