@@ -53,3 +53,22 @@ def test_every_tool_is_annotated(tool: dict[str, Any]) -> None:
     if hints["readOnlyHint"]:
         assert hints["destructiveHint"] is False
     assert "outputSchema" in tool
+
+
+@pytest.mark.parametrize(
+    ("tool", "read_only", "destructive", "idempotent"),
+    [
+        ("issue_list", True, False, True),
+        ("issue_search", True, False, True),
+        ("issue_get", True, False, True),
+        ("issue_create", False, False, False),  # a second call files again once the dedupe window has passed
+        ("issue_update", False, True, True),
+        ("issue_comment", False, False, False),
+    ],
+)
+def test_annotations_tell_the_truth(tool: str, read_only: bool, destructive: bool, idempotent: bool) -> None:
+    tools = {t["name"]: t for t in json.loads(SNAPSHOT.read_text(encoding="utf-8"))}
+    hints = tools[tool]["annotations"]
+    assert (hints["readOnlyHint"], hints["destructiveHint"], hints["idempotentHint"]) == (
+        read_only, destructive, idempotent
+    )  # fmt: skip

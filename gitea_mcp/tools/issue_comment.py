@@ -25,7 +25,9 @@ DESCRIPTION = (
     "Comment on an issue or PR; returns the comment and the new count. Safe to retry: the same text posted by "
     "you there in the last 10 minutes is returned, not posted twice (allow_duplicate=true posts anyway)."
 )
-ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+# Not idempotent: the duplicate check is a window of 10 minutes by the same user, and allow_duplicate=true
+# files again. Clients may not retry it blindly.
+ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
 SCOPES = (scopes.WRITE_ISSUE, scopes.READ_USER)
 SCOPE_NOTE = ""
 

@@ -24,7 +24,9 @@ DESCRIPTION = (
     "File a new issue; returns it (number, URL). Safe to retry: the same title and body filed by you in the "
     "last 10 minutes returns that issue instead of a duplicate (allow_duplicate=true files anyway)."
 )
-ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+# Not idempotent: the duplicate check is a window of 10 minutes by the same user, and allow_duplicate=true
+# files again. Clients may not retry it blindly.
+ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
 SCOPES = (scopes.WRITE_ISSUE, scopes.READ_USER)
 SCOPE_NOTE = ""
 
