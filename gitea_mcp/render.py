@@ -18,12 +18,15 @@ from gitea_mcp.gitea.models import Issue
 _INVISIBLE = re.compile(
     "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # C0 and C1 controls, DEL
 _UNTRUSTED_END = "</untrusted>"
+# Any spelling of the fence's tags inside other people's text: `</UNTRUSTED>`, `</untrusted >`, `< / untrusted\n>`,
+# an opening tag too. Their `<` becomes `‹`, so nothing inside can close the fence or open a new one.
+_FENCE_TAG = re.compile(r"<(?=\s*/?\s*untrusted)", re.IGNORECASE)
 
 
 def clean(text: str) -> str:
-    """Remove invisible, bidi-override and tag characters and C0 controls (newlines and tabs stay)."""
+    """Remove invisible, bidi-override and tag characters and C0/C1 controls (newlines and tabs stay)."""
     text = _INVISIBLE.sub("", text)
     text = _CONTROL.sub("", text)
     return unicodedata.normalize("NFC", text)
@@ -42,7 +45,7 @@ def issue_facts(issue: Issue, fields: Iterable[str]) -> dict[str, Any]:
         "title": lambda: one_line(issue.title),
         "state": lambda: issue.state,
         "is_pull": lambda: issue.pull_request is not None,
-        "author": lambda: issue.author,
+        "author": lambda: one_line(issue.author),  # original_author of a migrated issue is free text
         "labels": lambda: [one_line(label.name) for label in issue.labels],
         "assignees": lambda: [user.login for user in issue.assignees],
         "milestone": lambda: one_line(issue.milestone.title) if issue.milestone else None,
@@ -65,8 +68,9 @@ def clip(text: str, max_chars: int) -> tuple[str, bool]:
 
 def untrusted(label: str, text: str) -> str:
     """Wrap other people's text so a model can tell data from instructions, and so it cannot close the wrapper."""
-    body = clean(text).replace(_UNTRUSTED_END, "</ untrusted>")
-    return f'<untrusted source="{label}">\n{body}\n{_UNTRUSTED_END}'
+    body = _FENCE_TAG.sub("‹", clean(text))
+    source = re.sub(r'["<>]', "", one_line(label))
+    return f'<untrusted source="{source}">\n{body}\n{_UNTRUSTED_END}'
 
 
 def span(count: int, page: int, limit: int, total: int | None, has_more: bool) -> str:

@@ -110,7 +110,7 @@ def _answer(owner: str, name: str, number: int, comment: Comment, count: int, ou
     out = WrittenComment(
         id=comment.id,
         issue=number,
-        author=comment.author,
+        author=render.one_line(comment.author),
         created_at=comment.created_at,
         html_url=comment.html_url,
         issue_comments=count,

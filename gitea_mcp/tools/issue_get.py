@@ -121,7 +121,7 @@ def _comment(comment: Comment, max_chars: int) -> CommentOut:
     body = render.clean(comment.body)
     return CommentOut(
         id=comment.id,
-        author=comment.author,
+        author=render.one_line(comment.author),
         created_at=comment.created_at,
         updated_at=comment.updated_at,
         body=render.clip(body, max_chars)[0],

@@ -277,7 +277,7 @@ def _hit(issue: Issue, scope: Scope) -> SearchHit:
         title=render.one_line(issue.title),
         state=issue.state,
         is_pull=issue.pull_request is not None,
-        author=issue.author,
+        author=render.one_line(issue.author),
         created_at=issue.created_at,
         repository=repo,
         html_url=issue.html_url,
