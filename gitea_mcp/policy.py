@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.errors import ToolFailure, shown
 
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 30
@@ -27,7 +27,7 @@ def validate_name(value: str, field: str) -> str:
     """Refuse anything that could change the URL path: only letters, digits, '-', '_', '.', never '.' or '..'."""
     if not _NAME.fullmatch(value) or value in {".", ".."}:
         raise ToolFailure(
-            f"{field} {value!r} is not a valid Gitea name: use letters, digits, '-', '_' and '.' only "
+            f"{field} {shown(value)} is not a valid Gitea name: use letters, digits, '-', '_' and '.' only "
             "(not '.' or '..', no slashes or spaces)."
         )
     return value
@@ -50,7 +50,7 @@ class Policy:
         if "*" not in self.allowed_owners and owner.lower() not in self.allowed_owners:
             allowed = ",".join(sorted(self.allowed_owners))
             raise ToolFailure(
-                f"owner {owner!r} is not allowed (GITEA_ALLOWED_OWNERS={allowed}); "
+                f"owner {shown(owner)} is not allowed (GITEA_ALLOWED_OWNERS={allowed}); "
                 "use one of those owners or ask the operator to add it."
             )
         return owner

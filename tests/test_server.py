@@ -72,3 +72,25 @@ def test_annotations_tell_the_truth(tool: str, read_only: bool, destructive: boo
     assert (hints["readOnlyHint"], hints["destructiveHint"], hints["idempotentHint"]) == (
         read_only, destructive, idempotent
     )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        pytest.param("issue_get", {"number": True}, id="bool-number"),  # was read as issue #1
+        pytest.param("issue_get", {"number": "7"}, id="string-number"),
+        pytest.param("issue_get", {"number": 2**31}, id="huge-number"),
+        pytest.param("issue_get", {"number": 7, "comments_page": 10_001}, id="huge-comments-page"),
+        pytest.param("issue_list", {"page": 10_001}, id="huge-page"),
+        pytest.param("issue_list", {"page": False}, id="bool-page"),
+        pytest.param("issue_list", {"limit": "50"}, id="string-limit"),
+        pytest.param("issue_update", {"number": True, "title": "x"}, id="bool-number-on-a-write"),
+    ],
+)
+def test_numbers_are_strict_and_bounded(tool: str, arguments: dict[str, Any]) -> None:
+    """Refused by the arguments' schema before the tool runs: nothing is sent (there is no Gitea here at all)."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    server = build_server(Settings(url="https://gitea.invalid", allowed_owners=frozenset({"acme"})))
+    with pytest.raises(ToolError, match="validation error"):
+        asyncio.run(server.call_tool(tool, {"owner": "acme", "name": "widgets", **arguments}))

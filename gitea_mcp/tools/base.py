@@ -10,10 +10,10 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, Strict
 
 from gitea_mcp import render
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.errors import ToolFailure, shown
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.policy import Policy
@@ -22,7 +22,12 @@ log = logging.getLogger("gitea_mcp.tools")
 
 Owner = Annotated[str, Field(description="User or organisation; must be allowlisted.")]
 RepoName = Annotated[str, Field(description="Repository name.")]
-Number = Annotated[int, Field(description="Issue or pull request number.", ge=1)]
+# Whole numbers only: pydantic would otherwise read `true` as 1 (and edit issue #1) and "7" as 7.
+MAX_NUMBER = 2_147_483_647
+MAX_PAGE = 10_000
+Number = Annotated[int, Strict(), Field(description="Issue or pull request number.", ge=1, le=MAX_NUMBER)]
+PageNumber = Annotated[int, Strict(), Field(ge=1, le=MAX_PAGE)]
+Limit = Annotated[int, Strict(), Field(description="Rows per page, 1-50 (default 30).")]
 
 
 @dataclass
@@ -49,7 +54,7 @@ def guard(call: Callable[[], CallToolResult], tool: str) -> CallToolResult:
 def choice(value: str, allowed: tuple[str, ...], field_name: str) -> str:
     """Check an enumerated argument ourselves: Gitea quietly treats unknown values as the default."""
     if value not in allowed:
-        raise ToolFailure(f"{field_name}={value!r} is not valid; use one of: {', '.join(allowed)}.")
+        raise ToolFailure(f"{field_name}={shown(value)} is not valid; use one of: {', '.join(allowed)}.")
     return value
 
 
@@ -70,7 +75,8 @@ def rfc3339(value: str, field_name: str) -> str:
                 moment = moment.replace(tzinfo=UTC)
     except ValueError:
         raise ToolFailure(
-            f"{field_name}={value!r} is not a date; use RFC 3339 like 2026-01-31T00:00:00Z or a date like 2026-01-31."
+            f"{field_name}={shown(value)} is not a date; use RFC 3339 like 2026-01-31T00:00:00Z or a date like "
+            "2026-01-31."
         ) from None
     return moment.isoformat().replace("+00:00", "Z")
 

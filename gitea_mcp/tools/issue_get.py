@@ -9,14 +9,14 @@ from typing import Annotated
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, Strict
 
 from gitea_mcp import render, scopes
 from gitea_mcp.gitea.client import ApiResponse, Segment
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.models import Comment, Issue
 from gitea_mcp.tools import missing
-from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, guard, make
+from gitea_mcp.tools.base import MAX_PAGE, Deps, Number, Owner, RepoName, guard, make
 
 NAME = "issue_get"
 DESCRIPTION = (
@@ -184,8 +184,12 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         name: RepoName,
         number: Number,
         ctx: Context,
-        max_chars: Annotated[int, Field(description="Cut body and each comment here; 0 = no cut.", ge=0)] = 3000,
-        comments_page: Annotated[int, Field(description="Page of 20 comments, oldest first.", ge=1)] = 1,
+        max_chars: Annotated[
+            int, Strict(), Field(description="Cut body and each comment here; 0 = no cut.", ge=0, le=1_000_000)
+        ] = 3000,
+        comments_page: Annotated[
+            int, Strict(), Field(description="Page of 20 comments, oldest first.", ge=1, le=MAX_PAGE)
+        ] = 1,
     ) -> Annotated[CallToolResult, IssueDetail]:
         args = GetArgs(owner, name, number, max_chars, comments_page)
         return run(deps_for(ctx), args)

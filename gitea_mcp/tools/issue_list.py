@@ -13,9 +13,9 @@ from pydantic import BaseModel, Field
 
 from gitea_mcp import render, scopes
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit
+from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
 from gitea_mcp.tools import filters
-from gitea_mcp.tools.base import Deps, Owner, RepoName, choice, enum, guard, make, split_names
+from gitea_mcp.tools.base import Deps, Limit, Owner, PageNumber, RepoName, choice, enum, guard, make, split_names
 
 NAME = "issue_list"
 DESCRIPTION = (
@@ -78,6 +78,9 @@ def run(deps: Deps, args: ListArgs) -> CallToolResult:
 
 def _run(deps: Deps, args: ListArgs) -> CallToolResult:
     owner, name = deps.policy.check_repo(args.owner, args.name)
+    for key in ("created_by", "assigned_by", "mentioned_by"):  # usernames follow the same rule as owner names
+        if (login := getattr(args, key)) is not None:
+            validate_name(login, key)
     clamp = cap_limit(args.limit)
     query = filters.RepoQuery(
         state=choice(args.state, STATES, "state"),
@@ -188,8 +191,8 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         type: Annotated[
             str, Field(description="issues (default), pulls or all.", json_schema_extra=enum(TYPES))
         ] = "issues",
-        page: Annotated[int, Field(ge=1)] = 1,
-        limit: Annotated[int, Field(description="Rows per page, 1-50 (default 30).")] = DEFAULT_LIMIT,
+        page: PageNumber = 1,
+        limit: Limit = DEFAULT_LIMIT,
     ) -> Annotated[CallToolResult, IssueListResult]:
         args = ListArgs(
             owner,

@@ -25,7 +25,7 @@ from gitea_mcp.gitea.models import Issue
 from gitea_mcp.gitea.server import ServerInfo
 from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
 from gitea_mcp.tools import filters
-from gitea_mcp.tools.base import Deps, guard, make
+from gitea_mcp.tools.base import Deps, Limit, PageNumber, guard, make
 
 NAME = "issue_search"
 DESCRIPTION = (
@@ -333,8 +333,8 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         ctx: Context,
         owner: Annotated[str | None, Field(description="Owner to search (or repo:/org: in the query).")] = None,
         name: Annotated[str | None, Field(description="Repository; omit to search all of owner's.")] = None,
-        page: Annotated[int, Field(ge=1)] = 1,
-        limit: Annotated[int, Field(description="Rows per page, 1-50 (default 30).")] = DEFAULT_LIMIT,
+        page: PageNumber = 1,
+        limit: Limit = DEFAULT_LIMIT,
     ) -> Annotated[CallToolResult, SearchResult]:
         return run(deps_for(ctx), SearchArgs(query, owner, name, page, limit))
 

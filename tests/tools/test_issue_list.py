@@ -195,6 +195,12 @@ def test_milestone_filter(mocked: responses.RequestsMock, deps: Deps, wanted: st
         pytest.param({"owner": ".."}, "is not a valid Gitea name", id="dotdot-owner"),
         pytest.param({"name": "a/b"}, "is not a valid Gitea name", id="slash"),
         pytest.param({"name": "%2e%2e"}, "is not a valid Gitea name", id="percent"),
+        pytest.param({"created_by": "../admin"}, "created_by '../admin' is not a valid Gitea name", id="user-dots"),
+        pytest.param({"assigned_by": "a%2Fb"}, "assigned_by 'a%2Fb' is not a valid Gitea name", id="user-encoded"),
+        pytest.param({"mentioned_by": "x" * 500}, "mentioned_by 'xxxxxxxx", id="user-long"),
+        pytest.param(
+            {"state": "o" * 5000}, "state='oooooooooooooooooooooooooooooooooooooooo…' is not valid", id="echo-cut"
+        ),
     ],
 )
 def test_refused_before_any_request(
