@@ -270,7 +270,7 @@ class GiteaClient:
 
     def _status_error(self, response: requests.Response, method: str, path: str) -> GiteaError:
         if 300 <= response.status_code < 400:
-            return redirected(response.status_code, response.headers.get("Location", ""), method, path)
+            return redirected(response.status_code, response.headers.get("Location", ""), method, path, self.url)
         message, errors = _gitea_message(response)
         return from_status(response.status_code, message, method, path, errors)
 

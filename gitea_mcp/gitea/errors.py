@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote, urljoin, urlsplit
 
 from gitea_mcp.errors import ToolFailure
 
 # Gitea 1.25: "token does not have at least one of required scope(s), required=[read:user], token scope=…";
 # Gitea 1.22 and Forgejo 11/12: "token does not have at least one of required scope(s): [read:user]".
 _SCOPE = re.compile(r"required scope\(s\)(?:, required=|: )\[([^\]]*)\]")
-_MOVED = re.compile(r"/api/v1/repos/([^/?#]+)/([^/?#]+)")
+_MOVED = re.compile(r"(?:/api/v1)?/repos/([^/?#]+)/([^/?#]+)")
 
 
 _UNKNOWN_USER = re.compile(r"user does not exist \[uid: \d+, name: ([^\]]*)\]")
@@ -89,15 +90,33 @@ def _explain(status: int, msg: str, method: str, path: str) -> str:
     return f"Gitea answered {method} {path} with HTTP {status}.{said}"
 
 
-def redirected(status: int, location: str, method: str, path: str) -> GiteaError:
-    """A renamed or transferred repository answers with a redirect; we never follow it silently."""
-    moved = _MOVED.search(location)
-    if moved:
-        owner, name = moved.group(1), moved.group(2)
-        text = (
-            f"The repository has moved: Gitea redirected {method} {path} to {owner}/{name} ({status}). "
-            f"Nothing was done; call again with owner={owner} name={name}."
+def redirected(status: int, location: str, method: str, path: str, base_url: str) -> GiteaError:
+    """A renamed or transferred repository answers with a redirect; it is never followed, but named.
+
+    Real servers send a relative `Location` with the new names (`/api/v1/repos/acme/gizmos/issues`: 307 up to
+    Gitea 1.23.6 and Forgejo 11, 301 after). Only that case becomes "call again with"; a redirect to another host or
+    to the same names would make an agent loop, so it is reported as what it is.
+    """
+    target = urlsplit(urljoin(base_url + "/", location))
+    here = urlsplit(base_url)
+    nothing = f"Gitea redirected {method} {path} ({status}); nothing was done."
+    if (target.scheme, target.netloc) != (here.scheme, here.netloc):
+        shown = f"{target.scheme}://{target.netloc}" if target.netloc else "an unreadable location"
+        return GiteaError(
+            f"{nothing} It points at {shown}, not at GITEA_URL={here.scheme}://{here.netloc}: if Gitea has moved, "
+            "update GITEA_URL.",
+            status=status,
         )
-    else:
-        text = f"Gitea redirected {method} {path} to another location ({status}); nothing was done."
-    return GiteaError(text, status=status)
+    asked, moved = _MOVED.match(path), _MOVED.search(unquote(target.path))
+    if asked and moved and asked.groups() != ("issues", "search") and _names(asked) != _names(moved):
+        owner, name = moved.group(1), moved.group(2)
+        return GiteaError(
+            f"The repository has moved: Gitea redirected {method} {path} to {owner}/{name} ({status}). "
+            f"Nothing was done; call again with owner={owner} name={name}.",
+            status=status,
+        )
+    return GiteaError(f"{nothing} A proxy in front of Gitea may be rewriting requests; check GITEA_URL.", status=status)
+
+
+def _names(match: re.Match[str]) -> tuple[str, str]:
+    return match.group(1).lower(), match.group(2).lower()

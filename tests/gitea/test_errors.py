@@ -44,3 +44,44 @@ def test_missing_scope_in_every_wording(message: str, scope: str | None) -> None
 )
 def test_unknown_user(status: int, message: str, errors: tuple[str, ...], user: str | None) -> None:
     assert from_status(status, message, "GET", "/x", errors).unknown_user == user
+
+
+@pytest.mark.parametrize(
+    ("path", "location", "expected"),
+    [
+        pytest.param(
+            "/repos/acme/widgets/issues", "/api/v1/repos/acme/gizmos/issues",
+            "The repository has moved: Gitea redirected GET /repos/acme/widgets/issues to acme/gizmos (301). "
+            "Nothing was done; call again with owner=acme name=gizmos.",
+            id="renamed",
+        ),
+        pytest.param(
+            "/repos/acme/widgets/issues", "https://gitea.test/api/v1/repos/other/widgets/issues",
+            "The repository has moved: Gitea redirected GET /repos/acme/widgets/issues to other/widgets (301). "
+            "Nothing was done; call again with owner=other name=widgets.",
+            id="transferred-absolute-same-host",
+        ),
+        pytest.param(
+            "/repos/acme/widgets/issues", "https://evil.example/api/v1/repos/acme/gizmos/issues",
+            "Gitea redirected GET /repos/acme/widgets/issues (301); nothing was done. It points at "
+            "https://evil.example, not at GITEA_URL=https://gitea.test: if Gitea has moved, update GITEA_URL.",
+            id="other-host",
+        ),
+        pytest.param(
+            "/repos/acme/widgets/issues", "/api/v1/repos/ACME/Widgets/issues",
+            "Gitea redirected GET /repos/acme/widgets/issues (301); nothing was done. A proxy in front of Gitea may "
+            "be rewriting requests; check GITEA_URL.",
+            id="same-names-no-loop",
+        ),
+        pytest.param(
+            "/repos/issues/search", "/api/v1/repos/issues/search?page=2",
+            "Gitea redirected GET /repos/issues/search (301); nothing was done. A proxy in front of Gitea may be "
+            "rewriting requests; check GITEA_URL.",
+            id="search-is-no-repository",
+        ),
+    ],
+)  # fmt: skip
+def test_redirects_name_a_move_or_say_what_they_are(path: str, location: str, expected: str) -> None:
+    from gitea_mcp.gitea.errors import redirected
+
+    assert str(redirected(301, location, "GET", path, "https://gitea.test")) == expected
