@@ -47,13 +47,35 @@ class Policy:
 
     def check_owner(self, owner: str) -> str:
         validate_name(owner, "owner")
-        if "*" not in self.allowed_owners and owner.lower() not in self.allowed_owners:
+        if not self.allows(owner):
             allowed = ",".join(sorted(self.allowed_owners))
             raise ToolFailure(
                 f"owner {shown(owner)} is not allowed (GITEA_ALLOWED_OWNERS={allowed}); "
                 "use one of those owners or ask the operator to add it."
             )
         return owner
+
+    def allows(self, owner: str) -> bool:
+        return "*" in self.allowed_owners or owner.lower() in self.allowed_owners
+
+    def check_rows(self, full_names: list[str], owner: str, name: str | None = None) -> None:
+        """Defence in depth: every row Gitea answered must belong to where we asked and to an allowed owner.
+
+        A proxy or server that drops `owner` from the cross-repository search would otherwise put other owners'
+        issues in front of the agent; the list as a whole (and its total) is then wrong, so nothing is shown.
+        """
+        wanted = f"{owner}/{name}".lower() if name else None
+        for full_name in full_names:
+            row_owner = full_name.partition("/")[0]
+            if (
+                not self.allows(row_owner)
+                or row_owner.lower() != owner.lower()
+                or (wanted and full_name.lower() != wanted)
+            ):
+                raise ToolFailure(
+                    f"Gitea answered with issues of {shown(full_name)}, which is not where this call asked "
+                    f"({owner}/{name or '*'}); nothing is shown. A proxy in front of Gitea may be dropping parameters."
+                )
 
     def check_repo(self, owner: str, name: str) -> tuple[str, str]:
         """Validate an owner/name pair before it can become part of a URL."""

@@ -95,6 +95,7 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
     )
     response = filters.fetch_issues(deps, owner, name, query, page=args.page, limit=clamp.limit)
     issues = response.many(Issue)
+    deps.policy.check_rows([i.repository.full_name for i in issues if i.repository], owner, name)
     served = render.served_limit(clamp.limit, len(issues), args.page, response)
     out = IssueListResult(
         issues=[_row(issue) for issue in issues],

@@ -140,6 +140,7 @@ def _fetch(
         params = {**ql.search_params(parsed, me=me, quotes=quotes), "owner": scope.owner}
         response = _search_owner(deps, params, page, limit)
     issues = response.many(Issue)
+    deps.policy.check_rows([i.repository.full_name for i in issues if i.repository], scope.owner, scope.name)
     if scope.name is None:
         _check_not_ignored(parsed, issues, me)
     served = render.served_limit(limit, len(issues), page, response)

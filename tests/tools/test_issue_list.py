@@ -286,3 +286,8 @@ def test_instance_with_a_smaller_page_size(mocked: responses.RequestsMock, deps:
     text, data = ok(run(deps))
     assert data["limit"] == 20 and data["has_more"] is True
     assert "95 matches, showing 1–20" in text and "limit=30 was capped to 20" in text
+
+
+def test_rows_of_another_repository_are_never_shown(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(ISSUES, json=[issue(1), issue(2, repo="gadgets")], headers={"X-Total-Count": "2"})
+    assert "issues of 'acme/gadgets', which is not where this call asked (acme/widgets)" in failed(run(deps))

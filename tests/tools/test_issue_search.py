@@ -240,3 +240,15 @@ def test_keywords_with_assignee_refused_when_too_many_to_filter(mocked: response
         "alone match 640 issues, more than the 100 that can be filtered here; use more specific words, or search "
         "assignee:bob without keywords."
     )
+
+
+def test_rows_of_other_owners_are_never_shown(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """A proxy that drops `owner` from the search would show other owners' issues: nothing is shown instead."""
+    rows = [issue(3), issue(4, owner="other", repo="secret")]
+    mocked.get(SEARCH, json=rows, headers={"X-Total-Count": "2"})
+    text = failed(run(deps, "is:open", owner="acme"))
+    assert text == (
+        "Gitea answered with issues of 'other/secret', which is not where this call asked (acme/*); nothing is "
+        "shown. A proxy in front of Gitea may be dropping parameters."
+    )
+    assert "secret" not in text.split("'other/secret'")[1]
