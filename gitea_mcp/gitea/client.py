@@ -225,6 +225,7 @@ class GiteaClient:
         self, method: str, path: str, params: Params | None, body: Any
     ) -> ApiResponse | tuple[GiteaError, float | None]:
         """One request: the parsed answer, or the error and whether to retry (None: never; 0: after backoff)."""
+        deadline = time.monotonic() + self._timeout
         try:
             response = self._shared.session().request(
                 method,
@@ -239,9 +240,14 @@ class GiteaClient:
                 verify=self._shared.verify,
                 timeout=self._timeout,
                 allow_redirects=False,
+                stream=True,  # the body is read here, against a deadline and a size cap
             )
+            with response:
+                response._content = _read_body(response, deadline, MAX_BODY)
         except _requests().RequestException as exc:
             return self._transport_error(exc, method, path), 0.0
+        except _Overrun as exc:
+            return self._overrun_error(exc, method, path, response.status_code), None if exc.too_big else 0.0
         if response.status_code < 300:
             return self._parse(response, method, path)
         error = self._status_error(response, method, path)
@@ -253,6 +259,18 @@ class GiteaClient:
         # Full jitter keeps many agents from retrying in lock-step against one forge.
         ceiling = min(self._retry.max_delay, self._retry.base_delay * (2 ** (attempt - 1)))
         return random.uniform(0, ceiling)
+
+    def _overrun_error(self, exc: _Overrun, method: str, path: str, status: int) -> GiteaError:
+        if exc.too_big:
+            return GiteaError(
+                f"Gitea's answer to {method} {path} is larger than {MAX_BODY // 2**20} MiB, more than any issue "
+                "listing needs; a proxy in front of Gitea may be misbehaving.",
+                status=status,
+            )
+        text = f"Gitea did not finish answering {method} {path} within {self._timeout:g}s (GITEA_TIMEOUT)."
+        if method != "GET":
+            text += " The write may or may not have been applied."
+        return GiteaError(text)  # status 0: no complete answer, like a timeout
 
     def _transport_error(self, exc: requests.RequestException, method: str, path: str) -> GiteaError:
         requests = _requests()
@@ -290,6 +308,32 @@ class GiteaClient:
             has_links="Link" in response.headers,
             where=f"{method} {path}",
         )
+
+
+MAX_BODY = 8 * 2**20  # 50 issues with long bodies are well under 1 MiB
+
+
+class _Overrun(Exception):
+    def __init__(self, too_big: bool) -> None:
+        super().__init__()
+        self.too_big = too_big
+
+
+def _read_body(response: requests.Response, deadline: float, limit: int) -> bytes:
+    """The whole body, or _Overrun. GITEA_TIMEOUT bounds the request from start to last byte: requests' own timeout
+    bounds each socket read, which a server dripping a byte at a time never trips."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        if time.monotonic() > deadline:
+            raise _Overrun(too_big=False)
+        chunk = response.raw.read1(65536, decode_content=True)  # what has arrived, at most a socket timeout later
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            raise _Overrun(too_big=True)
+        chunks.append(chunk)
 
 
 class _TokenAuth:
