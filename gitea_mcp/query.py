@@ -39,6 +39,7 @@ SUPPORTED = (
     "updated:>=DATE, updated:>DATE, updated:<DATE, updated:<=DATE, updated:DATE, updated:DATE..DATE, "
     "repo:OWNER/NAME, org:/user:/owner:OWNER, free words and quoted phrases"
 )
+MAX_QUERY = 2000  # characters: more is no search, and over HTTP anyone may send it
 _DATE_HELP = (
     "write YYYY-MM-DD (a UTC day) or an RFC 3339 time, e.g. updated:>=2026-01-31 or updated:<2026-01-31T12:00:00Z"
 )
@@ -589,6 +590,11 @@ def parse_query(text: str) -> ParsedQuery:
         raise ToolFailure(
             "The query is empty: issue_search needs at least one word or qualifier, e.g. is:open label:bug. "
             "Use issue_list to list everything."
+        )
+    if len(text) > MAX_QUERY:
+        raise ToolFailure(
+            f"The query is {len(text):,} characters long; keep it under {MAX_QUERY:,}: a few words and qualifiers "
+            "find any issue."
         )
     draft = _Draft()
     for raw in _split(text):

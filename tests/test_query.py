@@ -455,3 +455,13 @@ def test_parsed_query_is_immutable() -> None:
     parsed = parse_query("label:bug")
     with pytest.raises(AttributeError):
         parsed.labels = ()  # type: ignore[misc]
+
+
+def test_a_long_query_is_refused_before_parsing() -> None:
+    with pytest.raises(ToolFailure, match="The query is 30,000 characters long; keep it under 2,000"):
+        parse_query("label:x " * 3750)
+
+
+def test_the_longest_query_allowed_parses() -> None:
+    text = " ".join(f"label:l{i:03d}" for i in range(181))  # 1,990 characters, 181 labels
+    assert len(text) <= 2000 and len(parse_query(text).labels) == 181
