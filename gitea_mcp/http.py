@@ -1,9 +1,11 @@
 """Streamable HTTP: stateless, so any number of replicas can sit behind a plain load balancer.
 
-Every request must carry `Authorization: Bearer <token>`: the caller's own Gitea token, or — only when
-the operator set GITEA_MCP_HTTP_SECRET — that secret, which lets the request use the server's
-GITEA_TOKEN. Reaching the port is never enough to act as anyone. Host and Origin are checked against
-DNS rebinding. `/healthz` answers without auth for probes.
+Every request must carry exactly one credential: `Authorization: Bearer <token>` with the caller's own Gitea
+token, or — only when the operator set GITEA_MCP_HTTP_SECRET — that secret in its own header,
+`X-Gitea-MCP-Secret`, which lets the request use the server's GITEA_TOKEN. The secret is compared here and never
+forwarded; a wrong one is refused, not sent to Gitea as a token. Reaching the port is never enough to act as
+anyone. Host and Origin are checked against DNS rebinding. `/healthz` answers without auth for probes.
+`GET /mcp` (a server-to-client stream, which a stateless server never uses) is refused at once.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
@@ -26,21 +30,33 @@ MCP_PATH = "/mcp"
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
-def bearer(headers: Mapping[str, str]) -> str | None:
-    """The token of `Authorization: Bearer <t>` (or Gitea's own `token <t>`), else None."""
-    value = headers.get("authorization", "").strip()
-    scheme, _, token = value.partition(" ")
-    if scheme.lower() in ("bearer", "token") and token.strip():
-        return token.strip()
-    return None
+SECRET_HEADER = "x-gitea-mcp-secret"
+_BEARER = re.compile(r"(?i)(?:bearer|token) ([!-~]+)")  # one scheme, one space, a token of visible characters
+_ONE = "send exactly one credential: 'Authorization: Bearer <your Gitea token>'"
 
 
-def gitea_token_for(settings: Settings, presented: str) -> str:
-    """The Gitea token a request acts with: the server's, if it presented the operator's secret; else its own."""
-    secret = settings.http_secret.get_secret_value() if settings.http_secret else None
-    if secret is not None and hmac.compare_digest(presented.encode(), secret.encode()):
-        return settings.token_value() or ""
-    return presented
+@dataclass(frozen=True)
+class Credential:
+    token: str | None  # the Gitea token the request acts with
+    refused: str | None = None  # why the request is refused (401), in words for the caller
+
+
+def credential(headers: Iterable[tuple[str, str]], settings: Settings) -> Credential:
+    """The one way `Authorization` and the operator's secret header are read, by the gate and by the tools alike."""
+    pairs = [(name.lower(), value) for name, value in headers]
+    auths = [value for name, value in pairs if name == "authorization"]
+    secrets = [value for name, value in pairs if name == SECRET_HEADER]
+    if len(auths) + len(secrets) != 1:
+        return Credential(None, f"{_ONE}, or the operator's secret in X-Gitea-MCP-Secret")
+    if secrets:
+        expected = settings.http_secret.get_secret_value() if settings.http_secret else None
+        if expected is None or not hmac.compare_digest(secrets[0].strip().encode(), expected.encode()):
+            return Credential(None, "wrong or unconfigured operator secret (X-Gitea-MCP-Secret)")
+        return Credential(settings.token_value())
+    found = _BEARER.fullmatch(auths[0].strip())
+    if found is None:
+        return Credential(None, f"malformed Authorization header: {_ONE}")
+    return Credential(found.group(1))
 
 
 def security(settings: Settings) -> TransportSecuritySettings:
@@ -53,25 +69,32 @@ def security(settings: Settings) -> TransportSecuritySettings:
 
 
 class RequireToken:
-    """ASGI middleware: no Authorization, no MCP. The token itself is checked by Gitea on first use."""
+    """ASGI middleware: exactly one well-formed credential, or no MCP. The token is checked by Gitea on first use."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
+        self.settings = settings
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"].startswith(MCP_PATH):
-            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-            if bearer(headers) is None:
-                body = {"error": "missing token: send 'Authorization: Bearer <your Gitea token>'"}
-                response = Response(
-                    json.dumps(body),
-                    status_code=401,
-                    media_type="application/json",
-                    headers={"WWW-Authenticate": 'Bearer realm="gitea-mcp"'},
+            if scope["method"] in ("GET", "DELETE"):
+                # Stateless: there is no stream to open and no session to end. Without this a GET holds a
+                # connection open for as long as the client likes.
+                await _reply(405, "this server is stateless: POST MCP requests to /mcp", {"Allow": "POST"})(
+                    scope, receive, send
                 )
-                await response(scope, receive, send)
+                return
+            headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+            refused = credential(headers, self.settings).refused
+            if refused is not None:
+                challenge = {"WWW-Authenticate": 'Bearer realm="gitea-mcp"'}
+                await _reply(401, refused, challenge)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def _reply(status: int, error: str, headers: dict[str, str]) -> Response:
+    return Response(json.dumps({"error": error}), status_code=status, media_type="application/json", headers=headers)
 
 
 def app(server: MCPServer, settings: Settings) -> ASGIApp:
@@ -87,7 +110,7 @@ def app(server: MCPServer, settings: Settings) -> ASGIApp:
         transport_security=security(settings),
         host=settings.host,
     )
-    return RequireToken(starlette)
+    return RequireToken(starlette, settings)
 
 
 def serve(server: MCPServer, settings: Settings) -> None:

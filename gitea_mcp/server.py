@@ -41,14 +41,11 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
     def deps_for(ctx: Context) -> Deps:
         if settings.transport != "http":
             return deps  # stdio (or an in-process call): one user, the configured token
-        headers = ctx.headers
-        if headers is None:
-            return deps
-        from gitea_mcp.http import bearer, gitea_token_for
+        from gitea_mcp.http import credential
 
-        presented = bearer(headers)
-        # Over HTTP a request acts with its own token (or the server's, unlocked by the operator's secret).
-        token = gitea_token_for(settings, presented) if presented else None
+        # Over HTTP a request acts with its own token (or the server's, unlocked by the operator's secret), read
+        # exactly as the gate read it. A request without headers acts anonymously, never with the server's token.
+        token = credential((ctx.headers or {}).items(), settings).token
         return Deps(client=deps.client.with_token(token), policy=deps.policy, catalog=deps.catalog)
 
     modules = READ_TOOLS if settings.read_only else READ_TOOLS + WRITE_TOOLS

@@ -99,19 +99,27 @@ def test_server_token_only_behind_the_secret(forge: StandIn) -> None:
         "GITEA_MCP_HTTP_SECRET": "s3cret-for-ops",
     }
     server = HttpServer(env)
+    create = {"name": "issue_create", "arguments": {"owner": "acme", "name": "widgets", "title": "ops", "body": ""}}
     try:
-        unlocked = call(
-            server.url,
-            "issue_create",
-            {"owner": "acme", "name": "widgets", "title": "ops", "body": ""},
-            "s3cret-for-ops",
-        )
-        assert unlocked["structuredContent"]["author"] == "demo"
-        guessed = call(server.url, "issue_list", {"owner": "acme", "name": "widgets"}, "wrong-secret")
-        assert guessed["isError"]
+        unlocked = rpc(server.url, "tools/call", create, None, **{"X-Gitea-MCP-Secret": "s3cret-for-ops"})
+        assert unlocked.json()["result"]["structuredContent"]["author"] == "demo"
+        forge.clear_requests()
+        guessed = rpc(server.url, "tools/call", create, None, **{"X-Gitea-MCP-Secret": "wrong-secret"})
+        assert guessed.status_code == 401 and "wrong or unconfigured operator secret" in guessed.text
+        as_token = call(server.url, "issue_list", {"owner": "acme", "name": "widgets"}, "s3cret-for-ops")
+        assert as_token["isError"], "the secret is no token: sent as a bearer it is just a wrong Gitea token"
+        assert all(r.authorized_as is None for r in forge.requests), "a wrong secret never acts as anyone"
         assert rpc(server.url, "tools/list", token=None).status_code == 401
     finally:
         server.stop()
+
+
+def test_stateless_get_is_refused_at_once(servers: list[HttpServer]) -> None:
+    """A GET would open a server-to-client stream that a stateless server never uses, held open indefinitely."""
+    started = time.monotonic()
+    response = requests.get(f"{servers[0].url}/mcp", headers={"Authorization": f"Bearer {DEMO_TOKEN}"}, timeout=10)
+    assert response.status_code == 405 and response.headers["Allow"] == "POST"
+    assert time.monotonic() - started < 5
 
 
 def test_bounded_load_32_clients(servers: list[HttpServer]) -> None:

@@ -1,0 +1,83 @@
+"""Streamable HTTP's gate: exactly one well-formed credential, read one way by the gate and by the tools."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import SecretStr
+from starlette.testclient import TestClient
+
+from gitea_mcp.config import Settings
+from gitea_mcp.http import Credential, RequireToken, credential
+
+TOKEN = "4f0c6d5e8a7b9c1d2e3f405162738495a6b7c8d9"
+SETTINGS = Settings(
+    url="https://gitea.test", token=SecretStr("server-token"), allowed_owners=frozenset({"acme"}),
+    transport="http", http_secret=SecretStr("ops-secret"),
+)  # fmt: skip
+ONE = "send exactly one credential: 'Authorization: Bearer <your Gitea token>'"
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        pytest.param([("Authorization", f"Bearer {TOKEN}")], Credential(TOKEN), id="bearer"),
+        pytest.param([("authorization", f"token {TOKEN}")], Credential(TOKEN), id="gitea-scheme"),
+        pytest.param([("X-Gitea-MCP-Secret", "ops-secret")], Credential("server-token"), id="secret"),
+        pytest.param([], Credential(None, f"{ONE}, or the operator's secret in X-Gitea-MCP-Secret"), id="none"),
+        pytest.param(
+            [("Authorization", f"Bearer {TOKEN}"), ("Authorization", "Bearer other")],
+            Credential(None, f"{ONE}, or the operator's secret in X-Gitea-MCP-Secret"),
+            id="two-authorizations",
+        ),
+        pytest.param(
+            [("Authorization", f"Bearer {TOKEN}"), ("X-Gitea-MCP-Secret", "ops-secret")],
+            Credential(None, f"{ONE}, or the operator's secret in X-Gitea-MCP-Secret"),
+            id="token-and-secret",
+        ),
+        pytest.param(
+            [("Authorization", "Bearer abc def")], Credential(None, f"malformed Authorization header: {ONE}"),
+            id="space-inside",
+        ),
+        pytest.param([("Authorization", "Bearer")], Credential(None, f"malformed Authorization header: {ONE}"),
+                     id="empty"),
+        pytest.param([("Authorization", f"Basic {TOKEN}")], Credential(None, f"malformed Authorization header: {ONE}"),
+                     id="basic"),
+        pytest.param(
+            [("X-Gitea-MCP-Secret", "guess")],
+            Credential(None, "wrong or unconfigured operator secret (X-Gitea-MCP-Secret)"),
+            id="wrong-secret-never-forwarded",
+        ),
+    ],
+)  # fmt: skip
+def test_credential(headers: list[tuple[str, str]], expected: Credential) -> None:
+    assert credential(headers, SETTINGS) == expected
+
+
+def test_the_secret_header_means_nothing_without_a_configured_secret() -> None:
+    plain = SETTINGS.model_copy(update={"http_secret": None})
+    assert credential([("X-Gitea-MCP-Secret", "ops-secret")], plain).token is None
+
+
+async def _ok(scope: object, receive: object, send: object) -> None:
+    from starlette.responses import PlainTextResponse
+
+    await PlainTextResponse("reached")(scope, receive, send)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("method", "headers", "status"),
+    [
+        ("POST", [("Authorization", f"Bearer {TOKEN}")], 200),
+        ("POST", [("Authorization", f"Bearer {TOKEN}"), ("Authorization", "Bearer x")], 401),
+        ("POST", [("Authorization", "Bearer a b")], 401),
+        ("POST", [], 401),
+        ("GET", [("Authorization", f"Bearer {TOKEN}")], 405),
+        ("DELETE", [("Authorization", f"Bearer {TOKEN}")], 405),
+    ],
+)
+def test_the_gate(method: str, headers: list[tuple[str, str]], status: int) -> None:
+    client = TestClient(RequireToken(_ok, SETTINGS))
+    response = client.request(method, "/mcp", headers=headers)
+    assert response.status_code == status
+    if status == 200:
+        assert response.text == "reached"
