@@ -53,7 +53,10 @@ class CommentArgs:
 
 def run(deps: Deps, args: CommentArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
-    return guard(lambda: _run(deps, args), NAME)
+    if args.allow_duplicate:  # asked to post each time: nothing to share
+        return guard(lambda: _run(deps, args), NAME)
+    key = (NAME, deps.client.cache_key, args.owner.lower(), args.name.lower(), args.number, args.body.strip())
+    return guard(lambda: writes.single_flight(key, lambda: _run(deps, args)), NAME)
 
 
 def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
@@ -65,7 +68,7 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
         # The issue (its existence and comment count), recent comments and our login, in one round trip.
         calls: list[Callable[[], Any]] = [
             lambda: deps.client.get(base).one(Issue),
-            lambda: [] if args.allow_duplicate else _recent_comments(deps, base),
+            lambda: _recent_comments(deps, base),  # the duplicate check, and what existed before
             lambda: deps.catalog.me(deps.client).login,
         ]
         issue, recent, me = deps.client.parallel(*calls)
@@ -73,17 +76,19 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
         if exc.status in (404, 500):  # Gitea answers 500 for the comments of a missing issue
             raise ToolFailure(f"{owner}/{name} has no issue #{args.number}, or this token cannot see it.") from None
         raise
-    if existing := _same_comment(recent, me, args.body):
+    if not args.allow_duplicate and (existing := _same_comment(recent, me, args.body)):
         return _answer(owner, name, args.number, existing, issue.comments, "already_existed")
+    before = max((comment.id for comment in recent), default=0)
 
     def post() -> Comment:
         return deps.client.write("POST", [*base, "comments"], {"body": args.body}).one(Comment)
 
-    def find() -> Comment | None:
-        return _same_comment(_recent_comments(deps, base), me, args.body)
+    def find() -> Comment | None:  # only a comment newer than every one seen before the write can be ours
+        return _same_comment(_recent_comments(deps, base), me, args.body, after=before)
 
+    look = f"Look with issue_get owner={owner} name={name} number={args.number}"
     try:
-        comment, looked_up = writes.send_once(post, find, "comment")
+        comment, looked_up = writes.send_once(post, find, "comment", look)
     except GiteaError as exc:
         if exc.status == 403 and issue.is_locked and exc.missing_scope is None:
             raise ToolFailure(
@@ -99,9 +104,9 @@ def _recent_comments(deps: Deps, base: list[Segment]) -> list[Comment]:
     return deps.client.get([*base, "comments"], {"since": since}).many(Comment)
 
 
-def _same_comment(comments: list[Comment], login: str, body: str) -> Comment | None:
+def _same_comment(comments: list[Comment], login: str, body: str, after: int = 0) -> Comment | None:
     for comment in reversed(comments):
-        if comment.author.lower() == login.lower() and comment.body.strip() == body.strip():
+        if comment.id > after and comment.author.lower() == login.lower() and comment.body.strip() == body.strip():
             return comment
     return None
 

@@ -46,7 +46,10 @@ class CreateArgs:
 
 def run(deps: Deps, args: CreateArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
-    return guard(lambda: _run(deps, args), NAME)
+    if args.allow_duplicate:  # asked to file each time: nothing to share
+        return guard(lambda: _run(deps, args), NAME)
+    key = (NAME, deps.client.cache_key, args.owner.lower(), args.name.lower(), args.title.strip(), args.body.strip())
+    return guard(lambda: writes.single_flight(key, lambda: _run(deps, args)), NAME)
 
 
 def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
@@ -62,10 +65,13 @@ def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
     def post() -> Issue:
         return deps.client.write("POST", ["repos", owner, name, "issues"], plan.payload).one(Issue)
 
-    def find() -> Issue | None:
-        return writes.same_issue(writes.recent_issues(deps, owner, name), login, title, args.body)
+    before = max((issue.number for issue in plan.recent), default=0)
 
-    created, looked_up = writes.send_once(post, find, "issue")
+    def find() -> Issue | None:  # only an issue numbered above every one seen before the write can be ours
+        return writes.same_issue(writes.recent_issues(deps, owner, name), login, title, args.body, after=before)
+
+    look = f"Look with issue_list owner={owner} name={name} state=all"
+    created, looked_up = writes.send_once(post, find, "issue", look)
     created, warnings = _complete(deps, owner, name, created, plan, args)
     return _answer(owner, name, created, "created_after_lost_answer" if looked_up else "created", warnings)
 
@@ -82,7 +88,7 @@ def _prepare(deps: Deps, owner: str, name: str, args: CreateArgs, title: str) ->
     calls: list[Callable[[], Any]] = [
         lambda: labels.catalogue(deps, owner, name) if args.labels else None,
         lambda: writes.resolve_milestone(deps, owner, name, args.milestone) if args.milestone else None,
-        lambda: [] if args.allow_duplicate else writes.recent_issues(deps, owner, name),
+        lambda: writes.recent_issues(deps, owner, name),  # the duplicate check, and what existed before
         lambda: deps.catalog.me(deps.client),
     ]
     try:

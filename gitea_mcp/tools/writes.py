@@ -7,10 +7,14 @@ keeps a retried call from filing the same issue or comment twice.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
 from gitea_mcp import render
@@ -44,12 +48,13 @@ def recent_issues(deps: Deps, owner: str, name: str) -> list[Issue]:
     return response.many(Issue)
 
 
-def same_issue(issues: list[Issue], login: str, title: str, body: str) -> Issue | None:
-    """The issue this user filed in the window with the same title and body, if any."""
+def same_issue(issues: list[Issue], login: str, title: str, body: str, after: int = 0) -> Issue | None:
+    """The issue this user filed in the window with the same title and body, if any (numbered above `after`)."""
     cutoff = datetime.now(UTC) - DUPLICATE_WINDOW
     for issue in issues:
         if (
-            issue.author.lower() == login.lower()
+            issue.number > after
+            and issue.author.lower() == login.lower()
             and issue.title == title
             and (issue.body or "").strip() == body.strip()
             and _parse_time(issue.created_at) >= cutoff
@@ -66,11 +71,16 @@ def _parse_time(value: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def send_once(write: Callable[[], T], find: Callable[[], Any | None], what: str) -> tuple[T | Any, bool]:
+RECHECK_AFTER = 1.5  # seconds: a write whose answer was lost may still be committing
+
+
+def send_once(write: Callable[[], T], find: Callable[[], Any | None], what: str, look: str) -> tuple[T | Any, bool]:
     """Send a write once. If its answer is lost, look for what it may have written.
 
-    Returns (entity, confirmed_by_lookup). Raises a clear ToolFailure when the write certainly did not
-    happen or its outcome cannot be established.
+    Returns (entity, confirmed_by_lookup). `find` must accept only what this write can have made (newer than
+    anything that existed before it), so an older identical entity is never reported as just written. When nothing
+    is found the outcome is unknown — the write may still be committing — so it looks once more after a short wait
+    and otherwise says so, with `look`: how to check before retrying.
     """
     try:
         return write(), False
@@ -78,16 +88,51 @@ def send_once(write: Callable[[], T], find: Callable[[], Any | None], what: str)
         if exc.status != 0:
             raise  # Gitea answered: the write was refused and nothing changed
         lost = exc
+    for attempt in range(2):
+        try:
+            found = find()
+        except GiteaError as exc:
+            raise ToolFailure(
+                f"The {what} was sent but Gitea's answer was lost ({lost}), and checking failed too ({exc}). "
+                f"{look} before retrying, or the {what} may be filed twice."
+            ) from None
+        if found is not None:
+            return found, True
+        if attempt == 0:
+            time.sleep(RECHECK_AFTER)
+    raise ToolFailure(
+        f"The outcome of the {what} is unknown: Gitea's answer was lost ({lost}) and it is not there yet. "
+        f"{look} before retrying, or the {what} may be filed twice."
+    )
+
+
+_IN_FLIGHT: dict[tuple[object, ...], Future[CallToolResult]] = {}
+_IN_FLIGHT_LOCK = threading.Lock()
+
+
+def single_flight(key: tuple[object, ...], run: Callable[[], CallToolResult]) -> CallToolResult:
+    """Identical writes in flight at once in this process run once: a second waits and gets the first's outcome.
+
+    The duplicate check reads before it writes, so two identical calls at the same moment would both see nothing
+    and both file; an agent that retries while the first call is still running does exactly that.
+    """
+    with _IN_FLIGHT_LOCK:
+        running = _IN_FLIGHT.get(key)
+        if running is None:
+            mine: Future[CallToolResult] = Future()
+            _IN_FLIGHT[key] = mine
+    if running is not None:
+        return running.result()
     try:
-        found = find()
-    except GiteaError as exc:
-        raise ToolFailure(
-            f"The {what} was sent but Gitea's answer was lost ({lost}), and checking failed too ({exc}). "
-            f"Look before retrying, or the {what} may be filed twice."
-        ) from None
-    if found is None:
-        raise ToolFailure(f"The {what} was NOT written: Gitea's answer was lost ({lost}) and no such {what} exists.")
-    return found, True
+        result = run()
+        mine.set_result(result)
+        return result
+    except BaseException as exc:
+        mine.set_exception(exc)
+        raise
+    finally:
+        with _IN_FLIGHT_LOCK:
+            _IN_FLIGHT.pop(key, None)
 
 
 class WrittenIssue(BaseModel):

@@ -134,7 +134,8 @@ def test_lost_answers_are_resolved_without_duplicates(forge: StandIn) -> None:
 
         forge.inject(Fault("drop", method="POST", path_contains="/issues"))
         dropped = await session.call_tool("issue_create", {**args, "title": "Never arrived"})
-        assert dropped.is_error and "was NOT written" in text(dropped)
+        assert dropped.is_error and "The outcome of the issue is unknown" in text(dropped)
+        assert "Look with issue_list owner=acme name=widgets state=all before retrying" in text(dropped)
 
     over_stdio(env_for(forge), scenario)
     repo = forge.store.find_repo("acme", "widgets")

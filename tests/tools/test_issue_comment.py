@@ -10,7 +10,7 @@ import pytest
 import requests
 import responses
 
-from gitea_mcp.tools import issue_comment
+from gitea_mcp.tools import issue_comment, writes
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_comment import CommentArgs
 from tests.conftest import failed, ok, sent_params
@@ -78,11 +78,24 @@ def test_lost_answer_found(gitea: responses.RequestsMock, deps: Deps) -> None:
     assert len(posts(gitea)) == 1
 
 
-def test_lost_answer_not_written(gitea: responses.RequestsMock, deps: Deps) -> None:
+def test_lost_answer_not_found_is_an_unknown_outcome(
+    gitea: responses.RequestsMock, deps: Deps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writes, "RECHECK_AFTER", 0)
     gitea.get(COMMENTS, json=[])
     gitea.post(COMMENTS, body=requests.ConnectionError())
-    assert "was NOT written" in failed(run(deps))
+    text = failed(run(deps))
+    assert text.startswith("The outcome of the comment is unknown") and "Look with issue_get owner=acme" in text
     assert len(posts(gitea)) == 1
+
+
+def test_an_older_identical_comment_is_never_taken_for_the_lost_write(
+    gitea: responses.RequestsMock, deps: Deps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writes, "RECHECK_AFTER", 0)
+    gitea.get(COMMENTS, json=[comment(54, "Looks fixed to me.", "demo", 7)])
+    gitea.post(COMMENTS, body=requests.ReadTimeout())
+    assert failed(run(deps, allow_duplicate=True)).startswith("The outcome of the comment is unknown")
 
 
 @pytest.mark.parametrize("status", [404, 500])

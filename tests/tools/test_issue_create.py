@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -10,7 +13,7 @@ import pytest
 import requests
 import responses
 
-from gitea_mcp.tools import issue_create
+from gitea_mcp.tools import issue_create, writes
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_create import CreateArgs
 from tests.conftest import failed, ok
@@ -120,11 +123,64 @@ def test_lost_answer_found_by_lookup(gitea: responses.RequestsMock, deps: Deps) 
     assert "answer was lost" in text
 
 
-def test_lost_answer_nothing_written(gitea: responses.RequestsMock, deps: Deps) -> None:
+@pytest.fixture
+def no_recheck_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(writes, "RECHECK_AFTER", 0)
+
+
+@pytest.mark.usefixtures("no_recheck_wait")
+def test_lost_answer_not_found_is_an_unknown_outcome(gitea: responses.RequestsMock, deps: Deps) -> None:
+    """Nothing there may still mean "not yet": never "NOT written", which would invite a retry that doubles."""
     gitea.get(ISSUES, json=[])
     gitea.post(ISSUES, body=requests.ConnectionError())
     text = failed(run(deps, body="b"))
-    assert "was NOT written" in text
+    assert text.startswith("The outcome of the issue is unknown: Gitea's answer was lost (")
+    assert text.endswith(
+        "Look with issue_list owner=acme name=widgets state=all before retrying, or the issue may be filed twice."
+    )
+    assert len(posts(gitea)) == 1
+    assert len([c for c in gitea.calls if c.request.method == "GET" and "/issues" in (c.request.url or "")]) == 3
+
+
+@pytest.mark.usefixtures("no_recheck_wait")
+def test_a_write_that_commits_late_is_found_on_the_second_look(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(ISSUES, json=[])  # before
+    gitea.post(ISSUES, body=requests.ReadTimeout())
+    gitea.get(ISSUES, json=[])  # first look: still committing
+    gitea.get(ISSUES, json=[issue(301, "New bug", body="b", author="demo", created=now())])  # second look
+    _, data = ok(run(deps, body="b"))
+    assert data["outcome"] == "created_after_lost_answer" and data["number"] == 301
+
+
+@pytest.mark.usefixtures("no_recheck_wait")
+def test_an_older_identical_issue_is_never_taken_for_the_lost_write(gitea: responses.RequestsMock, deps: Deps) -> None:
+    """With allow_duplicate=true an identical issue filed minutes ago exists; it is not this call's issue."""
+    older = issue(300, "New bug", body="b", author="demo", created=now(2))
+    gitea.get(ISSUES, json=[older])
+    gitea.post(ISSUES, body=requests.ReadTimeout())
+    text = failed(run(deps, body="b", allow_duplicate=True))
+    assert text.startswith("The outcome of the issue is unknown")
+
+
+def test_identical_creates_in_flight_file_once(gitea: responses.RequestsMock, deps: Deps) -> None:
+    """Two identical calls at the same moment both read "no duplicate" before either writes: one waits instead."""
+    gitea.get(ISSUES, json=[])
+    entered, release = threading.Event(), threading.Event()
+
+    def slow_post(request: Any) -> tuple[int, dict[str, str], str]:
+        entered.set()
+        release.wait(3)
+        return 201, {}, json.dumps(issue(301, "New bug", body="b", author="demo", created=now()))
+
+    gitea.add_callback(responses.POST, ISSUES, callback=slow_post)
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(run, deps, body="b")
+        assert entered.wait(3), "the first call is writing"
+        second = pool.submit(run, deps, body="b")
+        time.sleep(0.2)  # the second call has arrived and waits for the first
+        release.set()
+        results = [first.result(), second.result()]
+    assert [ok(result)[1]["number"] for result in results] == [301, 301]
     assert len(posts(gitea)) == 1
 
 
