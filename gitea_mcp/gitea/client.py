@@ -6,6 +6,8 @@ MCP client waits for start-up on every launch.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import hashlib
 import http.cookiejar
@@ -15,7 +17,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -23,6 +25,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.errors import GiteaError, from_status, redirected
 
 if TYPE_CHECKING:
@@ -160,6 +163,11 @@ class GiteaClient:
         self._shared = _Shared(session, verify, user_agent)
 
     @property
+    def call_budget(self) -> float:
+        """Seconds one tool call may take in all: room for a few sequential rounds and a retry."""
+        return CALL_ROUNDS * self._timeout
+
+    @property
     def cache_key(self) -> str:
         """Identifies the caller for caches without holding the token itself."""
         digest = hashlib.sha256((self._token or "").encode()).hexdigest()[:16]
@@ -187,7 +195,8 @@ class GiteaClient:
         # however many requests share it; the caller's own thread runs the first call.
         if len(calls) <= 1 or threading.current_thread().name.startswith(_WORKER):
             return [call() for call in calls]
-        futures = [self._shared.pool().submit(call) for call in calls[1:]]
+        # Each worker runs in a copy of this context, so the tool call's deadline holds there too.
+        futures = [self._shared.pool().submit(contextvars.copy_context().run, call) for call in calls[1:]]
         try:
             first = calls[0]()
         finally:
@@ -225,7 +234,8 @@ class GiteaClient:
         self, method: str, path: str, params: Params | None, body: Any
     ) -> ApiResponse | tuple[GiteaError, float | None]:
         """One request: the parsed answer, or the error and whether to retry (None: never; 0: after backoff)."""
-        deadline = time.monotonic() + self._timeout
+        timeout = self._timeout_now(method, path)
+        deadline = time.monotonic() + timeout
         try:
             response = self._shared.session().request(
                 method,
@@ -238,14 +248,14 @@ class GiteaClient:
                 # CURL_CA_BUNDLE from overriding GITEA_CA_BUNDLE or GITEA_INSECURE. Proxy variables still apply.
                 auth=_TokenAuth(self._token),
                 verify=self._shared.verify,
-                timeout=self._timeout,
+                timeout=timeout,
                 allow_redirects=False,
                 stream=True,  # the body is read here, against a deadline and a size cap
             )
             with response:
                 response._content = _read_body(response, deadline, MAX_BODY)
         except _requests().RequestException as exc:
-            return self._transport_error(exc, method, path), 0.0
+            return self._transport_error(exc, method, path, timeout), 0.0
         except _Overrun as exc:
             return self._overrun_error(exc, method, path, response.status_code), None if exc.too_big else 0.0
         if response.status_code < 300:
@@ -260,6 +270,20 @@ class GiteaClient:
         ceiling = min(self._retry.max_delay, self._retry.base_delay * (2 ** (attempt - 1)))
         return random.uniform(0, ceiling)
 
+    def _timeout_now(self, method: str, path: str) -> float:
+        """This request's time: GITEA_TIMEOUT, or what is left of the tool call's, whichever is less."""
+        deadline = _CALL_DEADLINE.get()
+        if deadline is None:
+            return self._timeout
+        left = deadline - time.monotonic()
+        if left <= 0.05:
+            # Not sent at all, so never a lost write: a plain failure, not something to look up.
+            raise ToolFailure(
+                f"The call ran out of time before {method} {path} could be sent (GITEA_TIMEOUT={self._timeout:g}s per "
+                "request, a few per call); nothing more was sent. Gitea is slow: try again later."
+            )
+        return min(self._timeout, left)
+
     def _overrun_error(self, exc: _Overrun, method: str, path: str, status: int) -> GiteaError:
         if exc.too_big:
             return GiteaError(
@@ -272,10 +296,11 @@ class GiteaClient:
             text += " The write may or may not have been applied."
         return GiteaError(text)  # status 0: no complete answer, like a timeout
 
-    def _transport_error(self, exc: requests.RequestException, method: str, path: str) -> GiteaError:
+    def _transport_error(self, exc: requests.RequestException, method: str, path: str, timeout: float) -> GiteaError:
         requests = _requests()
         if isinstance(exc, requests.Timeout):
-            text = f"Gitea did not answer {method} {path} within {self._timeout:g}s (GITEA_TIMEOUT)."
+            why = "GITEA_TIMEOUT" if timeout >= self._timeout else "what was left of this call's time"
+            text = f"Gitea did not answer {method} {path} within {timeout:.3g}s ({why})."
         elif isinstance(exc, requests.ConnectionError):
             text = (
                 f"Cannot reach Gitea at {self.url} ({type(exc).__name__}). Check GITEA_URL and that Gitea is running."
@@ -308,6 +333,20 @@ class GiteaClient:
             has_links="Link" in response.headers,
             where=f"{method} {path}",
         )
+
+
+CALL_ROUNDS = 4  # a tool call's deadline, in GITEA_TIMEOUTs
+_CALL_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("gitea_call_deadline", default=None)
+
+
+@contextlib.contextmanager
+def call_deadline(seconds: float) -> Iterator[None]:
+    """Every request made inside (worker threads included) ends by `seconds` from now."""
+    token = _CALL_DEADLINE.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _CALL_DEADLINE.reset(token)
 
 
 MAX_BODY = 8 * 2**20  # 50 issues with long bodies are well under 1 MiB

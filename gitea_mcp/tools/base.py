@@ -15,7 +15,7 @@ from pydantic import Field, Strict
 from gitea_mcp import render
 from gitea_mcp.errors import ToolFailure, shown
 from gitea_mcp.gitea.catalog import Catalog
-from gitea_mcp.gitea.client import GiteaClient
+from gitea_mcp.gitea.client import GiteaClient, call_deadline
 from gitea_mcp.policy import Policy
 
 log = logging.getLogger("gitea_mcp.tools")
@@ -39,10 +39,15 @@ class Deps:
     catalog: Catalog = field(default_factory=Catalog)
 
 
-def guard(call: Callable[[], CallToolResult], tool: str) -> CallToolResult:
-    """Turn every failure into an `isError` result: our own messages as they are, anything else generic."""
+def guard(call: Callable[[], CallToolResult], tool: str, deps: Deps) -> CallToolResult:
+    """Turn every failure into an `isError` result: our own messages as they are, anything else generic.
+
+    The whole call runs against one deadline (a few GITEA_TIMEOUTs): however many requests a tool makes, and
+    whatever the retries, it answers in bounded time.
+    """
     try:
-        return call()
+        with call_deadline(deps.client.call_budget):
+            return call()
     except ToolFailure as exc:
         return render.error(str(exc))
     except Exception as exc:

@@ -54,9 +54,9 @@ class CommentArgs:
 def run(deps: Deps, args: CommentArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
     if args.allow_duplicate:  # asked to post each time: nothing to share
-        return guard(lambda: _run(deps, args), NAME)
+        return guard(lambda: _run(deps, args), NAME, deps)
     key = (NAME, deps.client.cache_key, args.owner.lower(), args.name.lower(), args.number, args.body.strip())
-    return guard(lambda: writes.single_flight(key, lambda: _run(deps, args)), NAME)
+    return guard(lambda: writes.single_flight(key, lambda: _run(deps, args)), NAME, deps)
 
 
 def _run(deps: Deps, args: CommentArgs) -> CallToolResult:

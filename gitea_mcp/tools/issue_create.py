@@ -47,9 +47,9 @@ class CreateArgs:
 def run(deps: Deps, args: CreateArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
     if args.allow_duplicate:  # asked to file each time: nothing to share
-        return guard(lambda: _run(deps, args), NAME)
+        return guard(lambda: _run(deps, args), NAME, deps)
     key = (NAME, deps.client.cache_key, args.owner.lower(), args.name.lower(), args.title.strip(), args.body.strip())
-    return guard(lambda: writes.single_flight(key, lambda: _run(deps, args)), NAME)
+    return guard(lambda: writes.single_flight(key, lambda: _run(deps, args)), NAME, deps)
 
 
 def _run(deps: Deps, args: CreateArgs) -> CallToolResult:

@@ -74,7 +74,7 @@ class GetArgs:
 
 def run(deps: Deps, args: GetArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
-    return guard(lambda: _run(deps, args), NAME)
+    return guard(lambda: _run(deps, args), NAME, deps)
 
 
 def _run(deps: Deps, args: GetArgs) -> CallToolResult:

@@ -73,7 +73,7 @@ class ListArgs:
 
 def run(deps: Deps, args: ListArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
-    return guard(lambda: _run(deps, args), NAME)
+    return guard(lambda: _run(deps, args), NAME, deps)
 
 
 def _run(deps: Deps, args: ListArgs) -> CallToolResult:

@@ -56,7 +56,7 @@ class UpdateArgs:
 
 def run(deps: Deps, args: UpdateArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
-    return guard(lambda: _run(deps, args), NAME)
+    return guard(lambda: _run(deps, args), NAME, deps)
 
 
 def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:

@@ -91,3 +91,28 @@ def test_a_huge_answer_is_refused(upstream: str) -> None:
 @pytest.mark.parametrize("upstream", [gzipped], indirect=True)
 def test_a_compressed_answer_is_read(upstream: str) -> None:
     assert client(upstream).get(["version"]).data == {"version": "1.25.4"}
+
+
+def slow(conn: socket.socket) -> None:
+    time.sleep(0.3)
+    conn.sendall(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+    )
+
+
+@pytest.mark.parametrize("upstream", [slow], indirect=True)
+def test_a_tool_call_ends_by_its_deadline_whatever_its_requests(upstream: str) -> None:
+    """Each request is within GITEA_TIMEOUT, but a call of many sequential requests still ends in time."""
+    from gitea_mcp.gitea.client import call_deadline
+
+    gitea = client(upstream, timeout=5)
+    started = time.monotonic()
+    ended = r"The call ran out of time before GET /version|within 0\.\d+s \(what was left of this call's time\)"
+    with call_deadline(1.0), pytest.raises(ToolFailure, match=ended):
+        for _ in range(10):
+            gitea.get(["version"])
+    assert time.monotonic() - started < 1.6
+
+
+def test_the_call_budget_is_a_few_timeouts() -> None:
+    assert client("http://127.0.0.1:9", timeout=3).call_budget == 12
