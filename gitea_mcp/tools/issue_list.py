@@ -94,7 +94,7 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
         mentioned_by=args.mentioned_by,
     )
     response = filters.fetch_issues(deps, owner, name, query, page=args.page, limit=clamp.limit)
-    issues = response.many(Issue)
+    issues = response.many(Issue)[:clamp.limit]  # never more rows than asked, whatever the server sends
     deps.policy.check_rows([i.repository.full_name for i in issues if i.repository], owner, name)
     served = render.served_limit(clamp.limit, len(issues), args.page, response)
     out = IssueListResult(

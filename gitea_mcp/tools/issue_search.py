@@ -139,7 +139,7 @@ def _fetch(
     else:
         params = {**ql.search_params(parsed, me=me, quotes=quotes), "owner": scope.owner}
         response = _search_owner(deps, params, page, limit)
-    issues = response.many(Issue)
+    issues = response.many(Issue)[:limit]  # never more rows than asked, whatever the server sends
     deps.policy.check_rows([i.repository.full_name for i in issues if i.repository], scope.owner, scope.name)
     if scope.name is None:
         _check_not_ignored(parsed, issues, me)

@@ -291,3 +291,10 @@ def test_instance_with_a_smaller_page_size(mocked: responses.RequestsMock, deps:
 def test_rows_of_another_repository_are_never_shown(mocked: responses.RequestsMock, deps: Deps) -> None:
     mocked.get(ISSUES, json=[issue(1), issue(2, repo="gadgets")], headers={"X-Total-Count": "2"})
     assert "issues of 'acme/gadgets', which is not where this call asked (acme/widgets)" in failed(run(deps))
+
+
+def test_never_more_rows_than_asked(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """A server or proxy that ignores `limit` cannot flood the agent's context."""
+    mocked.get(ISSUES, json=[issue(n) for n in range(500, 0, -1)], headers={"X-Total-Count": "500"})
+    _, data = ok(run(deps, limit=5))
+    assert [row["number"] for row in data["issues"]] == [500, 499, 498, 497, 496]
