@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
@@ -36,6 +37,21 @@ def one_line(text: str) -> str:
     """A title or name made safe for a one-line row: cleaned, newlines shown as ⏎, runs of spaces folded."""
     text = clean(text).replace("\r\n", "\n").replace("\r", "\n").replace("\n", " ⏎ ").replace("\t", " ")
     return " ".join(text.split())
+
+
+# What could pass for one of a row's fields after the title: [labels], @assignees, Nc, a date, or a quote.
+_FIELD_LIKE = re.compile(r'[\[\]@"]|\b\d+c\b|\d{4}-\d\d-\d\d')
+_LABEL_LIKE = re.compile(r'[\[\],"]')
+
+
+def inline(text: str, risky: re.Pattern[str] = _FIELD_LIKE) -> str:
+    """Other people's one-line text inside a row: quoted, JSON-style, when it could pass for another field
+    (a title `Fix [security] @admin 9c` would otherwise read as labels, an assignee and a count)."""
+    return json.dumps(text, ensure_ascii=False) if risky.search(text) else text
+
+
+def label_inline(name: str) -> str:
+    return inline(name, _LABEL_LIKE)
 
 
 def issue_facts(issue: Issue, fields: Iterable[str]) -> dict[str, Any]:

@@ -42,3 +42,23 @@ def test_a_migrated_author_cannot_inject_lines() -> None:
     comment = Comment.model_validate({"id": 1, "body": "", "created_at": "2026-01-01T00:00:00Z",
                                       "user": {"id": -1, "login": "ghost"}, "original_author": "eve\nx"})  # fmt: skip
     assert render.one_line(comment.author) == "eve ⏎ x"
+
+
+@pytest.mark.parametrize(
+    ("title", "shown"),
+    [
+        ("Crash on login", "Crash on login"),
+        ("Größenangaben — 🚀 résumé (beta), v2", "Größenangaben — 🚀 résumé (beta), v2"),
+        ("Fix [security] @admin 9c", '"Fix [security] @admin 9c"'),
+        ("Done 2026-01-01/01-02", '"Done 2026-01-01/01-02"'),
+        ('say "hi"', '"say \\"hi\\""'),
+        ("email me@example.com", '"email me@example.com"'),
+    ],
+)
+def test_a_title_cannot_pass_for_a_rows_fields(title: str, shown: str) -> None:
+    assert render.inline(title) == shown
+
+
+@pytest.mark.parametrize(("name", "shown"), [("bug", "bug"), ("a,b", '"a,b"'), ("x]", '"x]"'), ("P/1", "P/1")])
+def test_a_label_name_cannot_split_the_label_list(name: str, shown: str) -> None:
+    assert render.label_inline(name) == shown

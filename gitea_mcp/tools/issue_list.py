@@ -94,7 +94,7 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
         mentioned_by=args.mentioned_by,
     )
     response = filters.fetch_issues(deps, owner, name, query, page=args.page, limit=clamp.limit)
-    issues = response.many(Issue)[:clamp.limit]  # never more rows than asked, whatever the server sends
+    issues = response.many(Issue)[: clamp.limit]  # never more rows than asked, whatever the server sends
     deps.policy.check_rows([i.repository.full_name for i in issues if i.repository], owner, name)
     served = render.served_limit(clamp.limit, len(issues), args.page, response)
     out = IssueListResult(
@@ -155,9 +155,9 @@ def format_row(row: IssueRow, show_state: bool, show_kind: bool, url_template: s
     parts = [f"#{row.number}"]
     if marks:
         parts.append(f"({', '.join(marks)})")
-    parts.append(row.title)
+    parts.append(render.inline(row.title))
     if row.labels:
-        parts.append(f"[{','.join(row.labels)}]")
+        parts.append(f"[{','.join(render.label_inline(label) for label in row.labels)}]")
     if row.assignees:
         parts.append(" ".join(f"@{login}" for login in row.assignees))
     if row.comments:
