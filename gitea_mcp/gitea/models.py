@@ -25,7 +25,7 @@ _OFFSET = re.compile(r"[+-]\d\d:\d\d$")
 def _utc(value: Any) -> Any:
     """Gitea renders times in its own zone (`2026-01-31T10:00:00+01:00` on a server in Berlin); every tool shows
     UTC so that times from different servers and fields compare at a glance."""
-    if not isinstance(value, str) or not value or _CANONICAL_UTC.fullmatch(value):
+    if not isinstance(value, str) or not value or (value[-1] == "Z" and _CANONICAL_UTC.fullmatch(value)):
         return value  # the common case, a server in UTC: no parsing
     try:
         moment = datetime.fromisoformat(value)
@@ -75,7 +75,9 @@ class RepositoryMeta(_Model):
 
 def _offset(value: Any) -> str:
     """The UTC offset a server renders its times with (`+01:00`), read off one of them; `+00:00` when unknown."""
-    found = _OFFSET.search(value) if isinstance(value, str) else None
+    if not isinstance(value, str) or value.endswith("Z"):
+        return "+00:00"
+    found = _OFFSET.search(value)
     return found.group(0) if found and found.group(0) != "-00:00" else "+00:00"
 
 
