@@ -371,8 +371,7 @@ def _no_comma(key: str, value: str) -> None:
 
 def _on_label(draft: _Draft, value: str, raw: str) -> None:
     _no_comma("label", value)
-    if value not in draft.labels:
-        draft.labels.append(value)
+    draft.labels.append(value)  # repeats are dropped once, at the end: a membership test here would be quadratic
 
 
 def _on_milestone(draft: _Draft, value: str, raw: str) -> None:
@@ -572,7 +571,7 @@ def _finish(text: str, draft: _Draft) -> ParsedQuery:
         phrases=tuple(draft.phrases),
         state=_STATES.get(values.get("state", "")),
         type=_KINDS.get(values.get("type", "")),
-        labels=tuple(draft.labels),
+        labels=tuple(dict.fromkeys(draft.labels)),
         milestones=(values["milestone"],) if "milestone" in values else (),
         author=values.get("author"),
         assignee=values.get("assignee"),

@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitea_mcp.config import Settings
+from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.server import build_server
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "tools.json"
@@ -94,3 +97,27 @@ def test_numbers_are_strict_and_bounded(tool: str, arguments: dict[str, Any]) ->
     server = build_server(Settings(url="https://gitea.invalid", allowed_owners=frozenset({"acme"})))
     with pytest.raises(ToolError, match="validation error"):
         asyncio.run(server.call_tool(tool, {"owner": "acme", "name": "widgets", **arguments}))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    value=st.one_of(
+        st.booleans(), st.integers(min_value=-(2**70), max_value=2**70), st.floats(allow_nan=True),
+        st.text(max_size=20), st.none(), st.lists(st.integers(), max_size=2),
+    )
+)  # fmt: skip
+def test_any_number_argument_is_a_valid_one_or_refused(value: object) -> None:
+    """Whatever an agent sends as `number`, it is a whole number in range or a validation error before any request."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    closed = "http://127.0.0.1:9"  # nothing listens: a request that is sent fails at once
+    client = GiteaClient(closed, None, timeout=2, retry=RetryPolicy(attempts=1))
+    server = build_server(Settings(url=closed, allowed_owners=frozenset({"acme"})), client)
+    valid = type(value) is int and 1 <= value <= 2_147_483_647
+    try:
+        result = asyncio.run(server.call_tool("issue_get", {"owner": "acme", "name": "widgets", "number": value}))
+    except ToolError as exc:
+        assert not valid and "validation error" in str(exc)
+        return
+    assert valid, f"{value!r} was accepted"
+    assert "Cannot reach Gitea" in str(result)  # a valid number goes to (the unreachable) Gitea
