@@ -14,15 +14,6 @@ DEFAULT_LIMIT = 30
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
 
-@dataclass(frozen=True)
-class Clamp:
-    """An effective page size and whether the caller's value was changed to get it."""
-
-    limit: int
-    requested: int
-    clamped: bool
-
-
 def validate_name(value: str, field: str) -> str:
     """Refuse anything that could change the URL path: only letters, digits, '-', '_', '.', never '.' or '..'."""
     if not _NAME.fullmatch(value) or value in {".", ".."}:
@@ -33,10 +24,9 @@ def validate_name(value: str, field: str) -> str:
     return value
 
 
-def cap_limit(limit: int) -> Clamp:
-    """Clamp a page size to 1..50, Gitea's default MAX_RESPONSE_ITEMS, and say whether it was changed."""
-    effective = min(max(limit, 1), MAX_LIMIT)
-    return Clamp(limit=effective, requested=limit, clamped=effective != limit)
+def cap_limit(limit: int) -> int:
+    """A page size within 1..50, Gitea's default MAX_RESPONSE_ITEMS (the tools say when it differs from the ask)."""
+    return min(max(limit, 1), MAX_LIMIT)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from gitea_mcp.gitea.errors import GiteaError, from_status, redirected
 if TYPE_CHECKING:
     import requests
 
-log = logging.getLogger("gitea_mcp.http")
+log = logging.getLogger("gitea_mcp.gitea")  # the Gitea client; gitea_mcp.http is the MCP transport
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)

@@ -81,7 +81,7 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
     for key in ("created_by", "assigned_by", "mentioned_by"):  # usernames follow the same rule as owner names
         if (login := getattr(args, key)) is not None:
             validate_name(login, key)
-    clamp = cap_limit(args.limit)
+    limit = cap_limit(args.limit)
     query = filters.RepoQuery(
         state=choice(args.state, STATES, "state"),
         type=choice(args.type, TYPES, "type"),
@@ -93,10 +93,10 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
         assigned_by=args.assigned_by,
         mentioned_by=args.mentioned_by,
     )
-    response = filters.fetch_issues(deps, owner, name, query, page=args.page, limit=clamp.limit)
-    issues = response.many(Issue)[: clamp.limit]  # never more rows than asked, whatever the server sends
+    response = filters.fetch_issues(deps, owner, name, query, page=args.page, limit=limit)
+    issues = response.many(Issue)[:limit]  # never more rows than asked, whatever the server sends
     deps.policy.check_rows([i.repository.full_name for i in issues if i.repository], owner, name)
-    served = render.served_limit(clamp.limit, len(issues), args.page, response)
+    served = render.served_limit(limit, len(issues), args.page, response)
     out = IssueListResult(
         issues=[_row(issue) for issue in issues],
         total=response.total,
@@ -121,10 +121,7 @@ def _text(owner: str, name: str, query: filters.RepoQuery, out: IssueListResult,
         lines.append(f"note: limit={asked} was capped to {out.limit}, the most one page can hold.")
     if count:
         lines.append("rows: #number title [labels] @assignees Nc=comments created/updated")
-    lines.extend(
-        format_row(row, show_state=query.state == "all", show_kind=query.type == "all", url_template=None)
-        for row in out.issues
-    )
+    lines.extend(format_row(row, show_state=query.state == "all", show_kind=query.type == "all") for row in out.issues)
     repo_args = {"owner": owner, "name": name}
     hints = []
     if count:
@@ -150,7 +147,7 @@ def url_template(rows: list[IssueRow]) -> str:
     return "(Gitea sent no URLs)"
 
 
-def format_row(row: IssueRow, show_state: bool, show_kind: bool, url_template: str | None) -> str:
+def format_row(row: IssueRow, show_state: bool, show_kind: bool) -> str:
     marks = [m for m, on in (("PR", show_kind and row.is_pull), (row.state, show_state)) if on]
     parts = [f"#{row.number}"]
     if marks:

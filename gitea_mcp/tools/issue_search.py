@@ -90,7 +90,7 @@ def run(deps: Deps, args: SearchArgs) -> CallToolResult:
 def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
     parsed = ql.parse_query(args.query)
     scope = _scope(deps, parsed, args)
-    clamp = cap_limit(args.limit)
+    limit = cap_limit(args.limit)
     me = _me(deps, parsed)
     named_author = parsed.author is not None and parsed.author != "@me" and parsed.author.lower() != (me or "").lower()
     server = deps.catalog.server(deps.client) if parsed.keywords or named_author else None
@@ -100,9 +100,9 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
             "Add repo:OWNER/NAME to filter one repository by author, or search author:@me."
         )
     if server is not None and parsed.assignee is not None and server.keyword_drops_assignee:
-        page = _assignee_here(deps, scope, parsed, me, server, args.page, clamp.limit)
+        page = _assignee_here(deps, scope, parsed, me, server, args.page, limit)
     else:
-        page = _fetch(deps, scope, parsed, me, server, args.page, clamp.limit)
+        page = _fetch(deps, scope, parsed, me, server, args.page, limit)
     out = SearchResult(
         query=args.query,
         scope=str(scope),
