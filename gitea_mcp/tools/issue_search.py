@@ -1,6 +1,6 @@
 """issue_search: a forge-style query run exactly on Gitea, answered as a locator list with the next step.
 
-Search stays a locator (seed 003): it never loads a detail, even for one match; the hint after it
+Search stays a locator (docs/decisions/0001-search-stays-a-locator.md): it never loads a detail, even for one match; the hint after it
 depends on the count — 0 suggests a plain listing with state=all (the keyword index can lag), 1 fills
 in the real number, 2+ gives a placeholder.
 """

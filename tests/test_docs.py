@@ -1,0 +1,38 @@
+"""Every document the code and the README cite is in the repository; nothing points outside it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = [*ROOT.glob("gitea_mcp/**/*.py"), *ROOT.glob("tests/**/*.py"), ROOT / "README.md", *ROOT.glob("docs/**/*.md")]
+CITED = re.compile(r"\bdocs/[\w./-]+\.md")
+
+
+def cited() -> list[tuple[str, str]]:
+    found = []
+    for path in SOURCES:
+        for match in CITED.finditer(path.read_text(encoding="utf-8")):
+            found.append((str(path.relative_to(ROOT)), match.group(0)))
+    return found
+
+
+@pytest.mark.parametrize(("source", "target"), cited())
+def test_cited_documents_exist(source: str, target: str) -> None:
+    assert (ROOT / target).is_file(), f"{source} cites {target}, which is not in the repository"
+
+
+def test_relative_links_in_docs_resolve() -> None:
+    for page in [*ROOT.glob("docs/**/*.md"), ROOT / "README.md"]:
+        for link in re.findall(r"\]\(([^)#:]+)\)", page.read_text(encoding="utf-8")):
+            assert (page.parent / link).exists(), f"{page.relative_to(ROOT)} links to {link}, which does not exist"
+
+
+@pytest.mark.parametrize("outside", ["SEMANTICS.md", "shared/", "seeds/", "seed 00"])
+def test_nothing_points_outside_the_repository(outside: str) -> None:
+    this = Path(__file__).resolve()
+    offenders = [str(p.relative_to(ROOT)) for p in SOURCES if p != this and outside in p.read_text(encoding="utf-8")]
+    assert offenders == [], f"{outside!r} is cited by {offenders}"
