@@ -11,7 +11,8 @@ Decisions (see also the tests, one row per form):
   sent either. The same holds for `milestone:`.
 - `@me` is kept literally in `ParsedQuery`. The search endpoint has booleans for the signed-in user
   (`created`/`assigned`/`mentioned=true`); the repository list only takes usernames, so `repo_params` needs `me`.
-- No state default in a query (it searches all states, like a forge's search box); type defaults to issues (docs/decisions/0002-query-language.md).
+- No state default in a query (it searches all states, like a forge's search box); type defaults to issues
+  (docs/decisions/0002-query-language.md).
 - Dates: see the "Dates" section for how `updated:` maps onto Gitea's inclusive, whole-second `since`/`before`.
 - Keywords: how `q` matches is the server's indexer's business (docs/server-behaviour.md). Gitea's default index
   matches the whole `q` as one phrase of whole words and ignores quotes; Forgejo 11+ matches any of the words and
@@ -115,8 +116,8 @@ def search_params(q: ParsedQuery, *, me: str | None = None, quotes: bool = False
 
 
 def _common_params(q: ParsedQuery, quotes: bool) -> dict[str, str]:
-    # Merge rules (docs/decisions/0002-query-language.md): a query searches all states unless it names one; the type is issues unless named
-    # (Gitea mixes both when `type` is omitted, which no forge search box does).
+    # Merge rules (docs/decisions/0002-query-language.md): a query searches all states unless it names one; the
+    # type is issues unless named (Gitea mixes both when `type` is omitted, which no forge search box does).
     params: dict[str, str] = {"state": q.state or "all", "type": q.type or "issues"}
     words = keyword_text(q, quotes=quotes)
     optional = {"milestones": ",".join(q.milestones), "q": words, "since": q.since, "before": q.before}

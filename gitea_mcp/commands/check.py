@@ -18,7 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 from gitea_mcp import scopes
 from gitea_mcp.config import Settings
 from gitea_mcp.gitea.client import GiteaClient
-from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.gitea.errors import Forbidden, GiteaError, NoAnswer, NotFound, Rejected, ServerFailed, Unauthorized
 from gitea_mcp.policy import MAX_LIMIT
 
 HELP = "check the configured Gitea: URL, version, token and its scopes, owners, page size (exit 1 if unusable)"
@@ -115,7 +115,7 @@ def display_url(url: str) -> str:
 
 def lacks_scope(exc: GiteaError) -> bool:
     """Gitea's 403 for a token without the route's scope (worded `required scope(s)` in every version)."""
-    return exc.status == 403 and "required scope" in exc.gitea_message
+    return isinstance(exc, Forbidden) and exc.missing_scope is not None
 
 
 # -- the checks ----------------------------------------------------------------------------------------------------
@@ -154,7 +154,7 @@ def _version(client: GiteaClient) -> object:
     try:
         return client.get(["version"]).data
     except GiteaError as exc:
-        if exc.status != 401:
+        if not isinstance(exc, Unauthorized):
             raise
         # Gitea refuses a bad token on every route, this one included: ask anonymously so that the version
         # still shows and the token check names the real problem.
@@ -167,7 +167,7 @@ _SITE_ROOT = "set GITEA_URL to the address of Gitea's web pages, e.g. GITEA_URL=
 def _version_fix(exc: GiteaError) -> str:
     if "SSLError" in str(exc):
         return "for a private certificate authority set GITEA_CA_BUNDLE=/path/to/ca.pem"
-    if exc.status in (401, 403):
+    if isinstance(exc, Unauthorized | Forbidden):
         return "this Gitea requires sign-in for its API: set GITEA_TOKEN"
     return _SITE_ROOT
 
@@ -195,7 +195,7 @@ def check_token(settings: Settings, client: GiteaClient, url: str, tools: list[s
     except GiteaError as exc:
         if lacks_scope(exc):  # the token authenticated; it only may not read its own profile
             return Token([_without_read_user(tools, new_token)], True)
-        if exc.status == 401:
+        if isinstance(exc, Unauthorized):
             return Token([Line("fail", "Gitea refused the token (401): wrong, expired or revoked", new_token)], False)
         return Token([Line("fail", f"the token does not work: {exc}", new_token)], False)
     login = str(data.get("login", "?")) if isinstance(data, dict) else "?"
@@ -248,7 +248,7 @@ def check_write(settings: Settings, client: GiteaClient, login: str | None) -> L
     except GiteaError as exc:
         if lacks_scope(exc):
             return Line("fail", f"the token lacks write:issue: {tools} would fail", f"add write:issue, or {hide}")
-        if exc.status == 0 or exc.status >= 500:
+        if isinstance(exc, NoAnswer | ServerFailed):
             return Line("warn", f"could not tell whether the token has write:issue: {exc}")
         return Line("ok", "write:issue (probed with an empty title Gitea refuses; nothing was created)")
     # Unreachable on any Gitea we know: an empty title is refused after the scope check.
@@ -269,7 +269,7 @@ def _check_owner(client: GiteaClient, owner: str) -> Line:
     try:
         response = client.get(["repos", "issues", "search"], params)
     except GiteaError as exc:
-        if exc.status in (400, 404):
+        if isinstance(exc, Rejected | NotFound):
             return Line("fail", f"owner {owner}: no such user or organisation", "correct GITEA_ALLOWED_OWNERS")
         return Line("fail", f"owner {owner}: {exc}")
     if response.total == 0 or (response.total is None and not response.data):

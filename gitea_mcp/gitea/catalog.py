@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from gitea_mcp.gitea.client import ApiResponse, GiteaClient, Segment
-from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Label, Milestone, User
 from gitea_mcp.gitea.server import ServerInfo
 
@@ -46,7 +46,7 @@ class Catalog:
             try:
                 return [Label.model_validate(x) for x in fetch_all(client, ["orgs", owner, "labels"])]
             except GiteaError as exc:
-                if exc.status == 404:
+                if isinstance(exc, NotFound):
                     return []
                 if exc.missing_scope:
                     return None

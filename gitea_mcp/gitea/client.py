@@ -27,7 +27,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from gitea_mcp.errors import ToolFailure
-from gitea_mcp.gitea.errors import GiteaError, from_status, redirected
+from gitea_mcp.gitea.errors import GiteaError, NoAnswer, from_status, redirected
 
 if TYPE_CHECKING:
     import requests
@@ -302,7 +302,7 @@ class GiteaClient:
         text = f"Gitea did not finish answering {method} {path} within {self._timeout:g}s (GITEA_TIMEOUT)."
         if method != "GET":
             text += " The write may or may not have been applied."
-        return GiteaError(text)  # status 0: no complete answer, like a timeout
+        return NoAnswer(text)
 
     def _transport_error(self, exc: requests.RequestException, method: str, path: str, timeout: float) -> GiteaError:
         requests = _requests()
@@ -317,7 +317,7 @@ class GiteaClient:
             text = f"The request {method} {path} to Gitea failed ({type(exc).__name__})."
         if method != "GET":
             text += " The write may or may not have been applied."
-        return GiteaError(text)
+        return NoAnswer(text)
 
     def _status_error(self, response: requests.Response, method: str, path: str) -> GiteaError:
         if 300 <= response.status_code < 400:

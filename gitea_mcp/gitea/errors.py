@@ -17,7 +17,7 @@ _UNKNOWN_USER = re.compile(r"user does not exist \[uid: \d+, name: ([^\]]*)\]")
 
 
 class GiteaError(ToolFailure):
-    """Gitea answered with an error status (or not at all). `status` is 0 when no answer came."""
+    """Gitea answered with an error status, or not at all. The kind is the class; `status` is for messages."""
 
     def __init__(
         self, message: str, status: int = 0, gitea_message: str = "", gitea_errors: tuple[str, ...] = ()
@@ -50,12 +50,47 @@ class GiteaError(ToolFailure):
         return None
 
 
+class NoAnswer(GiteaError):
+    """No complete answer came (timeout, connection lost, a body that never finished): a write may have happened."""
+
+
+class Moved(GiteaError):
+    """A redirect (a renamed or transferred repository, or a proxy); never followed."""
+
+
+class Unauthorized(GiteaError):
+    """401: no token, or one Gitea does not accept."""
+
+
+class Forbidden(GiteaError):
+    """403: the token lacks a scope (`missing_scope`), or its user lacks access (or the issue is locked)."""
+
+
+class NotFound(GiteaError):
+    """404: a missing repository or issue, or an unknown user filter (`unknown_user`); tools/missing.py tells."""
+
+
+class Rejected(GiteaError):
+    """400 or 422: Gitea refused the request's content; nothing changed."""
+
+
+class ServerFailed(GiteaError):
+    """5xx: Gitea failed; its message is blank for non-admins. Some of these are deterministic (Gitea 500s)."""
+
+
+_KINDS: dict[int, type[GiteaError]] = {401: Unauthorized, 403: Forbidden, 404: NotFound, 400: Rejected, 422: Rejected}
+
+
+def kind_of(status: int) -> type[GiteaError]:
+    return ServerFailed if status >= 500 else _KINDS.get(status, GiteaError)
+
+
 def from_status(
     status: int, gitea_message: str, method: str, path: str, gitea_errors: tuple[str, ...] = ()
 ) -> GiteaError:
     """Build the error for an HTTP error status. `path` is the API path, never a full URL with credentials."""
     text = _explain(status, gitea_message.strip(), method, path)
-    return GiteaError(text, status=status, gitea_message=gitea_message, gitea_errors=gitea_errors)
+    return kind_of(status)(text, status=status, gitea_message=gitea_message, gitea_errors=gitea_errors)
 
 
 def _explain(status: int, msg: str, method: str, path: str) -> str:
@@ -102,7 +137,7 @@ def redirected(status: int, location: str, method: str, path: str, base_url: str
     nothing = f"Gitea redirected {method} {path} ({status}); nothing was done."
     if (target.scheme, target.netloc) != (here.scheme, here.netloc):
         shown = f"{target.scheme}://{target.netloc}" if target.netloc else "an unreadable location"
-        return GiteaError(
+        return Moved(
             f"{nothing} It points at {shown}, not at GITEA_URL={here.scheme}://{here.netloc}: if Gitea has moved, "
             "update GITEA_URL.",
             status=status,
@@ -110,12 +145,12 @@ def redirected(status: int, location: str, method: str, path: str, base_url: str
     asked, moved = _MOVED.match(path), _MOVED.search(unquote(target.path))
     if asked and moved and asked.groups() != ("issues", "search") and _names(asked) != _names(moved):
         owner, name = moved.group(1), moved.group(2)
-        return GiteaError(
+        return Moved(
             f"The repository has moved: Gitea redirected {method} {path} to {owner}/{name} ({status}). "
             f"Nothing was done; call again with owner={owner} name={name}.",
             status=status,
         )
-    return GiteaError(f"{nothing} A proxy in front of Gitea may be rewriting requests; check GITEA_URL.", status=status)
+    return Moved(f"{nothing} A proxy in front of Gitea may be rewriting requests; check GITEA_URL.", status=status)
 
 
 def _names(match: re.Match[str]) -> tuple[str, str]:

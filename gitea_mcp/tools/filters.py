@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse
-from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.tools import missing
 from gitea_mcp.tools.base import Deps, rfc3339
 
@@ -88,7 +88,7 @@ def fetch_issues(deps: Deps, owner: str, name: str, query: RepoQuery, page: int,
         *_, response = deps.client.parallel(*checks, fetch)
         assert isinstance(response, ApiResponse)
     except GiteaError as exc:
-        if exc.status == 404:
+        if isinstance(exc, NotFound):
             raise missing.explain_list_404(deps, owner, name, exc, query.users()) from None
         raise
     return response

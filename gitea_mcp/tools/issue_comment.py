@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from gitea_mcp import render, scopes
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import Segment
-from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound, ServerFailed
 from gitea_mcp.gitea.models import Comment, Issue
 from gitea_mcp.tools import writes
 from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, guard, make
@@ -73,7 +73,7 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
         ]
         issue, recent, me = deps.client.parallel(*calls)
     except GiteaError as exc:
-        if exc.status in (404, 500):  # Gitea answers 500 for the comments of a missing issue
+        if isinstance(exc, NotFound | ServerFailed):  # Gitea answers 500 for the comments of a missing issue
             raise ToolFailure(f"{owner}/{name} has no issue #{args.number}, or this token cannot see it.") from None
         raise
     if not args.allow_duplicate and (existing := _same_comment(recent, me, args.body)):
@@ -90,7 +90,7 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
     try:
         comment, looked_up = writes.send_once(post, find, "comment", look)
     except GiteaError as exc:
-        if exc.status == 403 and issue.is_locked and exc.missing_scope is None:
+        if isinstance(exc, Forbidden) and issue.is_locked and exc.missing_scope is None:
             raise ToolFailure(
                 f"{owner}/{name}#{args.number} is locked: only users who can write to the repository may comment."
             ) from None

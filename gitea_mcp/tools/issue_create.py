@@ -14,7 +14,7 @@ from pydantic import Field
 from gitea_mcp import render, scopes
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import Segment
-from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.tools import labels, missing, writes
 from gitea_mcp.tools.base import Deps, Owner, RepoName, due_instant, guard, make, split_names
@@ -94,7 +94,7 @@ def _prepare(deps: Deps, owner: str, name: str, args: CreateArgs, title: str) ->
     try:
         catalogue, milestone, recent, _ = deps.client.parallel(*calls)
     except GiteaError as exc:
-        if exc.status == 404:
+        if isinstance(exc, NotFound):
             raise missing.repo_missing(owner, name) from None
         raise
     known, names = catalogue.resolve(args.labels) if catalogue else ([], [])

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, Strict
 
 from gitea_mcp import render, scopes
 from gitea_mcp.gitea.client import ApiResponse, Segment
-from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Comment, Issue
 from gitea_mcp.tools import missing
 from gitea_mcp.tools.base import MAX_PAGE, Deps, Number, Owner, RepoName, guard, make
@@ -92,7 +92,7 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
         issue_response, loaded = deps.client.parallel(lambda: deps.client.get(base), comments)
         assert isinstance(issue_response, ApiResponse)
     except GiteaError as exc:
-        if exc.status == 404:
+        if isinstance(exc, NotFound):
             raise missing.explain_issue_404(deps, owner, name, args.number) from None
         raise
     issue = issue_response.one(Issue)

@@ -1,8 +1,8 @@
 """issue_search: a forge-style query run exactly on Gitea, answered as a locator list with the next step.
 
-Search stays a locator (docs/decisions/0001-search-stays-a-locator.md): it never loads a detail, even for one match; the hint after it
-depends on the count — 0 suggests a plain listing with state=all (the keyword index can lag), 1 fills
-in the real number, 2+ gives a placeholder.
+Search stays a locator (docs/decisions/0001-search-stays-a-locator.md): it never loads a detail, even for one
+match; the hint after it depends on the count — 0 suggests a plain listing with state=all (the keyword index can
+lag), 1 fills in the real number, 2+ gives a placeholder.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from gitea_mcp import query as ql
 from gitea_mcp import render, scopes
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse
-from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.gitea.server import ServerInfo
 from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
@@ -220,7 +220,7 @@ def _me(deps: Deps, parsed: ql.ParsedQuery) -> str | None:
     try:
         return deps.catalog.me(deps.client).login
     except GiteaError as exc:
-        if exc.status == 401:
+        if isinstance(exc, Unauthorized):
             raise ToolFailure("@me needs a signed-in user: set GITEA_TOKEN, or name the user instead.") from None
         raise
 
@@ -246,7 +246,7 @@ def _search_owner(deps: Deps, params: dict[str, str], page: int, limit: int) -> 
     try:
         return deps.client.get(["repos", "issues", "search"], {**params, "page": page, "limit": limit})
     except GiteaError as exc:
-        if exc.status == 400 and exc.unknown_user is not None:  # `user does not exist [uid: 0, name: X]`
+        if isinstance(exc, Rejected) and exc.unknown_user is not None:  # `user does not exist [uid: 0, name: X]`
             raise ToolFailure(f"owner {params['owner']!r} does not exist on this Gitea; check the name.") from None
         raise
 

@@ -15,7 +15,7 @@ from pydantic import Field
 from gitea_mcp import render, scopes
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import Segment
-from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.gitea.errors import GiteaError, NotFound, ServerFailed
 from gitea_mcp.gitea.models import Issue, Label
 from gitea_mcp.tools import labels, missing, writes
 from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, choice, due_instant, guard, make, split_names
@@ -104,7 +104,7 @@ def _patch(
 
 def _failed(exc: GiteaError, done: Done, assignees: list[str] | None) -> ToolFailure:
     prefix = f"{' and '.join(done.changed)} changed already" if done.changed else ""
-    if assignees is not None and exc.status >= 500:
+    if assignees is not None and isinstance(exc, ServerFailed):
         # Gitea answers a bare 500 for an assignee that does not exist or cannot be assigned here.
         who = ", ".join(repr(a) for a in assignees)
         return ToolFailure(
@@ -203,7 +203,7 @@ def _load(
     try:
         issue, catalogue, milestone_id = deps.client.parallel(*calls)
     except GiteaError as exc:
-        if exc.status == 404:
+        if isinstance(exc, NotFound):
             raise missing.explain_issue_404(deps, owner, name, args.number) from None
         raise
     if catalogue is not None:  # the issue's own labels count as known even if the catalogue is stale

@@ -9,7 +9,7 @@ issue route (200 when the repository exists and is readable), and an unknown use
 from __future__ import annotations
 
 from gitea_mcp.errors import ToolFailure
-from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.tools.base import Deps
 
 
@@ -22,7 +22,7 @@ def repo_exists(deps: Deps, owner: str, name: str) -> bool:
     try:
         deps.client.get(["repos", owner, name, "labels"], {"page": 1, "limit": 1})
     except GiteaError as exc:
-        if exc.status == 404:
+        if isinstance(exc, NotFound):
             return False
         raise
     return True

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from gitea_mcp import render
 from gitea_mcp.errors import ToolFailure
-from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.gitea.errors import GiteaError, NoAnswer
 from gitea_mcp.gitea.models import Issue, Milestone
 from gitea_mcp.tools.base import Deps
 
@@ -85,7 +85,7 @@ def send_once(write: Callable[[], T], find: Callable[[], Any | None], what: str,
     try:
         return write(), False
     except GiteaError as exc:
-        if exc.status != 0:
+        if not isinstance(exc, NoAnswer):
             raise  # Gitea answered: the write was refused and nothing changed
         lost = exc
     for attempt in range(2):

@@ -85,3 +85,28 @@ def test_redirects_name_a_move_or_say_what_they_are(path: str, location: str, ex
     from gitea_mcp.gitea.errors import redirected
 
     assert str(redirected(301, location, "GET", path, "https://gitea.test")) == expected
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [(400, "Rejected"), (422, "Rejected"), (401, "Unauthorized"), (403, "Forbidden"), (404, "NotFound"),
+     (500, "ServerFailed"), (503, "ServerFailed"), (409, "GiteaError"), (423, "GiteaError")],
+)  # fmt: skip
+def test_each_status_is_a_kind(status: int, kind: str) -> None:
+    """Tools tell failures apart by their class, never by a magic status value or Gitea's prose."""
+    assert type(from_status(status, "", "GET", "/x")).__name__ == kind
+
+
+def test_no_answer_and_redirects_are_kinds_of_their_own() -> None:
+    import requests
+    import responses
+
+    from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+    from gitea_mcp.gitea.errors import Moved, NoAnswer, redirected
+
+    assert isinstance(redirected(301, "/api/v1/repos/a/b", "GET", "/repos/a/c", "https://gitea.test"), Moved)
+    with responses.RequestsMock() as rsps:
+        rsps.post("https://gitea.test/api/v1/repos/a/b/issues", body=requests.ConnectionError())
+        client = GiteaClient("https://gitea.test", "t", timeout=5, retry=RetryPolicy(attempts=1))
+        with pytest.raises(NoAnswer, match="may or may not have been applied"):
+            client.write("POST", ["repos", "a", "b", "issues"], {"title": "x"})
