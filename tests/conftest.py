@@ -34,8 +34,37 @@ def no_token_anywhere(caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFix
 
 @pytest.fixture
 def mocked() -> Iterator[responses.RequestsMock]:
-    with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
+    """Gitea mocked; a test fails if a mock it registered was never used (a dead mock hides a wrong request).
+
+    Fixtures that serve a background a test may or may not touch register it through `optional(rsps)`.
+    """
+    with responses.RequestsMock(assert_all_requests_are_fired=True) as rsps:
         yield rsps
+        for unused in [r for r in getattr(rsps, "_optional", []) if r.call_count == 0]:
+            rsps.remove(unused)
+
+
+class _Optional:
+    """`optional(rsps).get(url, ...)`: a mock that may go unused without failing the test."""
+
+    def __init__(self, rsps: responses.RequestsMock) -> None:
+        self._rsps = rsps
+        if not hasattr(rsps, "_optional"):
+            rsps._optional = []  # type: ignore[attr-defined]
+
+    def __getattr__(self, method: str) -> Any:
+        register = getattr(self._rsps, method)
+
+        def add(*args: Any, **kwargs: Any) -> Any:
+            response = register(*args, **kwargs)
+            self._rsps._optional.append(response)  # type: ignore[attr-defined]
+            return response
+
+        return add
+
+
+def optional(rsps: responses.RequestsMock) -> Any:
+    return _Optional(rsps)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from gitea_mcp.cli import main
 from gitea_mcp.commands.check import PROBE_REPO, display_url, parse_version, render, run_checks
 from gitea_mcp.config import Settings
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-from tests.conftest import TOKEN
+from tests.conftest import TOKEN, optional
 from tests.fixtures import API, ROOT, api_error, issue, user
 from tests.gitea_spec import operation, query_parameters, validate_definition
 
@@ -49,14 +49,16 @@ def answers(**changes: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def serve(rsps: responses.RequestsMock, answer: dict[str, dict[str, Any]], owners: tuple[str, ...] = ("acme",)) -> None:
-    rsps.get(f"{API}/version", **answer["version"])
-    rsps.get(f"{API}/user", **answer["user"])
-    rsps.get(SEARCH, match=[matchers.query_param_matcher({"limit": "1", "type": "issues"})], **answer["read"])
+    optional(rsps).get(f"{API}/version", **answer["version"])
+    optional(rsps).get(f"{API}/user", **answer["user"])
+    optional(rsps).get(SEARCH, match=[matchers.query_param_matcher({"limit": "1", "type": "issues"})], **answer["read"])
     for owner in owners:
         params = {"owner": owner, "limit": "1", "type": "issues", "state": "all"}
-        rsps.get(SEARCH, match=[matchers.query_param_matcher(params)], **answer.get(f"owner:{owner}", answer["owner"]))
-    rsps.post(PROBE, **answer["write"])
-    rsps.get(f"{API}/settings/api", **answer["settings"])
+        optional(rsps).get(
+            SEARCH, match=[matchers.query_param_matcher(params)], **answer.get(f"owner:{owner}", answer["owner"])
+        )
+    optional(rsps).post(PROBE, **answer["write"])
+    optional(rsps).get(f"{API}/settings/api", **answer["settings"])
 
 
 def settings(**changes: Any) -> Settings:

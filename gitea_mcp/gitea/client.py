@@ -369,12 +369,18 @@ class _Overrun(Exception):
 def _read_body(response: requests.Response, deadline: float, limit: int) -> bytes:
     """The whole body, or _Overrun. GITEA_TIMEOUT bounds the request from start to last byte: requests' own timeout
     bounds each socket read, which a server dripping a byte at a time never trips."""
+    import urllib3  # with requests, on first use: off the start-up path
+
     chunks: list[bytes] = []
     size = 0
     while True:
         if time.monotonic() > deadline:
             raise _Overrun(too_big=False)
-        chunk = response.raw.read1(65536, decode_content=True)  # what has arrived, at most a socket timeout later
+        try:
+            chunk = response.raw.read1(65536, decode_content=True)  # what has arrived, at most a socket timeout later
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            # A body cut off or garbled on the way: the same as a dropped connection, which requests would raise.
+            raise _requests().ConnectionError(f"the answer broke off ({type(exc).__name__})") from None
         if not chunk:
             return b"".join(chunks)
         size += len(chunk)

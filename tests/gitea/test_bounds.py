@@ -116,3 +116,16 @@ def test_a_tool_call_ends_by_its_deadline_whatever_its_requests(upstream: str) -
 
 def test_the_call_budget_is_a_few_timeouts() -> None:
     assert client("http://127.0.0.1:9", timeout=3).call_budget == 12
+
+
+def broken(conn: socket.socket) -> None:
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n[{")
+    conn.shutdown(socket.SHUT_RDWR)  # the answer stops halfway
+
+
+@pytest.mark.parametrize("upstream", [broken], indirect=True)
+def test_an_answer_that_breaks_off_is_no_answer(upstream: str) -> None:
+    from gitea_mcp.gitea.errors import NoAnswer
+
+    with pytest.raises(NoAnswer, match="Cannot reach Gitea"):
+        client(upstream).get(["version"])

@@ -10,7 +10,7 @@ import responses
 from gitea_mcp.tools import issue_search
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_search import SearchArgs
-from tests.conftest import failed, ok, sent_params
+from tests.conftest import failed, ok, optional, sent_params
 from tests.fixtures import API, LABELS, api_error, issue, user
 
 REPO_ISSUES = f"{API}/repos/acme/widgets/issues"
@@ -24,7 +24,7 @@ def run(deps: Deps, query: str, **kw: Any) -> Any:
 @pytest.fixture(autouse=True)
 def version(mocked: responses.RequestsMock) -> None:
     """Keyword searches read the server's release once (how words match depends on it): Gitea 1.26 by default."""
-    mocked.get(f"{API}/version", json={"version": "1.26.0"})
+    optional(mocked).get(f"{API}/version", json={"version": "1.26.0"})
 
 
 def gitea_calls(rsps: responses.RequestsMock) -> list[Any]:
@@ -184,7 +184,8 @@ def test_unknown_owner_on_search(mocked: responses.RequestsMock, deps: Deps) -> 
 
 
 def serve_version(rsps: responses.RequestsMock, version: str) -> None:
-    rsps.replace(responses.GET, f"{API}/version", json={"version": version})
+    rsps.remove(responses.GET, f"{API}/version")
+    rsps.get(f"{API}/version", json={"version": version})
 
 
 @pytest.mark.parametrize(
