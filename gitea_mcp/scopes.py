@@ -9,36 +9,31 @@ read:repository are never needed.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
+
+from gitea_mcp.spec import ToolSpec
 
 READ_ISSUE = "read:issue"
 WRITE_ISSUE = "write:issue"
 READ_USER = "read:user"  # the token's own login: duplicate checks on writes, @me in searches
 
 
-class Scoped(Protocol):
-    NAME: str
-    SCOPES: tuple[str, ...]
-    SCOPE_NOTE: str  # what else a tool may use, e.g. read:user for @me; "" when nothing
-
-
-def needed(tools: Iterable[Scoped]) -> list[str]:
+def needed(tools: Iterable[ToolSpec]) -> list[str]:
     """Every scope the given tools need, write implying read (`write:issue` covers `read:issue`)."""
-    scopes = {scope for tool in tools for scope in tool.SCOPES}
+    scopes = {scope for tool in tools for scope in tool.scopes}
     if WRITE_ISSUE in scopes:
         scopes.discard(READ_ISSUE)
     return sorted(scopes, key=lambda s: (s.split(":")[1], s))
 
 
-def users_of(scope: str, tools: Iterable[Scoped]) -> list[str]:
+def users_of(scope: str, tools: Iterable[ToolSpec]) -> list[str]:
     """The tools that need `scope` (write:issue also serves a tool that only reads issues)."""
-    return [tool.NAME for tool in tools if scope in tool.SCOPES]
+    return [tool.name for tool in tools if scope in tool.scopes]
 
 
-def readme_table(tools: Iterable[Scoped]) -> str:
+def readme_table(tools: Iterable[ToolSpec]) -> str:
     """The README's scope table, generated so the docs cannot drift from the declarations."""
     rows = ["| tool | scopes |", "|---|---|"]
     for tool in tools:
-        listed = ", ".join(f"`{scope}`" for scope in tool.SCOPES)
-        rows.append(f"| `{tool.NAME}` | {listed}{' ' + tool.SCOPE_NOTE if tool.SCOPE_NOTE else ''} |")
+        listed = ", ".join(f"`{scope}`" for scope in tool.scopes)
+        rows.append(f"| `{tool.name}` | {listed}{' ' + tool.scope_note if tool.scope_note else ''} |")
     return "\n".join(rows)

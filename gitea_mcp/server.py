@@ -3,22 +3,39 @@
 from __future__ import annotations
 
 import logging
-from types import ModuleType
+from collections.abc import Callable
+from typing import Protocol
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
 
 from gitea_mcp import __version__
 from gitea_mcp.config import Settings
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.policy import Policy
+from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
 from gitea_mcp.tools.base import Deps
 
 log = logging.getLogger("gitea_mcp")
 
-READ_TOOLS: tuple[ModuleType, ...] = (issue_list, issue_search, issue_get)
-WRITE_TOOLS: tuple[ModuleType, ...] = (issue_create, issue_update, issue_comment)
+
+class ToolModule(Protocol):
+    """A module under tools/: its spec, and how to build the MCP tool from the per-request dependencies."""
+
+    SPEC: ToolSpec
+
+    def make_tool(self, deps_for: Callable[[Context], Deps]) -> Tool: ...
+
+
+READ_TOOLS: tuple[ToolModule, ...] = (issue_list, issue_search, issue_get)
+WRITE_TOOLS: tuple[ToolModule, ...] = (issue_create, issue_update, issue_comment)
+
+
+def offered(read_only: bool) -> list[ToolSpec]:
+    return [module.SPEC for module in (READ_TOOLS if read_only else READ_TOOLS + WRITE_TOOLS)]
+
 
 INSTRUCTIONS = (
     "Issues of a Gitea/Forgejo forge. Find numbers with issue_list or issue_search, read one with issue_get, "

@@ -286,9 +286,9 @@ def test_readme_has_the_generated_client_sections() -> None:
 def test_readme_scope_table_is_generated() -> None:
     """README.md lists each tool's scopes exactly as the tools declare them (`check` verifies the same)."""
     from gitea_mcp import scopes
-    from gitea_mcp.server import READ_TOOLS, WRITE_TOOLS
+    from gitea_mcp.server import offered
 
     readme = README.read_text(encoding="utf-8")
     found = re.search(r"<!-- scopes:start -->\n(.*?)\n<!-- scopes:end -->", readme, re.DOTALL)
     assert found, "README.md lacks the <!-- scopes:start --> ... <!-- scopes:end --> markers"
-    assert found.group(1) == scopes.readme_table([*READ_TOOLS, *WRITE_TOOLS])
+    assert found.group(1) == scopes.readme_table(offered(read_only=False))

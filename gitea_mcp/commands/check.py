@@ -20,6 +20,7 @@ from gitea_mcp.config import Settings
 from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NoAnswer, NotFound, Rejected, ServerFailed, Unauthorized
 from gitea_mcp.policy import MAX_LIMIT
+from gitea_mcp.spec import ToolSpec
 
 HELP = "check the configured Gitea: URL, version, token and its scopes, owners, page size (exit 1 if unusable)"
 
@@ -172,19 +173,19 @@ def _version_fix(exc: GiteaError) -> str:
     return _SITE_ROOT
 
 
-def _offered(settings: Settings) -> list[scopes.Scoped]:
-    from gitea_mcp.server import READ_TOOLS, WRITE_TOOLS  # the SDK import: only once a check runs, never for --help
+def _offered(settings: Settings) -> list[ToolSpec]:
+    from gitea_mcp.server import offered  # the SDK import: only once a check runs, never for --help
 
-    return list(READ_TOOLS if settings.read_only else READ_TOOLS + WRITE_TOOLS)
+    return offered(settings.read_only)
 
 
-def new_token_fix(url: str, tools: list[scopes.Scoped]) -> str:
+def new_token_fix(url: str, tools: list[ToolSpec]) -> str:
     return (
         f"create a token at {url}/user/settings/applications with {' and '.join(scopes.needed(tools))}, set GITEA_TOKEN"
     )
 
 
-def check_token(settings: Settings, client: GiteaClient, url: str, tools: list[scopes.Scoped]) -> Token:
+def check_token(settings: Settings, client: GiteaClient, url: str, tools: list[ToolSpec]) -> Token:
     new_token = new_token_fix(url, tools)
     if settings.token is None:
         text = "no GITEA_TOKEN: anonymous reads of public repositories only, no writes"
@@ -205,7 +206,7 @@ def check_token(settings: Settings, client: GiteaClient, url: str, tools: list[s
     return Token(lines, True, login)
 
 
-def _without_read_user(tools: list[scopes.Scoped], fix: str) -> Line:
+def _without_read_user(tools: list[ToolSpec], fix: str) -> Line:
     users = scopes.users_of(scopes.READ_USER, tools)
     if not users:
         return Line("ok", "token accepted (its user is not shown without read:user; the offered tools need none)")
@@ -230,7 +231,7 @@ def check_read(client: GiteaClient, url: str) -> Line:
 def _write_tools() -> str:
     from gitea_mcp.server import WRITE_TOOLS  # the SDK import: only once a check runs, never for --help
 
-    return ", ".join(str(module.NAME) for module in WRITE_TOOLS)
+    return ", ".join(module.SPEC.name for module in WRITE_TOOLS)
 
 
 def check_write(settings: Settings, client: GiteaClient, login: str | None) -> Line:

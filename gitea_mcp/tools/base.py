@@ -17,6 +17,7 @@ from gitea_mcp.errors import ToolFailure, shown
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, call_deadline
 from gitea_mcp.policy import Policy
+from gitea_mcp.spec import ToolSpec
 
 log = logging.getLogger("gitea_mcp.tools")
 
@@ -109,9 +110,15 @@ def split_names(raw: str | list[str] | None) -> list[str]:
     return [part.strip() for part in parts if part.strip()]
 
 
-def make(fn: Callable[..., CallToolResult], name: str, description: str, annotations: ToolAnnotations) -> Tool:
-    """A Tool from its function, with schemas trimmed: every agent re-reads them on every turn."""
-    tool = Tool.from_function(fn, name=name, description=description, annotations=annotations)
+def make(fn: Callable[..., CallToolResult], spec: ToolSpec) -> Tool:
+    """A Tool from its function and its spec, with schemas trimmed: every agent re-reads them on every turn."""
+    annotations = ToolAnnotations(
+        read_only_hint=not spec.writes,
+        destructive_hint=spec.destructive,
+        idempotent_hint=spec.idempotent,
+        open_world_hint=True,
+    )
+    tool = Tool.from_function(fn, name=spec.name, description=spec.description, annotations=annotations)
     tool.parameters = compact_schema(tool.parameters)
     if tool.fn_metadata.output_schema is not None:
         # Output schemas are for validating structuredContent; the model reads the text, so no prose here.

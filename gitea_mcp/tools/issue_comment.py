@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
 from gitea_mcp import render, scopes
@@ -17,6 +17,7 @@ from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound, ServerFailed
 from gitea_mcp.gitea.models import Comment, Issue
+from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import writes
 from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, guard, make
 
@@ -25,11 +26,13 @@ DESCRIPTION = (
     "Comment on an issue or PR; returns the comment and the new count. Safe to retry: the same text posted by "
     "you there in the last 10 minutes is returned, not posted twice (allow_duplicate=true posts anyway)."
 )
-# Not idempotent: the duplicate check is a window of 10 minutes by the same user, and allow_duplicate=true
-# files again. Clients may not retry it blindly.
-ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
-SCOPES = (scopes.WRITE_ISSUE, scopes.READ_USER)
-SCOPE_NOTE = ""
+SPEC = ToolSpec(
+    name=NAME,
+    description=DESCRIPTION,
+    writes=True,
+    scopes=(scopes.WRITE_ISSUE, scopes.READ_USER),
+    idempotent=False,  # docs/decisions/0003-writes-once.md
+)
 
 
 class WrittenComment(BaseModel):
@@ -147,4 +150,4 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
     ) -> Annotated[CallToolResult, WrittenComment]:
         return run(deps_for(ctx), CommentArgs(owner, name, number, body, allow_duplicate))
 
-    return make(issue_comment, NAME, DESCRIPTION, ANNOTATIONS)
+    return make(issue_comment, SPEC)

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import CallToolResult
 from pydantic import Field
 
 from gitea_mcp import render, scopes
@@ -16,6 +16,7 @@ from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue
+from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import labels, missing, writes
 from gitea_mcp.tools.base import Deps, Owner, RepoName, due_instant, guard, make, split_names
 
@@ -24,11 +25,13 @@ DESCRIPTION = (
     "File a new issue; returns it (number, URL). Safe to retry: the same title and body filed by you in the "
     "last 10 minutes returns that issue instead of a duplicate (allow_duplicate=true files anyway)."
 )
-# Not idempotent: the duplicate check is a window of 10 minutes by the same user, and allow_duplicate=true
-# files again. Clients may not retry it blindly.
-ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
-SCOPES = (scopes.WRITE_ISSUE, scopes.READ_USER)
-SCOPE_NOTE = ""
+SPEC = ToolSpec(
+    name=NAME,
+    description=DESCRIPTION,
+    writes=True,
+    scopes=(scopes.WRITE_ISSUE, scopes.READ_USER),
+    idempotent=False,  # docs/decisions/0003-writes-once.md
+)
 
 
 @dataclass(frozen=True)
@@ -187,4 +190,4 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         )
         return run(deps_for(ctx), args)
 
-    return make(issue_create, NAME, DESCRIPTION, ANNOTATIONS)
+    return make(issue_create, SPEC)

@@ -8,13 +8,14 @@ from typing import Annotated
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import CallToolResult
 from pydantic import BaseModel, Field, Strict
 
 from gitea_mcp import render, scopes
 from gitea_mcp.gitea.client import ApiResponse, Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Comment, Issue
+from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import missing
 from gitea_mcp.tools.base import MAX_PAGE, Deps, Number, Owner, RepoName, guard, make
 
@@ -23,9 +24,12 @@ DESCRIPTION = (
     "Read one issue or pull request: body, comments (oldest first, 20 per page), labels, assignees, "
     "milestone, state, dates, URL. Long texts are cut at max_chars with their full size stated."
 )
-ANNOTATIONS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
-SCOPES = (scopes.READ_ISSUE,)
-SCOPE_NOTE = ""
+SPEC = ToolSpec(
+    name=NAME,
+    description=DESCRIPTION,
+    writes=False,
+    scopes=(scopes.READ_ISSUE,),
+)
 COMMENTS_PER_PAGE = 20
 DEFAULT_MAX_CHARS = 3000
 
@@ -194,4 +198,4 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         args = GetArgs(owner, name, number, max_chars, comments_page)
         return run(deps_for(ctx), args)
 
-    return make(issue_get, NAME, DESCRIPTION, ANNOTATIONS)
+    return make(issue_get, SPEC)

@@ -8,12 +8,13 @@ from typing import Annotated
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
 from gitea_mcp import render, scopes
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
+from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import filters
 from gitea_mcp.tools.base import Deps, Limit, Owner, PageNumber, RepoName, choice, enum, guard, make, split_names
 
@@ -24,9 +25,12 @@ DESCRIPTION = (
     "labels: comma-separated names, ALL must match. since/before: RFC 3339 or YYYY-MM-DD. "
     "Text search: issue_search; body and comments: issue_get."
 )
-ANNOTATIONS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
-SCOPES = (scopes.READ_ISSUE,)
-SCOPE_NOTE = ""
+SPEC = ToolSpec(
+    name=NAME,
+    description=DESCRIPTION,
+    writes=False,
+    scopes=(scopes.READ_ISSUE,),
+)
 
 STATES = ("open", "closed", "all")
 TYPES = ("issues", "pulls", "all")
@@ -209,4 +213,4 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         )
         return run(deps_for(ctx), args)
 
-    return make(issue_list, NAME, DESCRIPTION, ANNOTATIONS)
+    return make(issue_list, SPEC)

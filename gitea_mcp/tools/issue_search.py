@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
 from gitea_mcp import query as ql
@@ -24,6 +24,7 @@ from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.gitea.server import ServerInfo
 from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
+from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import filters
 from gitea_mcp.tools.base import Deps, Limit, PageNumber, guard, make
 
@@ -37,9 +38,13 @@ DESCRIPTION = (
     "repo:owner/name, org:X. No state = all states. Without name or repo: all of owner's repositories. "
     "Unsupported qualifiers are refused."
 )
-ANNOTATIONS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
-SCOPES = (scopes.READ_ISSUE,)
-SCOPE_NOTE = "(and `read:user` for `@me`)"
+SPEC = ToolSpec(
+    name=NAME,
+    description=DESCRIPTION,
+    writes=False,
+    scopes=(scopes.READ_ISSUE,),
+    scope_note="(and `read:user` for `@me`)",
+)
 
 
 class SearchHit(BaseModel):
@@ -339,4 +344,4 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
     ) -> Annotated[CallToolResult, SearchResult]:
         return run(deps_for(ctx), SearchArgs(query, owner, name, page, limit))
 
-    return make(issue_search, NAME, DESCRIPTION, ANNOTATIONS)
+    return make(issue_search, SPEC)

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import CallToolResult
 from pydantic import Field
 
 from gitea_mcp import render, scopes
@@ -17,6 +17,7 @@ from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound, ServerFailed
 from gitea_mcp.gitea.models import Issue, Label
+from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import labels, missing, writes
 from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, choice, due_instant, guard, make, split_names
 
@@ -25,9 +26,13 @@ DESCRIPTION = (
     "Change an issue: only the fields given change; label names, milestone by title or id. "
     "Returns the issue as it now is."
 )
-ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=True)
-SCOPES = (scopes.WRITE_ISSUE,)
-SCOPE_NOTE = ""
+SPEC = ToolSpec(
+    name=NAME,
+    description=DESCRIPTION,
+    writes=True,
+    scopes=(scopes.WRITE_ISSUE,),
+    destructive=True,
+)
 STATES = ("open", "closed")
 
 
@@ -264,4 +269,4 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         )  # fmt: skip
         return run(deps_for(ctx), args)
 
-    return make(issue_update, NAME, DESCRIPTION, ANNOTATIONS)
+    return make(issue_update, SPEC)

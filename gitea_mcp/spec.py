@@ -1,0 +1,20 @@
+"""What a tool is, declared once: name, description, whether it writes, the scopes it needs.
+
+The server builds the MCP tool and its annotations from it, `check` verifies its scopes, the README's scope table is
+generated from it. Nothing here imports the MCP SDK, so `check` and `--help` stay light.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    writes: bool
+    scopes: tuple[str, ...]
+    scope_note: str = ""  # what else it may use, e.g. read:user for @me
+    destructive: bool = False  # may overwrite what is there (issue_update replaces a title, a body)
+    idempotent: bool = True  # the same call twice leaves the same state; a write that files again is not
