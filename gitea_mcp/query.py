@@ -14,11 +14,9 @@ Decisions (see also the tests, one row per form):
 - No state default in a query (it searches all states, like a forge's search box); type defaults to issues
   (docs/decisions/0002-query-language.md).
 - Dates: see the "Dates" section for how `updated:` maps onto Gitea's inclusive, whole-second `since`/`before`.
-- Keywords: how `q` matches is the server's indexer's business (docs/server-behaviour.md). Gitea's default index
-  matches the whole `q` as one phrase of whole words and ignores quotes; Forgejo 11+ matches any of the words and
-  reads `"exact phrase"`. So quotes are kept for Forgejo (`keyword_text(quotes=True)`) and dropped for Gitea, where
-  the words are a phrase anyway. Exclusions (`-word`, NOT) are refused rather than passed on with a meaning that
-  depends on the server.
+- Keywords match as the server's index does (docs/server-behaviour.md): Gitea's as one phrase of whole words,
+  ignoring quotes; Forgejo 11+'s as any word, reading `"exact phrase"`. Quotes are kept for Forgejo only; exclusions
+  (`-word`, NOT) are refused rather than passed on with a meaning that depends on the server.
 """
 
 from __future__ import annotations
