@@ -32,7 +32,7 @@ SHOWN_URL = "https://gitea.example.com"
 Screen = Callable[[Deps], CallToolResult]
 CASES: dict[str, Screen] = {
     "list": lambda d: issue_list.run(d, ListArgs("acme", "widgets", labels="bug", limit=5)),
-    "list_all_states_and_kinds": lambda d: issue_list.run(d, ListArgs("acme", "widgets", state="all", type="all", limit=4)),
+    "list_everything": lambda d: issue_list.run(d, ListArgs("acme", "widgets", state="all", type="all", limit=4)),
     "list_empty": lambda d: issue_list.run(d, ListArgs("acme", "empty")),
     "search_none": lambda d: issue_search.run(d, SearchArgs("nothing-like-this", "acme", "widgets")),
     "search_one": lambda d: issue_search.run(d, SearchArgs('"Größenangaben"', "acme", "widgets")),
