@@ -16,8 +16,8 @@ from gitea_mcp.cli import main
 from gitea_mcp.config import ConfigError, Settings, parse_bool, parse_log_level
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.server import make_client
-from tests.conftest import TOKEN
-from tests.fixtures import API, ROOT
+from tests.support import TOKEN
+from tests.support.gitea_json import API, ROOT
 
 VERSION = f"{API}/version"
 

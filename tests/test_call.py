@@ -13,8 +13,9 @@ from gitea_mcp.cli import main
 from gitea_mcp.commands.call import UsageError, parse_arguments
 from gitea_mcp.config import Settings
 from gitea_mcp.server import build_server
-from tests.conftest import TOKEN, sent_params
-from tests.fixtures import API, ROOT, api_error, comment, issue
+from tests.support import TOKEN
+from tests.support.gitea_json import API, ROOT, api_error, comment, issue
+from tests.support.mocks import sent_params
 
 ISSUE = f"{API}/repos/acme/widgets/issues/7"
 SCHEMAS = {

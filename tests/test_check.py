@@ -15,9 +15,10 @@ from gitea_mcp.cli import main
 from gitea_mcp.commands.check import PROBE_REPO, display_url, parse_version, render, run_checks
 from gitea_mcp.config import Settings
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-from tests.conftest import TOKEN, optional
-from tests.fixtures import API, ROOT, api_error, issue, user
-from tests.gitea_spec import operation, query_parameters, validate_definition
+from tests.support import TOKEN
+from tests.support.gitea_json import API, ROOT, api_error, issue, user
+from tests.support.gitea_spec import operation, query_parameters, validate_definition
+from tests.support.mocks import optional
 
 SEARCH = f"{API}/repos/issues/search"
 PROBE = f"{API}/repos/acme/{PROBE_REPO}/issues"

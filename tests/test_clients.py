@@ -15,7 +15,7 @@ import pytest
 from gitea_mcp import clients
 from gitea_mcp.cli import main
 from gitea_mcp.clients import PLACEHOLDER_REMOTE, Setup, Snippet, readme_sections, remote_endpoint, snippets
-from tests.conftest import TOKEN
+from tests.support import TOKEN
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 PYTHON = Setup(command="/opt/py/bin/python3", args=("-m", "gitea_mcp"))

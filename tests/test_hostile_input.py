@@ -18,8 +18,8 @@ from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.policy import Policy
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
 from gitea_mcp.tools.base import Deps
-from tests.conftest import TOKEN
-from tests.fixtures import API, LABELS, ROOT, comment, issue, user
+from tests.support import TOKEN
+from tests.support.gitea_json import API, LABELS, ROOT, comment, issue, user
 
 ALLOWED = {"acme"}
 

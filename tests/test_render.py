@@ -8,7 +8,7 @@ import pytest
 
 from gitea_mcp import render
 from gitea_mcp.gitea.models import Comment, Issue
-from tests.fixtures import issue
+from tests.support.gitea_json import issue
 
 FENCE = re.compile(r"<\s*/?\s*untrusted", re.IGNORECASE)
 

@@ -8,7 +8,7 @@ from responses import matchers
 
 from gitea_mcp.gitea.catalog import fetch_all
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-from tests.fixtures import API, ROOT, label
+from tests.support.gitea_json import API, ROOT, label
 
 LABELS = f"{API}/repos/acme/widgets/labels"
 

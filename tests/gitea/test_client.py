@@ -8,8 +8,8 @@ import responses
 
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.gitea.errors import GiteaError
-from tests.conftest import TOKEN
-from tests.fixtures import API, ROOT
+from tests.support import TOKEN
+from tests.support.gitea_json import API, ROOT
 
 URL = f"{API}/repos/acme/widgets/issues"
 

@@ -6,7 +6,7 @@ import pytest
 
 from gitea_mcp.gitea.models import Comment, Issue
 from gitea_mcp.gitea.server import ServerInfo
-from tests.fixtures import issue
+from tests.support.gitea_json import issue
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,7 @@ def shared() -> Iterator[StandIn]:
 
 
 @pytest.fixture
-def forge(shared: StandIn) -> Iterator[Client]:
+def reader(shared: StandIn) -> Iterator[Client]:
     """The shared stand-in, for tests that only read."""
     yield Client(shared)
     shared.clear_faults()

@@ -29,8 +29,8 @@ def _in(store: Store, *full_names: str) -> list[Issue]:
     return [i for i in store.issues.values() if i.repo_id in ids]
 
 
-def _repos_seen(forge: Client, token: str | None) -> set[str]:
-    found = forge.json(SEARCH, token, state="all", limit=-1)
+def _repos_seen(reader: Client, token: str | None) -> set[str]:
+    found = reader.json(SEARCH, token, state="all", limit=-1)
     return {i["repository"]["full_name"] for i in found}
 
 
@@ -43,35 +43,35 @@ def _repos_seen(forge: Client, token: str | None) -> set[str]:
         (ALICE_TOKEN, {"acme/widgets", "acme/gadgets"}),
     ],
 )
-def test_only_repositories_the_caller_can_see(forge: Client, token: str | None, repos: set[str]) -> None:
-    assert _repos_seen(forge, token) == repos
+def test_only_repositories_the_caller_can_see(reader: Client, token: str | None, repos: set[str]) -> None:
+    assert _repos_seen(reader, token) == repos
 
 
-def test_items_carry_their_repository(forge: Client) -> None:
-    item = forge.json(SEARCH, state="all", limit=1)[0]
+def test_items_carry_their_repository(reader: Client) -> None:
+    item = reader.json(SEARCH, state="all", limit=1)[0]
     repo = item["repository"]
     assert set(repo) == {"id", "name", "owner", "full_name"}
     assert repo["full_name"] == f"{repo['owner']}/{repo['name']}"
 
 
-def test_labels_are_any_of_across_repositories_and_organisations(forge: Client) -> None:
-    store = forge.standin.store
+def test_labels_are_any_of_across_repositories_and_organisations(reader: Client) -> None:
+    store = reader.standin.store
     visible = _in(store, "acme/widgets", "acme/gadgets", "demo/notes", "other/secret")
 
     def count(*names: str) -> int:
         return sum(1 for i in visible if {store.labels[x].name for x in i.label_ids} & set(names))
 
-    assert forge.total(SEARCH, state="all", labels="docs,security") == count("docs", "security")
-    assert forge.total(SEARCH, state="all", labels="triage") == count("triage")  # the org label counts here
-    assert forge.total(SEARCH, state="all", labels="confidential") == count("confidential")
-    assert forge.total(SEARCH, state="all", labels="nosuch") == len(visible)
+    assert reader.total(SEARCH, state="all", labels="docs,security") == count("docs", "security")
+    assert reader.total(SEARCH, state="all", labels="triage") == count("triage")  # the org label counts here
+    assert reader.total(SEARCH, state="all", labels="confidential") == count("confidential")
+    assert reader.total(SEARCH, state="all", labels="nosuch") == len(visible)
 
 
-def test_milestones_by_name(forge: Client) -> None:
-    store = forge.standin.store
+def test_milestones_by_name(reader: Client) -> None:
+    store = reader.standin.store
     ids = {m.id for m in store.milestones.values() if m.title == "v2.0"}
     want = sum(1 for i in store.issues.values() if i.milestone_id in ids)
-    assert forge.total(SEARCH, state="all", milestones="v2.0") == want
+    assert reader.total(SEARCH, state="all", milestones="v2.0") == want
 
 
 @pytest.mark.parametrize(
@@ -83,24 +83,24 @@ def test_milestones_by_name(forge: Client) -> None:
         ({"since": "soon"}, 422, 'parsing time "soon" as "2006-01-02T15:04:05Z07:00": cannot parse "soon" as "2006"'),
     ],
 )
-def test_errors(forge: Client, params: dict[str, str], status: int, message: str) -> None:
-    response = forge.get(SEARCH, **params)
+def test_errors(reader: Client, params: dict[str, str], status: int, message: str) -> None:
+    response = reader.get(SEARCH, **params)
     assert response.status_code == status
     assert response.json()["message"] == message
 
 
-def test_owner_and_team_narrow_the_repositories(forge: Client) -> None:
-    store = forge.standin.store
-    assert forge.total(SEARCH, state="all", owner="other") == len(_in(store, "other/secret"))
-    assert forge.total(SEARCH, state="all", owner="ACME") == len(_in(store, "acme/widgets", "acme/gadgets"))
-    assert forge.total(SEARCH, state="all", owner="acme", team="core") == len(
+def test_owner_and_team_narrow_the_repositories(reader: Client) -> None:
+    store = reader.standin.store
+    assert reader.total(SEARCH, state="all", owner="other") == len(_in(store, "other/secret"))
+    assert reader.total(SEARCH, state="all", owner="ACME") == len(_in(store, "acme/widgets", "acme/gadgets"))
+    assert reader.total(SEARCH, state="all", owner="acme", team="core") == len(
         _in(store, "acme/widgets", "acme/gadgets")
     )
-    assert forge.total(SEARCH, state="all", owner="other", token=ALICE_TOKEN) == 0
+    assert reader.total(SEARCH, state="all", owner="other", token=ALICE_TOKEN) == 0
 
 
-def _page_size(forge: Client, params: dict[str, Any]) -> tuple[int, int]:
-    response = forge.get(SEARCH, state="all", **params)
+def _page_size(reader: Client, params: dict[str, Any]) -> tuple[int, int]:
+    response = reader.get(SEARCH, state="all", **params)
     return len(response.json()), int(response.headers["X-Total-Count"])
 
 
@@ -115,8 +115,8 @@ def _page_size(forge: Client, params: dict[str, Any]) -> tuple[int, int]:
         ({"limit": -1}, None),  # a negative limit passes through: everything
     ],
 )
-def test_limit_rules(forge: Client, params: dict[str, Any], size: int | None) -> None:
-    served, total = _page_size(forge, params)
+def test_limit_rules(reader: Client, params: dict[str, Any], size: int | None) -> None:
+    served, total = _page_size(reader, params)
     assert served == (total if size is None else min(size, total))
 
 
@@ -135,15 +135,15 @@ def test_limit_rules_from_gitea_1_26(newer: Client, params: dict[str, Any], size
     assert served == (total if size is None else min(size, total))
 
 
-def test_paging_headers(forge: Client) -> None:
-    response = forge.get(SEARCH, state="all", limit=10, page=2)
+def test_paging_headers(reader: Client) -> None:
+    response = reader.get(SEARCH, state="all", limit=10, page=2)
     assert 'rel="next"' in response.headers["Link"] and 'rel="prev"' in response.headers["Link"]
     assert int(response.headers["X-Total-Count"]) > 20
 
 
 @pytest.mark.parametrize("flag", ["created", "assigned", "mentioned"])
-def test_caller_booleans(forge: Client, flag: str) -> None:
-    store = forge.standin.store
+def test_caller_booleans(reader: Client, flag: str) -> None:
+    store = reader.standin.store
     visible = _in(store, "acme/widgets", "acme/gadgets", "demo/notes", "other/secret")
 
     def rule(issue: Issue) -> bool:
@@ -153,29 +153,29 @@ def test_caller_booleans(forge: Client, flag: str) -> None:
             return "demo" in issue.assignees
         return store.mentions(issue, "demo")
 
-    assert forge.total(SEARCH, state="all", **{flag: "true"}) == sum(1 for i in visible if rule(i))
+    assert reader.total(SEARCH, state="all", **{flag: "true"}) == sum(1 for i in visible if rule(i))
     # Anonymously the booleans are ignored.
-    assert forge.total(SEARCH, None, state="all", **{flag: "true"}) == forge.total(SEARCH, None, state="all")
+    assert reader.total(SEARCH, None, state="all", **{flag: "true"}) == reader.total(SEARCH, None, state="all")
 
 
-def test_review_requested(forge: Client) -> None:
-    store = forge.standin.store
+def test_review_requested(reader: Client) -> None:
+    store = reader.standin.store
     want = sum(1 for i in store.issues.values() if "alice" in i.requested_reviewers)
     assert want
-    assert forge.total(SEARCH, ALICE_TOKEN, state="all", review_requested="1") == want
+    assert reader.total(SEARCH, ALICE_TOKEN, state="all", review_requested="1") == want
 
 
-def test_type_and_keyword(forge: Client) -> None:
-    public = _in(forge.standin.store, "acme/widgets", "acme/gadgets")
-    assert forge.total(SEARCH, CAROL_TOKEN, state="all", type="pulls") == sum(1 for i in public if i.is_pull)
-    found = forge.json(SEARCH, CAROL_TOKEN, state="all", q="Größenangaben")
+def test_type_and_keyword(reader: Client) -> None:
+    public = _in(reader.standin.store, "acme/widgets", "acme/gadgets")
+    assert reader.total(SEARCH, CAROL_TOKEN, state="all", type="pulls") == sum(1 for i in public if i.is_pull)
+    found = reader.json(SEARCH, CAROL_TOKEN, state="all", q="Größenangaben")
     assert [i["number"] for i in found] == [13]
 
 
-def test_created_by_is_ignored_before_gitea_1_26(forge: Client) -> None:
-    everything = forge.total(SEARCH, CAROL_TOKEN, state="all")
-    assert forge.total(SEARCH, CAROL_TOKEN, state="all", created_by="carol") == everything
-    assert forge.total(SEARCH, CAROL_TOKEN, state="all", created_by="nobody") == everything  # not even looked up
+def test_created_by_is_ignored_before_gitea_1_26(reader: Client) -> None:
+    everything = reader.total(SEARCH, CAROL_TOKEN, state="all")
+    assert reader.total(SEARCH, CAROL_TOKEN, state="all", created_by="carol") == everything
+    assert reader.total(SEARCH, CAROL_TOKEN, state="all", created_by="nobody") == everything  # not even looked up
 
 
 def test_created_by_from_gitea_1_26(newer: Client) -> None:

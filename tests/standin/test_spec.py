@@ -18,8 +18,8 @@ from gitea_mcp.standin import (
 )
 from gitea_mcp.standin.endpoints import ROUTES
 from gitea_mcp.standin.render import View
-from tests.gitea_spec import operation, query_parameters, validate_definition, validate_list
 from tests.standin.conftest import Client
+from tests.support.gitea_spec import operation, query_parameters, validate_definition, validate_list
 
 ISSUES = "/repos/acme/widgets/issues"
 
@@ -43,8 +43,8 @@ ISSUES = "/repos/acme/widgets/issues"
         (f"{ISSUES}/{LONG_BODY_ISSUE}", {}, "Issue"),
     ],
 )
-def test_single_documents(forge: Client, path: str, params: dict[str, Any], definition: str) -> None:
-    validate_definition(definition, forge.json(path, **params))
+def test_single_documents(reader: Client, path: str, params: dict[str, Any], definition: str) -> None:
+    validate_definition(definition, reader.json(path, **params))
 
 
 @pytest.mark.parametrize(
@@ -63,16 +63,16 @@ def test_single_documents(forge: Client, path: str, params: dict[str, Any], defi
         ("/repos/acme/widgets/milestones", {"state": "all"}, "Milestone"),
     ],
 )
-def test_lists(forge: Client, path: str, params: dict[str, Any], definition: str) -> None:
-    documents = forge.json(path, **params)
+def test_lists(reader: Client, path: str, params: dict[str, Any], definition: str) -> None:
+    documents = reader.json(path, **params)
     assert documents
     validate_list(definition, documents)
 
 
-def test_every_seeded_issue_and_comment(forge: Client) -> None:
-    store = forge.standin.store
+def test_every_seeded_issue_and_comment(reader: Client) -> None:
+    store = reader.standin.store
     for doer in (None, store.user("demo")):
-        view = View(store, forge.standin.url, doer)
+        view = View(store, reader.standin.url, doer)
         validate_list("Issue", [view.issue(i) for i in store.issues.values()])
         validate_list("Comment", [view.comment(c) for cs in store.comments.values() for c in cs])
 

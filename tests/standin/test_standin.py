@@ -47,12 +47,12 @@ def test_refuses_to_bind_anything_but_loopback() -> None:
         StandIn().start(host="0.0.0.0")
 
 
-def test_keep_alive_round_trips_are_fast(forge: Client) -> None:
+def test_keep_alive_round_trips_are_fast(reader: Client) -> None:
     # Without TCP_NODELAY and a single write per answer, each round trip would cost ~40 ms.
-    forge.get("/version")
+    reader.get("/version")
     started = time.perf_counter()
     for _ in range(50):
-        assert forge.get("/repos/acme/widgets/issues/1").status_code == 200
+        assert reader.get("/repos/acme/widgets/issues/1").status_code == 200
     assert time.perf_counter() - started < 1.0
 
 
@@ -89,9 +89,9 @@ def test_every_request_is_recorded_in_order(fresh: Client) -> None:
     assert fresh.standin.requests == []
 
 
-def test_head_answers_headers_only(forge: Client) -> None:
-    get = forge.get("/repos/acme/widgets/issues")
-    head = forge.call("HEAD", "/repos/acme/widgets/issues")
+def test_head_answers_headers_only(reader: Client) -> None:
+    get = reader.get("/repos/acme/widgets/issues")
+    head = reader.call("HEAD", "/repos/acme/widgets/issues")
     assert head.status_code == 200 and head.content == b""
     assert head.headers["Content-Length"] == get.headers["Content-Length"]
     assert head.headers["X-Total-Count"] == get.headers["X-Total-Count"]
@@ -101,14 +101,14 @@ def test_head_answers_headers_only(forge: Client) -> None:
     ("method", "path", "status"),
     [("GET", "/nope", 404), ("GET", "/repos/acme/widgets/nope", 404), ("DELETE", "/version", 405)],
 )
-def test_unknown_routes_answer_json(forge: Client, method: str, path: str, status: int) -> None:
-    response = forge.call(method, path)
+def test_unknown_routes_answer_json(reader: Client, method: str, path: str, status: int) -> None:
+    response = reader.call(method, path)
     assert response.status_code == status
-    assert response.json()["url"] == f"{forge.standin.url}/api/swagger"
+    assert response.json()["url"] == f"{reader.standin.url}/api/swagger"
 
 
-def test_outside_the_api_is_404(forge: Client) -> None:
-    assert forge.session.get(f"{forge.standin.url}/acme/widgets", timeout=5).status_code == 404
+def test_outside_the_api_is_404(reader: Client) -> None:
+    assert reader.session.get(f"{reader.standin.url}/acme/widgets", timeout=5).status_code == 404
 
 
 def test_main_serves_until_interrupted_and_prints_url_and_tokens_to_stderr() -> None:
@@ -137,15 +137,15 @@ def test_main_serves_until_interrupted_and_prints_url_and_tokens_to_stderr() -> 
 # -- misc endpoints ----------------------------------------------------------------------------------------
 
 
-def test_version_and_api_settings(forge: Client) -> None:
-    assert forge.json("/version", token=None) == {"version": GITEA_VERSION}
-    settings = forge.json("/settings/api", token=None)
+def test_version_and_api_settings(reader: Client) -> None:
+    assert reader.json("/version", token=None) == {"version": GITEA_VERSION}
+    settings = reader.json("/settings/api", token=None)
     assert (settings["max_response_items"], settings["default_paging_num"]) == (50, 30)
 
 
-def test_user_is_the_tokens_user(forge: Client) -> None:
-    assert forge.json("/user")["login"] == "demo"
-    assert forge.json("/user", token=ALICE_TOKEN)["login"] == "alice"
+def test_user_is_the_tokens_user(reader: Client) -> None:
+    assert reader.json("/user")["login"] == "demo"
+    assert reader.json("/user", token=ALICE_TOKEN)["login"] == "alice"
 
 
 @pytest.mark.parametrize(
@@ -161,8 +161,8 @@ def test_user_is_the_tokens_user(forge: Client) -> None:
         ("/orgs/nobody", 404, "message", "not found"),
     ],
 )
-def test_users_and_orgs(forge: Client, path: str, status: int, key: str, value: str) -> None:
-    response = forge.get(path)
+def test_users_and_orgs(reader: Client, path: str, status: int, key: str, value: str) -> None:
+    response = reader.get(path)
     assert response.status_code == status
     assert response.json()[key] == value
 
@@ -177,14 +177,14 @@ def _basic(token: str) -> str:
 @pytest.mark.parametrize(
     "header", [f"token {DEMO_TOKEN}", f"Bearer {DEMO_TOKEN}", f"bearer {DEMO_TOKEN}", _basic(DEMO_TOKEN)]
 )
-def test_token_in_any_header_form(forge: Client, header: str) -> None:
-    response = forge.session.get(f"{forge.standin.url}/api/v1/user", headers={"Authorization": header}, timeout=5)
+def test_token_in_any_header_form(reader: Client, header: str) -> None:
+    response = reader.session.get(f"{reader.standin.url}/api/v1/user", headers={"Authorization": header}, timeout=5)
     assert response.status_code == 200 and response.json()["login"] == "demo"
 
 
 @pytest.mark.parametrize("path", ["/version", "/repos/acme/widgets/issues", "/repos/issues/search"])
-def test_a_bad_token_is_401_everywhere(forge: Client, path: str) -> None:
-    response = forge.get(path, token="0000000000000000000000000000000000000000")
+def test_a_bad_token_is_401_everywhere(reader: Client, path: str) -> None:
+    response = reader.get(path, token="0000000000000000000000000000000000000000")
     assert response.status_code == 401
     assert response.json()["message"] == "invalid username, password or token"
 
@@ -240,10 +240,10 @@ def test_a_bad_token_is_401_everywhere(forge: Client, path: str) -> None:
         ("GET", "/repos/nobody/widgets/issues", DEMO_TOKEN, 404, "not found"),
     ],
 )
-def test_auth_errors(forge: Client, method: str, path: str, token: str | None, status: int, message: str) -> None:
-    response = forge.call(method, path, token, json={"title": "Scoped write attempt in a test"})
+def test_auth_errors(reader: Client, method: str, path: str, token: str | None, status: int, message: str) -> None:
+    response = reader.call(method, path, token, json={"title": "Scoped write attempt in a test"})
     assert response.status_code == status
-    assert response.json() == {"message": message, "url": f"{forge.standin.url}/api/swagger"}
+    assert response.json() == {"message": message, "url": f"{reader.standin.url}/api/swagger"}
 
 
 @pytest.mark.parametrize(
@@ -256,23 +256,27 @@ def test_auth_errors(forge: Client, method: str, path: str, token: str | None, s
         ("/repos/acme/widgets/issues", DEMO_PUBLIC_TOKEN),
     ],
 )
-def test_reads_allowed(forge: Client, path: str, token: str | None) -> None:
-    assert forge.get(path, token).status_code == 200
+def test_reads_allowed(reader: Client, path: str, token: str | None) -> None:
+    assert reader.get(path, token).status_code == 200
 
 
 # -- repositories -----------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("path", ["/repos/acme/widgets", "/repos/ACME/Widgets", "/repos/Acme/WIDGETS"])
-def test_repository_names_are_case_insensitive(forge: Client, path: str) -> None:
-    repo = forge.json(path)
+def test_repository_names_are_case_insensitive(reader: Client, path: str) -> None:
+    repo = reader.json(path)
     assert (repo["full_name"], repo["private"]) == ("acme/widgets", False)
     assert repo["permissions"] == {"admin": True, "push": True, "pull": True}
 
 
-def test_repository_permissions_follow_the_caller(forge: Client) -> None:
-    assert forge.json("/repos/acme/widgets", token=None)["permissions"] == {"admin": False, "push": False, "pull": True}
-    assert forge.json("/repos/other/secret")["permissions"] == {"admin": False, "push": True, "pull": True}
+def test_repository_permissions_follow_the_caller(reader: Client) -> None:
+    assert reader.json("/repos/acme/widgets", token=None)["permissions"] == {
+        "admin": False,
+        "push": False,
+        "pull": True,
+    }
+    assert reader.json("/repos/other/secret")["permissions"] == {"admin": False, "push": True, "pull": True}
 
 
 @pytest.mark.parametrize(
@@ -286,8 +290,8 @@ def test_repository_permissions_follow_the_caller(forge: Client) -> None:
         ("/repos/ACME/Old-Widgets/issues/5/comments", "/api/v1/repos/acme/widgets/issues/5/comments"),
     ],
 )
-def test_a_renamed_repository_redirects_keeping_path_and_query(forge: Client, path: str, location: str) -> None:
-    response = forge.session.get(f"{forge.standin.url}/api/v1{path}", allow_redirects=False, timeout=5)
+def test_a_renamed_repository_redirects_keeping_path_and_query(reader: Client, path: str, location: str) -> None:
+    response = reader.session.get(f"{reader.standin.url}/api/v1{path}", allow_redirects=False, timeout=5)
     assert response.status_code == 301  # Gitea's RedirectToRepo: permanent from Gitea 1.23.7
     assert response.headers["Location"] == location
     assert response.text.startswith(f'<a href="{location.replace("&", "&amp;")}">Moved Permanently</a>.')

@@ -239,26 +239,26 @@ def test_edit_a_merged_pull_request_state_is_412(fresh: Client) -> None:
 # -- comments ------------------------------------------------------------------------------------------------
 
 
-def test_comments_list_without_paging_and_with_total(forge: Client) -> None:
-    response = forge.get(f"{ISSUES}/{MANY_COMMENTS_ISSUE}/comments", limit=5)
+def test_comments_list_without_paging_and_with_total(reader: Client) -> None:
+    response = reader.get(f"{ISSUES}/{MANY_COMMENTS_ISSUE}/comments", limit=5)
     comments = response.json()
     assert len(comments) == MANY_COMMENTS_COUNT and response.headers["X-Total-Count"] == str(MANY_COMMENTS_COUNT)
     assert max(len(c["body"]) for c in comments) > 5000
     assert "Link" not in response.headers
     middle = comments[20]["updated_at"]
-    later = forge.get(f"{ISSUES}/{MANY_COMMENTS_ISSUE}/comments", since=middle)
+    later = reader.get(f"{ISSUES}/{MANY_COMMENTS_ISSUE}/comments", since=middle)
     assert later.headers["X-Total-Count"] == str(sum(1 for c in comments if c["updated_at"] >= middle))
 
 
-def test_comments_of_a_missing_issue_are_a_blank_500(forge: Client) -> None:
-    response = forge.get(f"{ISSUES}/9999/comments")
+def test_comments_of_a_missing_issue_are_a_blank_500(reader: Client) -> None:
+    response = reader.get(f"{ISSUES}/9999/comments")
     assert (response.status_code, response.json()["message"]) == (500, "")
 
 
-def test_comments_of_a_pull_request_point_at_it(forge: Client) -> None:
-    store = forge.standin.store
+def test_comments_of_a_pull_request_point_at_it(reader: Client) -> None:
+    store = reader.standin.store
     pull = next(i for i in store.issues.values() if i.is_pull and store.comments_of(i))
-    comment = forge.json(f"{ISSUES}/{pull.number}/comments")[0]
+    comment = reader.json(f"{ISSUES}/{pull.number}/comments")[0]
     assert comment["issue_url"] == "" and comment["pull_request_url"].endswith(f"/pulls/{pull.number}")
 
 
@@ -379,13 +379,13 @@ def test_label_write_errors(fresh: Client, method: str, suffix: str, token: str 
 # -- repository labels and milestones ---------------------------------------------------------------------
 
 
-def test_repository_and_organisation_labels(forge: Client) -> None:
-    response = forge.get("/repos/acme/widgets/labels", limit=3, page=2)
+def test_repository_and_organisation_labels(reader: Client) -> None:
+    response = reader.get("/repos/acme/widgets/labels", limit=3, page=2)
     # By name, as Gitea sorts them: bug docs enhancement | good first issue performance security | ui wontfix
     assert [x["name"] for x in response.json()] == ["good first issue", "performance", "security"]
     assert response.headers["X-Total-Count"] == "8"
-    assert [x["name"] for x in forge.json("/orgs/acme/labels")] == ["triage"]
-    assert all(x["color"] and not x["color"].startswith("#") for x in forge.json("/repos/acme/widgets/labels"))
+    assert [x["name"] for x in reader.json("/orgs/acme/labels")] == ["triage"]
+    assert all(x["color"] and not x["color"].startswith("#") for x in reader.json("/repos/acme/widgets/labels"))
 
 
 @pytest.mark.parametrize(
@@ -398,15 +398,15 @@ def test_repository_and_organisation_labels(forge: Client) -> None:
         ({"state": "all", "limit": 1, "page": 3}, ["v2.0"]),
     ],
 )
-def test_milestones(forge: Client, params: dict[str, Any], titles: list[str]) -> None:
-    response = forge.get("/repos/acme/widgets/milestones", **params)
+def test_milestones(reader: Client, params: dict[str, Any], titles: list[str]) -> None:
+    response = reader.get("/repos/acme/widgets/milestones", **params)
     assert [m["title"] for m in response.json()] == titles
     assert "X-Total-Count" in response.headers
 
 
-def test_milestone_counts(forge: Client) -> None:
-    store = forge.standin.store
-    v10 = next(m for m in forge.json("/repos/acme/widgets/milestones", state="closed"))
+def test_milestone_counts(reader: Client) -> None:
+    store = reader.standin.store
+    v10 = next(m for m in reader.json("/repos/acme/widgets/milestones", state="closed"))
     members = [i for i in store.issues.values() if i.milestone_id == v10["id"]]
     assert v10["closed_issues"] == sum(1 for i in members if i.state == "closed") and v10["open_issues"] == 0
 

@@ -13,8 +13,9 @@ import responses
 from gitea_mcp.tools import issue_comment, writes
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_comment import CommentArgs
-from tests.conftest import failed, ok, sent_params
-from tests.fixtures import API, api_error, comment, issue, user
+from tests.support.gitea_json import API, api_error, comment, issue, user
+from tests.support.mocks import sent_params
+from tests.support.results import failed, ok
 
 ISSUE = f"{API}/repos/acme/widgets/issues/7"
 COMMENTS = f"{ISSUE}/comments"

@@ -16,8 +16,9 @@ import responses
 from gitea_mcp.tools import issue_create, writes
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_create import CreateArgs
-from tests.conftest import failed, ok, optional
-from tests.fixtures import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, user
+from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, user
+from tests.support.mocks import optional
+from tests.support.results import failed, ok
 
 ISSUES = f"{API}/repos/acme/widgets/issues"
 

@@ -10,8 +10,8 @@ import responses
 from gitea_mcp.tools import issue_get
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_get import GetArgs
-from tests.conftest import failed, ok
-from tests.fixtures import API, LABELS, MILESTONES, api_error, comment, issue
+from tests.support.gitea_json import API, LABELS, MILESTONES, api_error, comment, issue
+from tests.support.results import failed, ok
 
 ISSUE = f"{API}/repos/acme/widgets/issues/7"
 

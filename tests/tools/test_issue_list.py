@@ -11,8 +11,9 @@ import responses
 from gitea_mcp.tools import issue_list
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_list import ListArgs
-from tests.conftest import failed, ok, sent_params
-from tests.fixtures import API, LABELS, MILESTONES, api_error, issue, label, unknown_user_404
+from tests.support.gitea_json import API, LABELS, MILESTONES, api_error, issue, label, unknown_user_404
+from tests.support.mocks import sent_params
+from tests.support.results import failed, ok
 
 ISSUES = f"{API}/repos/acme/widgets/issues"
 LABELS_URL = f"{API}/repos/acme/widgets/labels"

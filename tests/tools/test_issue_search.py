@@ -10,8 +10,9 @@ import responses
 from gitea_mcp.tools import issue_search
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_search import SearchArgs
-from tests.conftest import failed, ok, optional, sent_params
-from tests.fixtures import API, LABELS, api_error, issue, user
+from tests.support.gitea_json import API, LABELS, api_error, issue, user
+from tests.support.mocks import optional, sent_params
+from tests.support.results import failed, ok
 
 REPO_ISSUES = f"{API}/repos/acme/widgets/issues"
 SEARCH = f"{API}/repos/issues/search"

@@ -12,8 +12,9 @@ import responses
 from gitea_mcp.tools import issue_update
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_update import UpdateArgs
-from tests.conftest import failed, ok, optional
-from tests.fixtures import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label
+from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label
+from tests.support.mocks import optional
+from tests.support.results import failed, ok
 
 ISSUE = f"{API}/repos/acme/widgets/issues/7"
 

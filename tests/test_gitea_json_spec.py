@@ -7,8 +7,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests import fixtures
-from tests.gitea_spec import validate_definition
+from tests.support import gitea_json as fixtures
+from tests.support.gitea_spec import validate_definition
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from typing import Any
 
 import jsonschema
 
-_CANDIDATES = [Path(__file__).resolve().parent / "spec"]
+_CANDIDATES = [Path(__file__).resolve().parent.parent / "spec"]
 
 
 def spec_dir() -> Path:

@@ -1,0 +1,31 @@
+"""Reading a tool's result as an agent would: its text, its structured content, or its error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_types import CallToolResult, TextContent
+
+from tests.support import TOKEN
+
+
+def text_of(result: CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    assert TOKEN not in block.text
+    return block.text
+
+
+def ok(result: CallToolResult) -> tuple[str, dict[str, Any]]:
+    text = text_of(result)
+    assert not result.is_error, text
+    assert result.structured_content is not None
+    return text, result.structured_content
+
+
+def failed(result: CallToolResult) -> str:
+    text = text_of(result)
+    assert result.is_error, text
+    assert result.structured_content is None
+    assert "Traceback" not in text
+    return text
