@@ -15,17 +15,17 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 import anyio
 import requests
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
+from gitea_mcp.stdio_client import stdio_session
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOOR = [sys.executable, str(ROOT / "bench" / "floor_server.py")]
@@ -44,13 +44,8 @@ def env_for(url: str) -> dict[str, str]:
     return {"GITEA_URL": url, "GITEA_TOKEN": DEMO_TOKEN, "GITEA_ALLOWED_OWNERS": "acme,demo"}
 
 
-@asynccontextmanager
-async def session(command: list[str], env: dict[str, str]) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(ROOT))
-    with open(os.devnull, "w") as quiet:
-        async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(read, write) as client:
-            await client.initialize()
-            yield client
+def session(command: list[str], env: dict[str, str]) -> AbstractAsyncContextManager[ClientSession]:
+    return stdio_session(env, command=command, cwd=str(ROOT))
 
 
 def children_rss_peak(marker: str) -> int:
@@ -112,7 +107,9 @@ CASES: list[tuple[str, str, dict[str, Any], int]] = [
 
 async def latency_session(forge: StandIn, repeats: int) -> None:
     async with session(OURS, env_for(forge.url)) as client:
-        await client.call_tool("issue_get", {"owner": "demo", "name": "notes", "number": 1})  # warm: imports, connection
+        await client.call_tool(
+            "issue_get", {"owner": "demo", "name": "notes", "number": 1}
+        )  # warm: imports, connection
         forge.latency = LATENCY
         for label, tool, args, budget in CASES:
             samples = []
@@ -156,8 +153,15 @@ async def loopback_and_tokens(forge: StandIn, repeats: int) -> None:
 
         text_of = lambda r: "".join(getattr(b, "text", "") for b in r.content)  # noqa: E731
         listed = text_of(await client.call_tool("issue_list", list50))
-        record("text of a 50-row issue_list", f"{len(listed.encode()):,} bytes", "≤ 4,500 bytes", len(listed.encode()) <= 4500)
-        found = await client.call_tool("issue_search", {"query": "the", "owner": "acme", "name": "widgets", "limit": 30})
+        record(
+            "text of a 50-row issue_list",
+            f"{len(listed.encode()):,} bytes",
+            "≤ 4,500 bytes",
+            len(listed.encode()) <= 4500,
+        )
+        found = await client.call_tool(
+            "issue_search", {"query": "the", "owner": "acme", "name": "widgets", "limit": 30}
+        )
         record("text of a 30-row issue_search", f"{len(text_of(found).encode()):,} bytes")
         got = await client.call_tool("issue_get", {"owner": "acme", "name": "widgets", "number": 320})
         record("text of one issue_get (#320)", f"{len(text_of(got).encode()):,} bytes")
@@ -271,7 +275,9 @@ def main() -> int:
             print(f"\n[{title}]")
             run()
     failed = [r[0] for r in rows if r[3] == "FAIL"]
-    print(f"\n{sum(r[3] == 'pass' for r in rows)} budgets met, {len(failed)} missed" + (f": {failed}" if failed else ""))
+    print(
+        f"\n{sum(r[3] == 'pass' for r in rows)} budgets met, {len(failed)} missed" + (f": {failed}" if failed else "")
+    )
     return 0
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any, TextIO
 
 from gitea_mcp.config import Settings
@@ -50,20 +48,9 @@ def server_env(url: str, token: str) -> dict[str, str]:
     return {"GITEA_URL": url, "GITEA_TOKEN": token, "GITEA_ALLOWED_OWNERS": DEMO_OWNERS, "PYTHONUNBUFFERED": "1"}
 
 
-@asynccontextmanager
-async def stdio_session(env: dict[str, str], args: tuple[str, ...] = ()) -> AsyncIterator[Any]:
-    """A ClientSession with `python -m gitea_mcp` running as a subprocess (used by the demo, tests and bench)."""
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    params = StdioServerParameters(command=sys.executable, args=["-m", "gitea_mcp", "serve", *args], env=env)
-    with open(os.devnull, "w") as quiet:
-        async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            yield session
-
-
 async def _script(url: str, token: str, out: TextIO) -> None:
+    from gitea_mcp.stdio_client import stdio_session
+
     async with stdio_session(server_env(url, token)) as session:
         tools = (await session.list_tools()).tools
         out.write(f"server up over stdio: {len(tools)} tools ({', '.join(t.name for t in tools)})\n")

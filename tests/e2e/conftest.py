@@ -15,8 +15,8 @@ import pytest
 import requests
 from mcp_types import CallToolResult, TextContent
 
-from gitea_mcp.commands.demo import stdio_session
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
+from gitea_mcp.stdio_client import stdio_session
 
 
 @pytest.fixture
