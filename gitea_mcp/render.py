@@ -35,6 +35,8 @@ def clean(text: str) -> str:
 
 def one_line(text: str) -> str:
     """A title or name made safe for a one-line row: cleaned, newlines shown as ⏎, runs of spaces folded."""
+    if text.isascii() and text.isprintable() and "  " not in text and text == text.strip():
+        return text  # most titles: nothing to clean (no controls, no invisible characters are ASCII-printable)
     text = clean(text).replace("\r\n", "\n").replace("\r", "\n").replace("\n", " ⏎ ").replace("\t", " ")
     return " ".join(text.split())
 
@@ -54,25 +56,29 @@ def label_inline(name: str) -> str:
     return inline(name, _LABEL_LIKE)
 
 
+# The facts of an issue as every tool shows them: other people's names cleaned, nulls as defaults. One table,
+# built once; `issue_facts` picks the fields a model declares.
+_FACTS: dict[str, Callable[[Issue], Any]] = {
+    "number": lambda issue: issue.number,
+    "title": lambda issue: one_line(issue.title),
+    "state": lambda issue: issue.state,
+    "is_pull": lambda issue: issue.pull_request is not None,
+    "author": lambda issue: one_line(issue.author),  # original_author of a migrated issue is free text
+    "labels": lambda issue: [one_line(label.name) for label in issue.labels],
+    "assignees": lambda issue: [user.login for user in issue.assignees],
+    "milestone": lambda issue: one_line(issue.milestone.title) if issue.milestone else None,
+    "comments": lambda issue: issue.comments,
+    "created_at": lambda issue: issue.created_at,
+    "updated_at": lambda issue: issue.updated_at,
+    "closed_at": lambda issue: issue.closed_at,
+    "due_date": lambda issue: issue.due_date,
+    "html_url": lambda issue: issue.html_url,
+}
+
+
 def issue_facts(issue: Issue, fields: Iterable[str]) -> dict[str, Any]:
-    """The named facts of an issue as every tool shows them: other people's names cleaned, nulls as defaults."""
-    facts: dict[str, Callable[[], Any]] = {
-        "number": lambda: issue.number,
-        "title": lambda: one_line(issue.title),
-        "state": lambda: issue.state,
-        "is_pull": lambda: issue.pull_request is not None,
-        "author": lambda: one_line(issue.author),  # original_author of a migrated issue is free text
-        "labels": lambda: [one_line(label.name) for label in issue.labels],
-        "assignees": lambda: [user.login for user in issue.assignees],
-        "milestone": lambda: one_line(issue.milestone.title) if issue.milestone else None,
-        "comments": lambda: issue.comments,
-        "created_at": lambda: issue.created_at,
-        "updated_at": lambda: issue.updated_at,
-        "closed_at": lambda: issue.closed_at,
-        "due_date": lambda: issue.due_date,
-        "html_url": lambda: issue.html_url,
-    }
-    return {field: facts[field]() for field in fields if field in facts}
+    """The named facts of an issue, for the fields an output model declares (unknown names are not facts)."""
+    return {field: _FACTS[field](issue) for field in fields if field in _FACTS}
 
 
 def clip(text: str, max_chars: int) -> tuple[str, bool]:
