@@ -121,7 +121,14 @@ def test_issue_list(
     limit: int,
 ) -> None:
     args = issue_list.ListArgs(
-        owner, name, state=state, labels=labels, since=since, created_by=created_by, page=max(page, 1), limit=limit
+        owner=owner,
+        name=name,
+        state=state,
+        labels=labels,
+        since=since,
+        created_by=created_by,
+        page=max(page, 1),
+        limit=limit,
     )
     check(lambda deps: issue_list.run(deps, args))
 
@@ -129,13 +136,19 @@ def test_issue_list(
 @fast
 @given(query=hostile, owner=words, name=st.one_of(st.none(), names), limit=numbers)
 def test_issue_search(query: str, owner: str | None, name: str | None, limit: int) -> None:
-    check(lambda deps: issue_search.run(deps, issue_search.SearchArgs(query, owner, name, 1, limit)))
+    check(
+        lambda deps: issue_search.run(
+            deps, issue_search.SearchArgs(query=query, owner=owner, name=name, page=1, limit=limit)
+        )
+    )
 
 
 @fast
 @given(owner=hostile, name=names, number=st.integers(min_value=1, max_value=2**63), max_chars=st.integers(0, 10**9))
 def test_issue_get(owner: str, name: str, number: int, max_chars: int) -> None:
-    check(lambda deps: issue_get.run(deps, issue_get.GetArgs(owner, name, number, max_chars)))
+    check(
+        lambda deps: issue_get.run(deps, issue_get.GetArgs(owner=owner, name=name, number=number, max_chars=max_chars))
+    )
 
 
 @fast
@@ -151,7 +164,9 @@ def test_issue_get(owner: str, name: str, number: int, max_chars: int) -> None:
 def test_issue_create(
     owner: str, name: str, title: str, body: str, labels: list[str], due: str | None, milestone: str | None
 ) -> None:
-    args = issue_create.CreateArgs(owner, name, title, body, labels, [], milestone, due)
+    args = issue_create.CreateArgs(
+        owner=owner, name=name, title=title, body=body, labels=labels, assignees=[], milestone=milestone, due_date=due
+    )
     check(lambda deps: issue_create.run(deps, args))
 
 
@@ -160,11 +175,17 @@ def test_issue_create(
 def test_issue_update(
     owner: str, name: str, state: str | None, add: list[str], milestone: str | None, due: str | None
 ) -> None:
-    args = issue_update.UpdateArgs(owner, name, 9, state=state, add_labels=add, milestone=milestone, due_date=due)
+    args = issue_update.UpdateArgs(
+        owner=owner, name=name, number=9, state=state, add_labels=add, milestone=milestone, due_date=due
+    )
     check(lambda deps: issue_update.run(deps, args))
 
 
 @fast
 @given(owner=hostile, name=names, body=hostile, number=st.integers(min_value=1, max_value=2**63))
 def test_issue_comment(owner: str, name: str, body: str, number: int) -> None:
-    check(lambda deps: issue_comment.run(deps, issue_comment.CommentArgs(owner, name, number, body)))
+    check(
+        lambda deps: issue_comment.run(
+            deps, issue_comment.CommentArgs(owner=owner, name=name, number=number, body=body)
+        )
+    )

@@ -45,7 +45,7 @@ class WrittenComment(BaseModel):
     outcome: str = Field(description="created | already_existed | created_after_lost_answer")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommentArgs:
     owner: str
     name: str
@@ -148,6 +148,7 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         ctx: Context,
         allow_duplicate: Annotated[bool, Field(description="Post even if you just posted the same.")] = False,
     ) -> Annotated[CallToolResult, WrittenComment]:
-        return run(deps_for(ctx), CommentArgs(owner, name, number, body, allow_duplicate))
+        args = CommentArgs(owner=owner, name=name, number=number, body=body, allow_duplicate=allow_duplicate)
+        return run(deps_for(ctx), args)
 
     return make(issue_comment, SPEC)

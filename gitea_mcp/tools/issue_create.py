@@ -34,7 +34,7 @@ SPEC = ToolSpec(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CreateArgs:
     owner: str
     name: str
@@ -186,8 +186,9 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         allow_duplicate: Annotated[bool, Field(description="File even if you just filed the same.")] = False,
     ) -> Annotated[CallToolResult, writes.WrittenIssue]:
         args = CreateArgs(
-            owner, name, title, body, split_names(labels), split_names(assignees), milestone, due_date, allow_duplicate
-        )
+            owner=owner, name=name, title=title, body=body, labels=split_names(labels),
+            assignees=split_names(assignees), milestone=milestone, due_date=due_date, allow_duplicate=allow_duplicate,
+        )  # fmt: skip
         return run(deps_for(ctx), args)
 
     return make(issue_create, SPEC)

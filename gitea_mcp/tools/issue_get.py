@@ -67,7 +67,7 @@ class IssueDetail(BaseModel):
     comments: list[CommentOut]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GetArgs:
     owner: str
     name: str
@@ -195,7 +195,7 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
             int, Strict(), Field(description="Page of 20 comments, oldest first.", ge=1, le=MAX_PAGE)
         ] = 1,
     ) -> Annotated[CallToolResult, IssueDetail]:
-        args = GetArgs(owner, name, number, max_chars, comments_page)
+        args = GetArgs(owner=owner, name=name, number=number, max_chars=max_chars, comments_page=comments_page)
         return run(deps_for(ctx), args)
 
     return make(issue_get, SPEC)

@@ -58,7 +58,7 @@ class IssueListResult(BaseModel):
     has_more: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ListArgs:
     owner: str
     name: str
@@ -197,20 +197,10 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         limit: Limit = DEFAULT_LIMIT,
     ) -> Annotated[CallToolResult, IssueListResult]:
         args = ListArgs(
-            owner,
-            name,
-            state,
-            labels,
-            milestones,
-            since,
-            before,
-            created_by,
-            assigned_by,
-            mentioned_by,
-            type,
-            page,
-            limit,
-        )
+            owner=owner, name=name, state=state, labels=labels, milestones=milestones, since=since, before=before,
+            created_by=created_by, assigned_by=assigned_by, mentioned_by=mentioned_by, type=type, page=page,
+            limit=limit,
+        )  # fmt: skip
         return run(deps_for(ctx), args)
 
     return make(issue_list, SPEC)

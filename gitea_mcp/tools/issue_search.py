@@ -69,7 +69,7 @@ class SearchResult(BaseModel):
     has_more: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SearchArgs:
     query: str
     owner: str | None = None
@@ -342,6 +342,6 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         page: PageNumber = 1,
         limit: Limit = DEFAULT_LIMIT,
     ) -> Annotated[CallToolResult, SearchResult]:
-        return run(deps_for(ctx), SearchArgs(query, owner, name, page, limit))
+        return run(deps_for(ctx), SearchArgs(query=query, owner=owner, name=name, page=page, limit=limit))
 
     return make(issue_search, SPEC)

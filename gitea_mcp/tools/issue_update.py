@@ -36,7 +36,7 @@ SPEC = ToolSpec(
 STATES = ("open", "closed")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class UpdateArgs:
     owner: str
     name: str
@@ -261,11 +261,11 @@ def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
         due_date: Annotated[str | None, Field(description='YYYY-MM-DD; "" clears.')] = None,
     ) -> Annotated[CallToolResult, writes.WrittenIssue]:
         args = UpdateArgs(
-            owner, name, number, title, body, state,
-            None if labels is None else split_names(labels),
-            split_names(add_labels), split_names(remove_labels),
-            None if assignees is None else split_names(assignees),
-            milestone, due_date,
+            owner=owner, name=name, number=number, title=title, body=body, state=state,
+            labels=None if labels is None else split_names(labels),
+            add_labels=split_names(add_labels), remove_labels=split_names(remove_labels),
+            assignees=None if assignees is None else split_names(assignees),
+            milestone=milestone, due_date=due_date,
         )  # fmt: skip
         return run(deps_for(ctx), args)
 

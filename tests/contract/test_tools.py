@@ -45,31 +45,35 @@ def failed(result: CallToolResult) -> str:
 
 
 def test_list_counts_issues_without_pull_requests(target: Target, lab: Lab) -> None:
-    _, data = ok(issue_list.run(deps_for(target, lab), ListArgs(lab.org, lab.repo, labels="bug", state="all")))
+    _, data = ok(
+        issue_list.run(deps_for(target, lab), ListArgs(owner=lab.org, name=lab.repo, labels="bug", state="all"))
+    )
     numbers = {row["number"] for row in data["issues"]}
     assert {lab.issues["auth"], lab.issues["export"]} <= numbers and lab.issues["pr"] not in numbers
     assert data["total"] == len(data["issues"])
 
 
 def test_list_with_an_unknown_user_names_the_user(target: Target, lab: Lab) -> None:
-    result = issue_list.run(deps_for(target, lab), ListArgs(lab.org, lab.repo, assigned_by="nobody-here"))
+    result = issue_list.run(deps_for(target, lab), ListArgs(owner=lab.org, name=lab.repo, assigned_by="nobody-here"))
     assert failed(result) == "assigned_by='nobody-here': no Gitea user by that name; check the username."
 
 
 def test_list_of_a_missing_repository(target: Target, lab: Lab) -> None:
-    result = issue_list.run(deps_for(target, lab), ListArgs(lab.org, "nope", created_by=lab.writer))
+    result = issue_list.run(deps_for(target, lab), ListArgs(owner=lab.org, name="nope", created_by=lab.writer))
     assert failed(result).startswith(f"repository {lab.org}/nope not found")
 
 
 def test_catalogue_is_read_whole_whatever_the_page_size(target: Target, lab: Lab) -> None:
     """A label on the last catalogue page is known: pages follow the server's MAX_RESPONSE_ITEMS."""
-    result = issue_list.run(deps_for(target, lab), ListArgs(lab.org, lab.many_repo, labels="l44"))
+    result = issue_list.run(deps_for(target, lab), ListArgs(owner=lab.org, name=lab.many_repo, labels="l44"))
     _, data = ok(result)
     assert data["total"] == 0
 
 
 def test_get_reads_issue_and_comments_in_utc(target: Target, lab: Lab) -> None:
-    text, data = ok(issue_get.run(deps_for(target, lab), GetArgs(lab.org, lab.repo, lab.issues["auth"])))
+    text, data = ok(
+        issue_get.run(deps_for(target, lab), GetArgs(owner=lab.org, name=lab.repo, number=lab.issues["auth"]))
+    )
     assert data["comments_total"] == 2 and data["milestone"] == "v1" and data["assignees"] == [lab.assignee]
     assert data["created_at"].endswith("Z") and all(c["created_at"].endswith("Z") for c in data["comments"])
     assert f"author @{lab.writer}" in text
@@ -77,34 +81,34 @@ def test_get_reads_issue_and_comments_in_utc(target: Target, lab: Lab) -> None:
 
 def test_get_tells_a_missing_issue_from_a_missing_repository(target: Target, lab: Lab) -> None:
     deps = deps_for(target, lab)
-    issue_gone = failed(issue_get.run(deps, GetArgs(lab.org, lab.repo, 9999)))
+    issue_gone = failed(issue_get.run(deps, GetArgs(owner=lab.org, name=lab.repo, number=9999)))
     assert issue_gone == f"{lab.org}/{lab.repo} has no issue or pull request #9999; find numbers with issue_list."
-    repo_gone = failed(issue_get.run(deps, GetArgs(lab.org, "nope", 1)))
+    repo_gone = failed(issue_get.run(deps, GetArgs(owner=lab.org, name="nope", number=1)))
     assert repo_gone.startswith(f"repository {lab.org}/nope not found")
 
 
 def test_search_finds_a_whole_word(target: Target, lab: Lab) -> None:
-    args = SearchArgs("Authentication", lab.org, lab.repo)
+    args = SearchArgs(query="Authentication", owner=lab.org, name=lab.repo)
     text, data = ok(issue_search.run(deps_for(target, lab), args))
     assert [hit["number"] for hit in data["results"]] == [lab.issues["auth"]]
     assert "note: keywords on " in text
 
 
 def test_search_keyword_with_assignee_finds_the_issue_on_every_release(target: Target, lab: Lab) -> None:
-    args = SearchArgs(f"Authentication assignee:{lab.assignee}", lab.org, lab.repo)
+    args = SearchArgs(query=f"Authentication assignee:{lab.assignee}", owner=lab.org, name=lab.repo)
     _, data = ok(issue_search.run(deps_for(target, lab), args))
     assert [hit["number"] for hit in data["results"]] == [lab.issues["auth"]]
 
 
 def test_search_across_the_owner(target: Target, lab: Lab) -> None:
-    _, data = ok(issue_search.run(deps_for(target, lab), SearchArgs("label:bug", lab.org)))
+    _, data = ok(issue_search.run(deps_for(target, lab), SearchArgs(query="label:bug", owner=lab.org)))
     assert {hit["number"] for hit in data["results"]} >= {lab.issues["auth"], lab.issues["export"]}
 
 
 def test_search_of_an_unknown_owner(target: Target, lab: Lab) -> None:
     deps = deps_for(target, lab)
     deps.policy = Policy(frozenset({"*"}))
-    result = issue_search.run(deps, SearchArgs("crash", "nobody-here"))
+    result = issue_search.run(deps, SearchArgs(query="crash", owner="nobody-here"))
     assert failed(result) == "owner 'nobody-here' does not exist on this Gitea; check the name."
 
 
@@ -113,7 +117,16 @@ def test_search_of_an_unknown_owner(target: Target, lab: Lab) -> None:
 
 def test_create_with_everything_and_retry(target: Target, lab: Lab) -> None:
     deps = deps_for(target, lab)
-    args = CreateArgs(lab.org, lab.repo, "Contract: create", "body", ["bug"], [lab.assignee], "v1", "2026-03-01")
+    args = CreateArgs(
+        owner=lab.org,
+        name=lab.repo,
+        title="Contract: create",
+        body="body",
+        labels=["bug"],
+        assignees=[lab.assignee],
+        milestone="v1",
+        due_date="2026-03-01",
+    )
     _, data = ok(issue_create.run(deps, args))
     assert data["labels"] == ["bug"] and data["milestone"] == "v1" and data["assignees"] == [lab.assignee]
     assert data["due_date"] == "2026-03-01", "the day given, whatever zone the server renders in"
@@ -124,7 +137,7 @@ def test_create_with_everything_and_retry(target: Target, lab: Lab) -> None:
 
 def test_create_with_an_organisation_label(target: Target, lab: Lab) -> None:
     """The token cannot list organisation labels (no read:organization); Gitea 1.23+ and Forgejo find them by name."""
-    args = CreateArgs(lab.org, lab.repo, "Contract: org label", labels=["bug", "triage"])
+    args = CreateArgs(owner=lab.org, name=lab.repo, title="Contract: org label", labels=["bug", "triage"])
     result = issue_create.run(deps_for(target, lab), args)
     if target.version.gitea(high=(1, 22)):
         assert "needs a token with read:organization" in failed(result)
@@ -134,7 +147,7 @@ def test_create_with_an_organisation_label(target: Target, lab: Lab) -> None:
 
 
 def test_create_by_a_user_who_cannot_write(target: Target, lab: Lab) -> None:
-    args = CreateArgs(lab.org, lab.repo, "Contract: poster", labels=["bug"], milestone="v1")
+    args = CreateArgs(owner=lab.org, name=lab.repo, title="Contract: poster", labels=["bug"], milestone="v1")
     _, data = ok(issue_create.run(deps_for(target, lab, "poster"), args))
     assert data["labels"] == [] and data["milestone"] is None
     assert data["warnings"] == [
@@ -143,18 +156,22 @@ def test_create_by_a_user_who_cannot_write(target: Target, lab: Lab) -> None:
 
 
 def test_create_refuses_two_labels_of_one_exclusive_scope(target: Target, lab: Lab) -> None:
-    args = CreateArgs(lab.org, lab.repo, "Contract: clash", labels=["priority/high", "priority/low"])
+    args = CreateArgs(owner=lab.org, name=lab.repo, title="Contract: clash", labels=["priority/high", "priority/low"])
     assert "are exclusive (scope 'priority')" in failed(issue_create.run(deps_for(target, lab), args))
 
 
 def new_issue(target: Target, lab: Lab, title: str, labels: list[str] | None = None) -> int:
-    _, data = ok(issue_create.run(deps_for(target, lab), CreateArgs(lab.org, lab.repo, title, labels=labels or [])))
+    _, data = ok(
+        issue_create.run(
+            deps_for(target, lab), CreateArgs(owner=lab.org, name=lab.repo, title=title, labels=labels or [])
+        )
+    )
     return int(data["number"])
 
 
 def test_adding_an_exclusive_label_replaces_its_scope(target: Target, lab: Lab) -> None:
     number = new_issue(target, lab, "Contract: scoped", ["bug", "priority/low"])
-    args = UpdateArgs(lab.org, lab.repo, number, add_labels=["priority/high"])
+    args = UpdateArgs(owner=lab.org, name=lab.repo, number=number, add_labels=["priority/high"])
     _, data = ok(issue_update.run(deps_for(target, lab), args))
     assert sorted(data["labels"]) == ["bug", "priority/high"]
     assert "Gitea removed priority/low: an added label of the same exclusive scope replaces it." in data["warnings"]
@@ -163,23 +180,33 @@ def test_adding_an_exclusive_label_replaces_its_scope(target: Target, lab: Lab) 
 def test_removing_and_replacing_labels(target: Target, lab: Lab) -> None:
     number = new_issue(target, lab, "Contract: labels", ["bug", "ui"])
     deps = deps_for(target, lab)
-    _, removed = ok(issue_update.run(deps, UpdateArgs(lab.org, lab.repo, number, remove_labels=["bug"])))
+    _, removed = ok(
+        issue_update.run(deps, UpdateArgs(owner=lab.org, name=lab.repo, number=number, remove_labels=["bug"]))
+    )
     assert removed["labels"] == ["ui"]
-    _, replaced = ok(issue_update.run(deps, UpdateArgs(lab.org, lab.repo, number, labels=["priority/high", "bug"])))
+    _, replaced = ok(
+        issue_update.run(deps, UpdateArgs(owner=lab.org, name=lab.repo, number=number, labels=["priority/high", "bug"]))
+    )
     assert sorted(replaced["labels"]) == ["bug", "priority/high"]
 
 
 def test_an_unknown_assignee_changes_nothing(target: Target, lab: Lab, http: Http) -> None:
     number = new_issue(target, lab, "Contract: assignee")
-    args = UpdateArgs(lab.org, lab.repo, number, title="Must not be saved", assignees=["nobody-here"])
+    args = UpdateArgs(owner=lab.org, name=lab.repo, number=number, title="Must not be saved", assignees=["nobody-here"])
     assert "could not assign 'nobody-here'" in failed(issue_update.run(deps_for(target, lab), args))
     issue = http.ok("GET", lab.path("issues", number), lab.tokens["writer"])
     assert issue["title"] == "Contract: assignee"
 
 
 def test_a_poster_is_told_what_gitea_ignored(target: Target, lab: Lab) -> None:
-    _, created = ok(issue_create.run(deps_for(target, lab, "poster"), CreateArgs(lab.org, lab.repo, "Contract: own")))
-    args = UpdateArgs(lab.org, lab.repo, created["number"], title="Contract: own, edited", milestone="v1")
+    _, created = ok(
+        issue_create.run(
+            deps_for(target, lab, "poster"), CreateArgs(owner=lab.org, name=lab.repo, title="Contract: own")
+        )
+    )
+    args = UpdateArgs(
+        owner=lab.org, name=lab.repo, number=created["number"], title="Contract: own, edited", milestone="v1"
+    )
     _, data = ok(issue_update.run(deps_for(target, lab, "poster"), args))
     assert data["title"] == "Contract: own, edited"
     assert data["warnings"] == [
@@ -189,14 +216,14 @@ def test_a_poster_is_told_what_gitea_ignored(target: Target, lab: Lab) -> None:
 
 def test_due_date_round_trips(target: Target, lab: Lab) -> None:
     number = new_issue(target, lab, "Contract: due")
-    args = UpdateArgs(lab.org, lab.repo, number, due_date="2026-12-31")
+    args = UpdateArgs(owner=lab.org, name=lab.repo, number=number, due_date="2026-12-31")
     _, data = ok(issue_update.run(deps_for(target, lab), args))
     assert data["due_date"] == "2026-12-31"
 
 
 def test_comment_and_retry(target: Target, lab: Lab) -> None:
     deps = deps_for(target, lab)
-    args = CommentArgs(lab.org, lab.repo, lab.issues["export"], "Contract: a comment")
+    args = CommentArgs(owner=lab.org, name=lab.repo, number=lab.issues["export"], body="Contract: a comment")
     _, data = ok(issue_comment.run(deps, args))
     assert data["outcome"] == "created" and data["author"] == lab.writer
     _, again = ok(issue_comment.run(deps, args))
@@ -204,7 +231,7 @@ def test_comment_and_retry(target: Target, lab: Lab) -> None:
 
 
 def test_comment_on_a_locked_issue(target: Target, lab: Lab) -> None:
-    args = CommentArgs(lab.org, lab.repo, lab.issues["locked"], "Contract: locked?")
+    args = CommentArgs(owner=lab.org, name=lab.repo, number=lab.issues["locked"], body="Contract: locked?")
     result = issue_comment.run(deps_for(target, lab, "poster"), args)
     if not lab.has_lock:
         ok(result)
@@ -214,7 +241,7 @@ def test_comment_on_a_locked_issue(target: Target, lab: Lab) -> None:
 
 
 def test_comment_on_a_missing_issue(target: Target, lab: Lab) -> None:
-    result = issue_comment.run(deps_for(target, lab), CommentArgs(lab.org, lab.repo, 9999, "x"))
+    result = issue_comment.run(deps_for(target, lab), CommentArgs(owner=lab.org, name=lab.repo, number=9999, body="x"))
     assert failed(result) == f"{lab.org}/{lab.repo} has no issue #9999, or this token cannot see it."
 
 
@@ -253,7 +280,9 @@ def test_deps_for_uses_the_lab_allowlist(target: Target, lab: Lab) -> None:
 
 def test_search_by_author_across_the_owner(target: Target, lab: Lab) -> None:
     """Every release verified ignores created_by on the cross-repository search: refused, never a wrong list."""
-    result = issue_search.run(deps_for(target, lab), SearchArgs(f"author:{lab.poster}", lab.org))
+    result = issue_search.run(deps_for(target, lab), SearchArgs(query=f"author:{lab.poster}", owner=lab.org))
     assert "across repositories (its search ignores the author)" in failed(result)
-    _, data = ok(issue_search.run(deps_for(target, lab), SearchArgs(f"author:{lab.poster}", lab.org, lab.repo)))
+    _, data = ok(
+        issue_search.run(deps_for(target, lab), SearchArgs(query=f"author:{lab.poster}", owner=lab.org, name=lab.repo))
+    )
     assert data["results"] and all(hit["author"] == lab.poster for hit in data["results"])

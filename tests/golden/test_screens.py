@@ -31,22 +31,28 @@ SHOWN_URL = "https://gitea.example.com"
 
 Screen = Callable[[Deps], CallToolResult]
 CASES: dict[str, Screen] = {
-    "list": lambda d: issue_list.run(d, ListArgs("acme", "widgets", labels="bug", limit=5)),
-    "list_everything": lambda d: issue_list.run(d, ListArgs("acme", "widgets", state="all", type="all", limit=4)),
-    "list_empty": lambda d: issue_list.run(d, ListArgs("acme", "empty")),
-    "search_none": lambda d: issue_search.run(d, SearchArgs("nothing-like-this", "acme", "widgets")),
-    "search_one": lambda d: issue_search.run(d, SearchArgs('"Größenangaben"', "acme", "widgets")),
-    "search_many": lambda d: issue_search.run(d, SearchArgs("export label:bug is:open", "acme", limit=3)),
-    "get_with_comments": lambda d: issue_get.run(d, GetArgs("acme", "widgets", MANY_COMMENTS_ISSUE, max_chars=120)),
-    "error_owner_not_allowed": lambda d: issue_list.run(d, ListArgs("other", "secret")),
-    "error_unknown_label": lambda d: issue_list.run(d, ListArgs("acme", "widgets", labels="bugz")),
-    "error_unknown_user": lambda d: issue_list.run(d, ListArgs("acme", "widgets", created_by="nobody")),
-    "error_missing_repository": lambda d: issue_get.run(d, GetArgs("acme", "nope", 1)),
-    "error_missing_issue": lambda d: issue_get.run(d, GetArgs("acme", "widgets", 9999)),
-    "error_refused_query": lambda d: issue_search.run(d, SearchArgs("crash sort:updated", "acme")),
-    "error_nothing_to_change": lambda d: issue_update.run(d, UpdateArgs("acme", "widgets", 3)),
-    "error_empty_comment": lambda d: issue_comment.run(d, CommentArgs("acme", "widgets", 3, "  ")),
-    "error_empty_title": lambda d: issue_create.run(d, CreateArgs("acme", "widgets", " ")),
+    "list": lambda d: issue_list.run(d, ListArgs(owner="acme", name="widgets", labels="bug", limit=5)),
+    "list_everything": lambda d: issue_list.run(
+        d, ListArgs(owner="acme", name="widgets", state="all", type="all", limit=4)
+    ),
+    "list_empty": lambda d: issue_list.run(d, ListArgs(owner="acme", name="empty")),
+    "search_none": lambda d: issue_search.run(d, SearchArgs(query="nothing-like-this", owner="acme", name="widgets")),
+    "search_one": lambda d: issue_search.run(d, SearchArgs(query='"Größenangaben"', owner="acme", name="widgets")),
+    "search_many": lambda d: issue_search.run(d, SearchArgs(query="export label:bug is:open", owner="acme", limit=3)),
+    "get_with_comments": lambda d: issue_get.run(
+        d, GetArgs(owner="acme", name="widgets", number=MANY_COMMENTS_ISSUE, max_chars=120)
+    ),
+    "error_owner_not_allowed": lambda d: issue_list.run(d, ListArgs(owner="other", name="secret")),
+    "error_unknown_label": lambda d: issue_list.run(d, ListArgs(owner="acme", name="widgets", labels="bugz")),
+    "error_unknown_user": lambda d: issue_list.run(d, ListArgs(owner="acme", name="widgets", created_by="nobody")),
+    "error_missing_repository": lambda d: issue_get.run(d, GetArgs(owner="acme", name="nope", number=1)),
+    "error_missing_issue": lambda d: issue_get.run(d, GetArgs(owner="acme", name="widgets", number=9999)),
+    "error_refused_query": lambda d: issue_search.run(d, SearchArgs(query="crash sort:updated", owner="acme")),
+    "error_nothing_to_change": lambda d: issue_update.run(d, UpdateArgs(owner="acme", name="widgets", number=3)),
+    "error_empty_comment": lambda d: issue_comment.run(
+        d, CommentArgs(owner="acme", name="widgets", number=3, body="  ")
+    ),
+    "error_empty_title": lambda d: issue_create.run(d, CreateArgs(owner="acme", name="widgets", title=" ")),
 }  # fmt: skip
 
 
