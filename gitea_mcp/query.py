@@ -1,8 +1,8 @@
 """The search query an agent types (GitHub-like syntax), mapped onto Gitea's issue parameters — exactly, or refused.
 
-Pure: no I/O. `parse_query` turns the text into a `ParsedQuery`; `repo_params` and `search_params` turn that into the
-query parameters of `GET /repos/{o}/{r}/issues` and `GET /repos/issues/search`. Every qualifier either maps onto a
-Gitea parameter with the same meaning or raises `ToolFailure` naming it and saying what to write instead: nothing is
+Pure: no I/O. `parse_query` turns the text into a `ParsedQuery`; `repo_filter` and `search_filter` turn that into the
+`IssueFilter` for `GET /repos/{o}/{r}/issues` or `GET /repos/issues/search`. Every qualifier maps onto a Gitea
+parameter with the same meaning or raises `ToolFailure` naming it and saying what to write instead: nothing is
 silently ignored, because an ignored filter returns a plausible but wrong list.
 
 Decisions (see also the tests, one row per form):
@@ -10,7 +10,7 @@ Decisions (see also the tests, one row per form):
   GitHub it means any-of, and Gitea splits its `labels` parameter on commas, so a label name with a comma cannot be
   sent either. The same holds for `milestone:`.
 - `@me` is kept literally in `ParsedQuery`. The search endpoint has booleans for the signed-in user
-  (`created`/`assigned`/`mentioned=true`); the repository list only takes usernames, so `repo_params` needs `me`.
+  (`created`/`assigned`/`mentioned=true`); the repository list only takes usernames, so `repo_filter` needs `me`.
 - No state default in a query (it searches all states, like a forge's search box); type defaults to issues
   (docs/decisions/0002-query-language.md).
 - Dates: see the "Dates" section for how `updated:` maps onto Gitea's inclusive, whole-second `since`/`before`.
@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from typing import Literal
 
 from gitea_mcp.errors import ToolFailure
+from gitea_mcp.issue_filter import IssueFilter, Mine
 
 State = Literal["open", "closed", "all"]
 IssueType = Literal["issues", "pulls"]
@@ -76,58 +77,62 @@ def keyword_text(q: ParsedQuery, *, quotes: bool) -> str:
     return "".join([*out, rest])
 
 
-def repo_params(q: ParsedQuery, *, me: str | None = None, quotes: bool = False) -> dict[str, str]:
-    """Parameters for `GET /repos/{owner}/{repo}/issues`. `me` is the signed-in username, needed for `@me`."""
-    params = _common_params(q, quotes)
-    if q.labels:
-        params["labels"] = ",".join(q.labels)  # all-of on this endpoint
-    for key, value in (("created_by", q.author), ("assigned_by", q.assignee), ("mentioned_by", q.mentions)):
-        if value is not None:
-            params[key] = _resolve_me(value, key, me)
-    return params
+def repo_filter(q: ParsedQuery, *, me: str | None = None, quotes: bool = False) -> IssueFilter:
+    """The filter for one repository's list. `me` is the signed-in username, needed for `@me`."""
+    return replace(
+        _common(q, quotes),
+        labels=q.labels,  # all-of on this endpoint
+        created_by=_resolve_me(q.author, "created_by", me),
+        assigned_by=_resolve_me(q.assignee, "assigned_by", me),
+        mentioned_by=_resolve_me(q.mentions, "mentioned_by", me),
+    )
 
 
-def search_params(q: ParsedQuery, *, me: str | None = None, quotes: bool = False) -> dict[str, str]:
-    """Parameters for `GET /repos/issues/search`; refuses what that endpoint cannot do exactly.
+def search_filter(q: ParsedQuery, *, me: str | None = None, quotes: bool = False) -> IssueFilter:
+    """The filter for `GET /repos/issues/search`; refuses what that endpoint cannot do exactly.
 
-    Call `repo_params` instead when the query names a repository. The @me booleans only work for a signed-in
-    caller (Gitea ignores them anonymously), which the tool has to ensure.
+    Use `repo_filter` when the query names a repository. The @me flags only work for a signed-in caller (Gitea
+    ignores them anonymously), which the tool has to ensure.
     """
     if q.repo is not None:
-        raise ValueError("the query names a repository: use repo_params")
-    params = _common_params(q, quotes)
+        raise ValueError("the query names a repository: use repo_filter")
     if len(q.labels) > 1:
         raise ToolFailure(
             "Several `label:` qualifiers cannot be searched across repositories: Gitea's search matches ANY of the "
             "labels there, not all. Keep one label:, or add repo:OWNER/NAME, where every label must match."
         )
-    if q.labels:
-        params["labels"] = q.labels[0]
-    if q.owner is not None:
-        params["owner"] = q.owner
+    mine: list[Mine] = []
+    created_by = None
     if q.author is not None:
-        params.update({"created": "true"} if _is_me(q.author, me) else {"created_by": q.author})
-    for qualifier, value, flag in (("assignee", q.assignee, "assigned"), ("mentions", q.mentions, "mentioned")):
-        if value is not None:
-            params[flag] = _only_me(qualifier, value, me)
-    return params
+        if _is_me(q.author, me):
+            mine.append("created")
+        else:
+            created_by = q.author
+    if q.assignee is not None and _only_me("assignee", q.assignee, me):
+        mine.append("assigned")
+    if q.mentions is not None and _only_me("mentions", q.mentions, me):
+        mine.append("mentioned")
+    return replace(_common(q, quotes), labels=q.labels, created_by=created_by, mine=tuple(mine))
 
 
-def _common_params(q: ParsedQuery, quotes: bool) -> dict[str, str]:
+def _common(q: ParsedQuery, quotes: bool) -> IssueFilter:
     # Merge rules (docs/decisions/0002-query-language.md): a query searches all states unless it names one; the
     # type is issues unless named (Gitea mixes both when `type` is omitted, which no forge search box does).
-    params: dict[str, str] = {"state": q.state or "all", "type": q.type or "issues"}
-    words = keyword_text(q, quotes=quotes)
-    optional = {"milestones": ",".join(q.milestones), "q": words, "since": q.since, "before": q.before}
-    params.update({key: value for key, value in optional.items() if value})
-    return params
+    return IssueFilter(
+        state=q.state or "all",
+        type=q.type or "issues",
+        milestones=q.milestones,
+        keywords=keyword_text(q, quotes=quotes),
+        since=q.since,
+        before=q.before,
+    )
 
 
 def _is_me(value: str, me: str | None) -> bool:
     return value == "@me" or (me is not None and value.casefold() == me.casefold())
 
 
-def _resolve_me(value: str, key: str, me: str | None) -> str:
+def _resolve_me(value: str | None, key: str, me: str | None) -> str | None:
     if value != "@me":
         return value
     if me is None:
@@ -139,9 +144,9 @@ def _resolve_me(value: str, key: str, me: str | None) -> str:
     return me
 
 
-def _only_me(qualifier: str, value: str, me: str | None) -> str:
+def _only_me(qualifier: str, value: str, me: str | None) -> bool:
     if _is_me(value, me):
-        return "true"
+        return True
     raise ToolFailure(
         f"`{qualifier}:{value}` cannot be searched across repositories: Gitea's search filters on {qualifier} only for "
         f"the signed-in user ({qualifier}:@me). Add repo:OWNER/NAME to filter one repository by {qualifier}:{value}."
@@ -414,13 +419,9 @@ def _on_repo(draft: _Draft, value: str, raw: str) -> None:
 
 # --- Dates ------------------------------------------------------------------------------------------------------------
 #
-# Gitea parses `since`/`before` as RFC 3339 and keeps whole Unix seconds (`time.Parse(time.RFC3339, v).Unix()`, in
-# GetQueryBeforeSince), then compares them INCLUSIVELY with `issue.updated_unix`, itself whole seconds: the database
-# path uses `builder.Gte{"issue.updated_unix": since}` / `builder.Lte{...: before}` (models/issues/issue_search.go),
-# and the indexers do the same (bleve NumericRangeInclusiveQuery with both ends inclusive, Elasticsearch
-# RangeQuery.Gte/Lte, Meilisearch NewFilterGte/NewFilterLte). So the exact mapping is: since = the first whole second
-# that matches, before = the last whole second that matches; e.g. updated:<2026-01-01 -> before=2025-12-31T23:59:59Z.
-# A value of 0 means "not set" to Gitea, so bounds before 1970 are refused rather than silently dropped.
+# Gitea keeps `since`/`before` as whole Unix seconds and compares them INCLUSIVELY with the issue's updated time, in
+# the database and in every indexer alike. So since = the first whole second that matches, before = the last; e.g.
+# updated:<2026-01-01 -> before=2025-12-31T23:59:59Z. Gitea reads 0 as "not set": bounds before 1970 are refused.
 
 _LAST_SECOND = int(datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp())
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")

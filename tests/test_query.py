@@ -7,7 +7,18 @@ from typing import Any
 import pytest
 
 from gitea_mcp.errors import ToolFailure
-from gitea_mcp.query import ParsedQuery, keyword_text, parse_query, repo_params, search_params
+from gitea_mcp.query import ParsedQuery, keyword_text, parse_query, repo_filter, search_filter
+
+
+def repo_params(q: ParsedQuery, *, me: str | None = None) -> dict[str, str]:
+    """The Gitea parameters the decision table compares: the filter written out for the repository list."""
+    return repo_filter(q, me=me).list_params()
+
+
+def search_params(q: ParsedQuery, *, me: str | None = None) -> dict[str, str]:
+    """The same for the cross-repository search; an `org:` in the query names the owner."""
+    return search_filter(q, me=me).search_params(q.owner)
+
 
 # --- Accepted forms: query -> the ParsedQuery fields it sets (all others keep their defaults) -------------------------
 
@@ -447,7 +458,7 @@ def test_search_params_refuse(text: str, me: str | None, fragments: tuple[str, .
 
 
 def test_search_params_is_not_for_one_repository() -> None:
-    with pytest.raises(ValueError, match="repo_params"):
+    with pytest.raises(ValueError, match="repo_filter"):
         search_params(parse_query("repo:acme/widgets"))
 
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from gitea_mcp import render, scopes
 from gitea_mcp.gitea.models import Issue
+from gitea_mcp.issue_filter import IssueFilter
 from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import filters
@@ -86,16 +87,18 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
         if (login := getattr(args, key)) is not None:
             validate_name(login, key)
     limit = cap_limit(args.limit)
-    query = filters.RepoQuery(
-        state=choice(args.state, STATES, "state"),
-        type=choice(args.type, TYPES, "type"),
-        labels=split_names(args.labels),
-        milestones=split_names(args.milestones),
-        since=args.since,
-        before=args.before,
-        created_by=args.created_by,
-        assigned_by=args.assigned_by,
-        mentioned_by=args.mentioned_by,
+    query = filters.with_dates(
+        IssueFilter(
+            state=choice(args.state, STATES, "state"),  # type: ignore[arg-type]  # checked against STATES
+            type=choice(args.type, TYPES, "type"),  # type: ignore[arg-type]
+            labels=tuple(split_names(args.labels)),
+            milestones=tuple(split_names(args.milestones)),
+            since=args.since,
+            before=args.before,
+            created_by=args.created_by,
+            assigned_by=args.assigned_by,
+            mentioned_by=args.mentioned_by,
+        )
     )
     response = filters.fetch_issues(deps, owner, name, query, page=args.page, limit=limit)
     issues = response.many(Issue)[:limit]  # never more rows than asked, whatever the server sends
@@ -116,7 +119,7 @@ def _row(issue: Issue) -> IssueRow:
     return IssueRow.model_construct(**render.issue_facts(issue, IssueRow.model_fields))
 
 
-def _text(owner: str, name: str, query: filters.RepoQuery, out: IssueListResult, asked: int | None) -> str:
+def _text(owner: str, name: str, query: IssueFilter, out: IssueListResult, asked: int | None) -> str:
     count = len(out.issues)
     header = f"{owner}/{name} {_KIND[query.type]} ({query.describe()}): "
     header += render.span(count, out.page, out.limit, out.total, out.has_more)

@@ -139,10 +139,11 @@ def _fetch(
 ) -> Page:
     quotes = server is not None and server.keyword_mode == "words"
     if scope.name is not None:
-        params = ql.repo_params(parsed, me=me, quotes=quotes)
-        response = filters.fetch_issues(deps, scope.owner, scope.name, _repo_query(params), page, limit)
+        query = ql.repo_filter(parsed, me=me, quotes=quotes)
+        params = query.list_params()
+        response = filters.fetch_issues(deps, scope.owner, scope.name, query, page, limit)
     else:
-        params = {**ql.search_params(parsed, me=me, quotes=quotes), "owner": scope.owner}
+        params = ql.search_filter(parsed, me=me, quotes=quotes).search_params(scope.owner)
         response = _search_owner(deps, params, page, limit)
     issues = response.many(Issue)[:limit]  # never more rows than asked, whatever the server sends
     deps.policy.check_rows([i.repository.full_name for i in issues if i.repository], scope.owner, scope.name)
@@ -228,23 +229,6 @@ def _me(deps: Deps, parsed: ql.ParsedQuery) -> str | None:
         if isinstance(exc, Unauthorized):
             raise ToolFailure("@me needs a signed-in user: set GITEA_TOKEN, or name the user instead.") from None
         raise
-
-
-def _repo_query(params: dict[str, str]) -> filters.RepoQuery:
-    labels = params.get("labels", "")
-    milestones = params.get("milestones", "")
-    return filters.RepoQuery(
-        state=params["state"],
-        type=params["type"],
-        labels=labels.split(",") if labels else [],
-        milestones=milestones.split(",") if milestones else [],
-        since=params.get("since"),
-        before=params.get("before"),
-        created_by=params.get("created_by"),
-        assigned_by=params.get("assigned_by"),
-        mentioned_by=params.get("mentioned_by"),
-        q=params.get("q"),
-    )
 
 
 def _search_owner(deps: Deps, params: dict[str, str], page: int, limit: int) -> ApiResponse:

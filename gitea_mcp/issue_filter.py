@@ -1,0 +1,77 @@
+"""Which issues: one value, built once — from a tool's arguments (issue_list) or a parsed query (issue_search) —
+and written out in one place each: the repository list's parameters, the cross-repository search's parameters,
+the header's description, and the arguments of a next-page hint.
+
+Pure: no I/O. The traps each Gitea parameter hides are dealt with where the value is sent (tools/filters.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+State = Literal["open", "closed", "all"]
+Kind = Literal["issues", "pulls", "all"]  # all: Gitea mixes both when no type is sent
+Mine = Literal["created", "assigned", "mentioned"]  # the search endpoint's flags for the signed-in user
+
+USER_FILTERS = ("created_by", "assigned_by", "mentioned_by")
+
+
+@dataclass(frozen=True)
+class IssueFilter:
+    state: State = "open"
+    type: Kind = "issues"
+    labels: tuple[str, ...] = ()  # all of them on a repository; the search endpoint takes one
+    milestones: tuple[str, ...] = ()
+    since: str | None = None  # RFC 3339, inclusive, compared with the updated time
+    before: str | None = None
+    created_by: str | None = None
+    assigned_by: str | None = None
+    mentioned_by: str | None = None
+    keywords: str = ""  # Gitea's `q`, already written the way this server reads it
+    mine: tuple[Mine, ...] = ()
+
+    def users(self) -> dict[str, str]:
+        """The user filters that are set (a 404 may be about one of them)."""
+        return {key: value for key in USER_FILTERS if (value := getattr(self, key))}
+
+    def _set(self) -> dict[str, str]:
+        """The filters that are set, spelled as Gitea and issue_list both spell them (lists comma-joined)."""
+        values = {
+            "labels": ",".join(self.labels),
+            "milestones": ",".join(self.milestones),
+            "since": self.since,
+            "before": self.before,
+            **self.users(),
+        }
+        return {key: value for key, value in values.items() if value}
+
+    def list_params(self) -> dict[str, str]:
+        """`GET /repos/{owner}/{repo}/issues`."""
+        params: dict[str, str] = {"state": self.state}
+        if self.type != "all":
+            params["type"] = self.type
+        if self.keywords:
+            params["q"] = self.keywords
+        return {**params, **self._set()}
+
+    def search_params(self, owner: str | None) -> dict[str, str]:
+        """`GET /repos/issues/search`, with the flags for the signed-in user."""
+        params = self.list_params()
+        params.update(dict.fromkeys(self.mine, "true"))
+        if owner:
+            params["owner"] = owner
+        return params
+
+    def call_args(self) -> dict[str, object]:
+        """The non-default arguments, spelled as a call to issue_list (for next-page hints)."""
+        args: dict[str, object] = {}
+        if self.state != "open":
+            args["state"] = self.state
+        if self.type != "issues":
+            args["type"] = self.type
+        return {**args, **self._set()}
+
+    def describe(self) -> str:
+        shown = {"state": self.state, **{k: v for k, v in self.call_args().items() if k != "state"}}
+        return " ".join(f"{key}={value}" for key, value in shown.items())
