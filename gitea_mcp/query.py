@@ -40,9 +40,7 @@ SUPPORTED = (
     "repo:OWNER/NAME, org:/user:/owner:OWNER, free words and quoted phrases"
 )
 MAX_QUERY = 2000  # characters: more is no search, and over HTTP anyone may send it
-_DATE_HELP = (
-    "write YYYY-MM-DD (a UTC day) or an RFC 3339 time, e.g. updated:>=2026-01-31 or updated:<2026-01-31T12:00:00Z"
-)
+_DATE_HELP = "write YYYY-MM-DD (a UTC day) or RFC 3339, e.g. updated:>=2026-01-31 or updated:<2026-01-31T12:00:00Z"
 
 
 @dataclass(frozen=True)
