@@ -11,7 +11,6 @@ from typing import Any
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel
 
-from gitea_mcp.gitea.client import ApiResponse
 from gitea_mcp.gitea.models import Issue
 
 # Characters that render as nothing or reorder text: zero-width, bidirectional overrides and isolates,
@@ -107,24 +106,6 @@ def span(count: int, page: int, limit: int, total: int | None, has_more: bool) -
         return f"{total} {'match' if total == 1 else 'matches'}, {shown}"
     more = "more may follow on the next page" if has_more else "no more pages"
     return f"{shown}, {more} (total unknown: Gitea sent no count)"
-
-
-def served_limit(asked: int, count: int, page: int, response: ApiResponse) -> int:
-    """The page size Gitea really used. An instance with MAX_RESPONSE_ITEMS below ours clamps silently;
-    a short page that is not the last one gives it away, and page numbers then count in its size."""
-    first_of_more = page == 1 and response.total is not None and count < response.total
-    if 0 < count < asked and (response.has_next or first_of_more):
-        return count
-    return asked
-
-
-def more_pages(page: int, limit: int, count: int, response: ApiResponse) -> bool:
-    """Whether a next page exists: from the total, else from Link; with neither, a full page may have more."""
-    if response.total is not None:
-        return page * limit < response.total and count > 0
-    if response.has_links:
-        return response.has_next
-    return count >= limit
 
 
 def args_text(args: Mapping[str, object]) -> str:

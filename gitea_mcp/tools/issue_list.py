@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from gitea_mcp import render, scopes
 from gitea_mcp.gitea.models import Issue
+from gitea_mcp.gitea.page import page_of
 from gitea_mcp.issue_filter import IssueFilter
 from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
 from gitea_mcp.spec import ToolSpec
@@ -100,18 +101,16 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
             mentioned_by=args.mentioned_by,
         )
     )
-    response = filters.fetch_issues(deps, owner, name, query, page=args.page, limit=limit)
-    issues = response.many(Issue)[:limit]  # never more rows than asked, whatever the server sends
-    deps.policy.check_rows([i.repository.full_name for i in issues if i.repository], owner, name)
-    served = render.served_limit(limit, len(issues), args.page, response)
+    page = page_of(filters.fetch_issues(deps, owner, name, query, page=args.page, limit=limit), Issue, limit, args.page)
+    deps.policy.check_rows([i.repository.full_name for i in page.rows if i.repository], owner, name)
     out = IssueListResult(
-        issues=[_row(issue) for issue in issues],
-        total=response.total,
-        page=args.page,
-        limit=served,
-        has_more=render.more_pages(args.page, served, len(issues), response),
+        issues=[_row(issue) for issue in page.rows],
+        total=page.total,
+        page=page.number,
+        limit=page.size,
+        has_more=page.has_more,
     )
-    text = _text(owner, name, query, out, args.limit if served != args.limit else None)
+    text = _text(owner, name, query, out, args.limit if page.size != args.limit else None)
     return render.result(text, out)
 
 

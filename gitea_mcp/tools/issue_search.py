@@ -22,6 +22,7 @@ from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse
 from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
 from gitea_mcp.gitea.models import Issue
+from gitea_mcp.gitea.page import page_of
 from gitea_mcp.gitea.server import ServerInfo
 from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
 from gitea_mcp.spec import ToolSpec
@@ -123,8 +124,8 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
 
 
 @dataclass(frozen=True)
-class Page:
-    """One page of matches, as Gitea served it or as filtered here."""
+class Hits:
+    """One page of matches, as Gitea served it or as filtered here, and what Gitea was asked."""
 
     issues: list[Issue]
     total: int | None
@@ -136,7 +137,7 @@ class Page:
 
 def _fetch(
     deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, server: ServerInfo | None, page: int, limit: int
-) -> Page:
+) -> Hits:
     quotes = server is not None and server.keyword_mode == "words"
     if scope.name is not None:
         query = ql.repo_filter(parsed, me=me, quotes=quotes)
@@ -145,12 +146,11 @@ def _fetch(
     else:
         params = ql.search_filter(parsed, me=me, quotes=quotes).search_params(scope.owner)
         response = _search_owner(deps, params, page, limit)
-    issues = response.many(Issue)[:limit]  # never more rows than asked, whatever the server sends
-    deps.policy.check_rows([i.repository.full_name for i in issues if i.repository], scope.owner, scope.name)
+    served = page_of(response, Issue, limit, page)
+    deps.policy.check_rows([i.repository.full_name for i in served.rows if i.repository], scope.owner, scope.name)
     if scope.name is None:
-        _check_not_ignored(parsed, issues, me)
-    served = render.served_limit(limit, len(issues), page, response)
-    return Page(issues, response.total, render.more_pages(page, served, len(issues), response), served, params)
+        _check_not_ignored(parsed, served.rows, me)
+    return Hits(served.rows, served.total, served.has_more, served.size, params)
 
 
 KEYWORD_ROWS = 100  # how many keyword matches are filtered here by assignee before the search is refused
@@ -158,7 +158,7 @@ KEYWORD_ROWS = 100  # how many keyword matches are filtered here by assignee bef
 
 def _assignee_here(
     deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, server: ServerInfo, page: int, limit: int
-) -> Page:
+) -> Hits:
     """Keywords with an assignee: this server's index stores no assignees and would answer nothing, so the keyword
     matches are fetched and filtered here (verified: Gitea 1.22–1.25, Forgejo 11–14)."""
     who = me if parsed.assignee == "@me" else parsed.assignee
@@ -179,13 +179,13 @@ def _assignee_here(
         )
     mine = [issue for issue in rows if who.lower() in {user.login.lower() for user in issue.assignees}]
     start = (page - 1) * limit
-    return Page(
+    return Hits(
         mine[start : start + limit], len(mine), start + limit < len(mine), limit, first.params,
         filtered_here=f"assignee {who}",
     )  # fmt: skip
 
 
-def _notes(server: ServerInfo | None, page: Page, asked: int | None) -> list[str]:
+def _notes(server: ServerInfo | None, page: Hits, asked: int | None) -> list[str]:
     notes = []
     if asked is not None:
         notes.append(f"limit={asked} was capped to {page.limit}, the most one page can hold.")
