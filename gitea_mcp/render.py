@@ -80,6 +80,26 @@ def issue_facts(issue: Issue, fields: Iterable[str]) -> dict[str, Any]:
     return {field: _FACTS[field](issue) for field in fields if field in _FACTS}
 
 
+# How each fact of an issue reads in a facts line; a fact that is empty is left out.
+_FACT_TEXT: dict[str, Callable[[Any], str]] = {
+    "state": lambda v: f"state {v}",
+    "author": lambda v: f"author @{v}",
+    "created_at": lambda v: f"created {v}",
+    "updated_at": lambda v: f"updated {v}",
+    "closed_at": lambda v: f"closed {v}",
+    "due_date": lambda v: f"due {v}",
+    "milestone": lambda v: f"milestone {v}",
+    "labels": lambda v: f"labels {', '.join(v)}",
+    "assignees": lambda v: f"assignees {' '.join('@' + a for a in v)}",
+}
+
+
+def facts_line(model: BaseModel, fields: Iterable[str]) -> str:
+    """`state open · author @alice · updated … · labels bug`: the one way every tool writes an issue's facts."""
+    values = ((name, getattr(model, name)) for name in fields)
+    return " · ".join(_FACT_TEXT[name](value) for name, value in values if value)
+
+
 def clip(text: str, max_chars: int) -> tuple[str, bool]:
     """At most `max_chars` characters (0 means no limit), and whether anything was cut."""
     if max_chars <= 0 or len(text) <= max_chars:

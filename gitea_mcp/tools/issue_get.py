@@ -138,13 +138,10 @@ def _text(owner: str, name: str, d: IssueDetail, args: GetArgs, failed: GiteaErr
     kind = "pull request" if d.is_pull else "issue"
     state = "merged" if d.merged else d.state
     lines = [f"{owner}/{name}#{d.number} ({state} {kind}{', locked' if d.locked else ''}) {d.title}"]
-    facts = [f"author @{d.author}", f"created {d.created_at}", f"updated {d.updated_at}"]
-    facts += [f"closed {d.closed_at}"] if d.closed_at else []
-    facts += [f"due {d.due_date}"] if d.due_date else []
-    facts += [f"milestone {d.milestone}"] if d.milestone else []
-    facts += [f"labels {', '.join(d.labels)}"] if d.labels else []
-    facts += [f"assignees {' '.join('@' + a for a in d.assignees)}"] if d.assignees else []
-    lines += [" · ".join(facts), f"url {d.html_url}", _body_block("body", d.body, d.body_chars, d.author)]
+    facts = render.facts_line(
+        d, ("author", "created_at", "updated_at", "closed_at", "due_date", "milestone", "labels", "assignees")
+    )
+    lines += [facts, f"url {d.html_url}", _body_block("body", d.body, d.body_chars, d.author)]
     lines += _comment_lines(d, failed)
     lines += render.help_lines(_hints(owner, name, d, args))
     return "\n".join(lines)

@@ -159,12 +159,8 @@ def written(issue: Issue, outcome: str, warnings: list[str]) -> WrittenIssue:
 
 def written_text(owner: str, name: str, out: WrittenIssue, verb: str, hints: list[str]) -> str:
     """`acme/widgets#7 created: Title`, the URL, one line of facts, warnings and hints."""
-    facts = [f"state {out.state}", f"author @{out.author}", f"updated {out.updated_at}"]
-    facts += [f"labels {', '.join(out.labels)}"] if out.labels else []
-    facts += [f"assignees {' '.join('@' + a for a in out.assignees)}"] if out.assignees else []
-    facts += [f"milestone {out.milestone}"] if out.milestone else []
-    facts += [f"due {out.due_date}"] if out.due_date else []
-    lines = [f"{owner}/{name}#{out.number} {verb}: {out.title}", f"url {out.html_url}", " · ".join(facts)]
+    facts = render.facts_line(out, ("state", "author", "updated_at", "labels", "assignees", "milestone", "due_date"))
+    lines = [f"{owner}/{name}#{out.number} {verb}: {out.title}", f"url {out.html_url}", facts]
     lines += [f"warning: {w}" for w in out.warnings]
     lines += render.help_lines(hints)
     return "\n".join(lines)
