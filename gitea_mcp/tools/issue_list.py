@@ -115,7 +115,7 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
 
 
 def _row(issue: Issue) -> IssueRow:
-    return IssueRow.model_construct(**render.issue_facts(issue, IssueRow.model_fields))
+    return IssueRow(**render.issue_facts(issue, IssueRow.model_fields))
 
 
 def _text(owner: str, name: str, query: IssueFilter, out: IssueListResult, asked: int | None) -> str:

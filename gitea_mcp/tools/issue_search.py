@@ -262,7 +262,7 @@ def _check_not_ignored(parsed: ql.ParsedQuery, issues: list[Issue], me: str | No
 
 def _hit(issue: Issue, scope: Scope) -> SearchHit:
     repo = issue.repository.full_name if issue.repository and issue.repository.full_name else str(scope)
-    return SearchHit.model_construct(
+    return SearchHit(
         number=issue.number,
         title=render.one_line(issue.title),
         state=issue.state,
