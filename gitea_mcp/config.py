@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, SecretStr, field_validator, model_validator
 
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.errors import ToolFailure, shown
 
 
 class ConfigError(ToolFailure):
@@ -43,7 +43,7 @@ class Settings(BaseModel):
             if url.endswith(suffix):
                 url = url[: -len(suffix)]
         if not url.startswith(("http://", "https://")):
-            raise ValueError(f"GITEA_URL must start with http:// or https:// (got {_shown(value)})")
+            raise ValueError(f"GITEA_URL must start with http:// or https:// (got {shown(value)})")
         parts = urlsplit(url)
         if parts.username is not None or parts.password is not None:
             # Never echoed: the part before @ is a credential. It would be sent as Basic auth instead of the token.
@@ -73,9 +73,7 @@ class Settings(BaseModel):
     @classmethod
     def _readable_ca(cls, value: str | None) -> str | None:
         if value is not None and not os.path.isfile(value):
-            raise ValueError(
-                f"GITEA_CA_BUNDLE={_shown(value, 200)} is not a readable file; give the path of a PEM file"
-            )
+            raise ValueError(f"GITEA_CA_BUNDLE={shown(value, 200)} is not a readable file; give the path of a PEM file")
         return value
 
     @field_validator("timeout")
@@ -130,7 +128,7 @@ def parse_bool(raw: str | None, name: str) -> bool:
         return True
     if text in _FALSE:
         return False
-    raise ConfigError(f"{name}={_shown(raw or '')} is not true or false; use true or false (also 1/0, yes/no, on/off)")
+    raise ConfigError(f"{name}={shown(raw or '')} is not true or false; use true or false (also 1/0, yes/no, on/off)")
 
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -139,10 +137,5 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 def parse_log_level(raw: str | None) -> str:
     name = (raw or "WARNING").strip().upper()
     if name not in LOG_LEVELS:
-        raise ConfigError(f"GITEA_LOG_LEVEL={_shown(raw or '')} is not a log level; use one of {', '.join(LOG_LEVELS)}")
+        raise ConfigError(f"GITEA_LOG_LEVEL={shown(raw or '')} is not a log level; use one of {', '.join(LOG_LEVELS)}")
     return name
-
-
-def _shown(value: str, limit: int = 40) -> str:
-    """A value quoted in a message, cut short: a message must never carry a pasted secret or 100 KB of input."""
-    return repr(value if len(value) <= limit else value[:limit] + "…")

@@ -212,8 +212,7 @@ def _load(
             raise missing.explain_issue_404(deps, owner, name, args.number) from None
         raise
     if catalogue is not None:  # the issue's own labels count as known even if the catalogue is stale
-        catalogue = labels.Catalogue(catalogue.where, [*catalogue.labels, *issue.labels], catalogue.org_readable,
-                                     catalogue.by_name_on_server)  # fmt: skip
+        catalogue = catalogue.with_labels(issue.labels)
     return issue, catalogue, milestone_id
 
 

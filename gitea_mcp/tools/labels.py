@@ -12,11 +12,12 @@ Verified on real servers by the contract suite (docs/server-behaviour.md):
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import Segment
-from gitea_mcp.gitea.models import Issue, Label
+from gitea_mcp.gitea.models import Label
 from gitea_mcp.tools.base import Deps
 
 
@@ -29,6 +30,10 @@ class Catalogue:
     org_readable: bool  # False: organisation labels exist that this token cannot list
     by_name_on_server: bool  # Gitea resolves organisation label names itself on POST …/labels
 
+    def with_labels(self, more: list[Label]) -> Catalogue:
+        """The same catalogue, also knowing `more` (an issue's own labels, known even when the cache is stale)."""
+        return dataclasses.replace(self, labels=_unique([*self.labels, *more]))
+
     def find(self, name: str) -> Label | None:
         return next((label for label in self.labels if label.name == name), None)
 
@@ -39,7 +44,7 @@ class Catalogue:
         """
         known = [label for name in names if (label := self.find(name)) is not None]
         unknown = [name for name in names if self.find(name) is None]
-        if unknown and not (not self.org_readable and self.by_name_on_server):
+        if unknown and (self.org_readable or not self.by_name_on_server):  # no unseen organisation label to try
             raise ToolFailure(self._unknown(unknown))
         return known, unknown
 
@@ -54,7 +59,7 @@ class Catalogue:
         return text
 
 
-def catalogue(deps: Deps, owner: str, name: str, issue: Issue | None = None) -> Catalogue:
+def catalogue(deps: Deps, owner: str, name: str) -> Catalogue:
     repo: list[Label] = []
     org: list[Label] | None = None
 
@@ -67,11 +72,10 @@ def catalogue(deps: Deps, owner: str, name: str, issue: Issue | None = None) -> 
         org = deps.catalog.org_labels(deps.client, owner)
 
     deps.client.parallel(load_repo, load_org)
-    own = issue.labels if issue is not None else []
     server = deps.catalog.server(deps.client) if org is None else None
     return Catalogue(
         where=f"{owner}/{name}",
-        labels=_unique([*repo, *(org or []), *own]),
+        labels=_unique([*repo, *(org or [])]),
         org_readable=org is not None,
         by_name_on_server=server.org_labels_by_name if server else True,
     )
