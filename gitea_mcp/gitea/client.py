@@ -123,9 +123,10 @@ class _Shared:
                 import requests
 
                 self._session = requests.Session()
-                # The environment is read once, here: proxies (HTTPS_PROXY, NO_PROXY) for this host, and the CA
-                # bundle above. Never ~/.netrc, which requests would send instead of the token; and no scan of the
-                # whole environment on every request, which cost each call a third of a millisecond.
+                # The only credential ever sent is the token. The environment is read once, here: proxies
+                # (HTTPS_PROXY, NO_PROXY) for this host, and the CA bundle above — so REQUESTS_CA_BUNDLE cannot
+                # override GITEA_CA_BUNDLE or GITEA_INSECURE. Never ~/.netrc, which requests would send instead of
+                # the token; and no scan of the whole environment on every request (a third of a millisecond each).
                 self._session.trust_env = False
                 self._session.proxies = requests.utils.get_environ_proxies(self._api)
                 self._session.verify = self._verify
@@ -134,10 +135,6 @@ class _Shared:
                 # for another, so none is kept.
                 self._session.cookies.set_policy(_NoCookies())
             return self._session
-
-    @property
-    def verify(self) -> bool | str:
-        return self._verify
 
     def pool(self) -> ThreadPoolExecutor:
         with self._lock:
@@ -217,6 +214,12 @@ class GiteaClient:
     def _path(self, segments: Sequence[Segment]) -> str:
         return "/" + "/".join(quote(str(segment), safe="") for segment in segments)
 
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "application/json"}
+        if self._token:
+            headers["Authorization"] = f"token {self._token}"
+        return headers
+
     def _send(
         self, method: str, segments: Sequence[Segment], params: Params | None, body: Any, retry: bool
     ) -> ApiResponse:
@@ -250,12 +253,7 @@ class GiteaClient:
                 self._api + path,
                 params=params,
                 json=body,
-                headers={"Accept": "application/json"},
-                # The only credential ever sent is the token: an explicit auth keeps requests from reading
-                # ~/.netrc (which it would send instead), and an explicit CA setting keeps REQUESTS_CA_BUNDLE /
-                # CURL_CA_BUNDLE from overriding GITEA_CA_BUNDLE or GITEA_INSECURE. Proxy variables still apply.
-                auth=_TokenAuth(self._token),
-                verify=self._shared.verify,
+                headers=self._headers(),
                 timeout=timeout,
                 allow_redirects=False,
                 stream=True,  # the body is read here, against a deadline and a size cap
@@ -265,7 +263,7 @@ class GiteaClient:
         except _requests().RequestException as exc:
             return self._transport_error(exc, method, path, timeout), 0.0
         except _Overrun as exc:
-            return self._overrun_error(exc, method, path, response.status_code), None if exc.too_big else 0.0
+            return self._overrun_error(exc, method, path, response.status_code, timeout), None if exc.too_big else 0.0
         if response.status_code < 300:
             return self._parse(response, method, path)
         error = self._status_error(response, method, path)
@@ -292,14 +290,20 @@ class GiteaClient:
             )
         return min(self._timeout, left)
 
-    def _overrun_error(self, exc: _Overrun, method: str, path: str, status: int) -> GiteaError:
+    def _overrun_error(self, exc: _Overrun, method: str, path: str, status: int, timeout: float) -> GiteaError:
         if exc.too_big:
             return GiteaError(
                 f"Gitea's answer to {method} {path} is larger than {MAX_BODY // 2**20} MiB, more than any issue "
                 "listing needs; a proxy in front of Gitea may be misbehaving.",
                 status=status,
             )
-        text = f"Gitea did not finish answering {method} {path} within {self._timeout:g}s (GITEA_TIMEOUT)."
+        return self._no_answer(f"Gitea did not finish answering {method} {path} {self._within(timeout)}.", method)
+
+    def _within(self, timeout: float) -> str:
+        why = "GITEA_TIMEOUT" if timeout >= self._timeout else "what was left of this call's time"
+        return f"within {timeout:.3g}s ({why})"
+
+    def _no_answer(self, text: str, method: str) -> NoAnswer:
         if method != "GET":
             text += " The write may or may not have been applied."
         return NoAnswer(text)
@@ -307,17 +311,14 @@ class GiteaClient:
     def _transport_error(self, exc: requests.RequestException, method: str, path: str, timeout: float) -> GiteaError:
         requests = _requests()
         if isinstance(exc, requests.Timeout):
-            why = "GITEA_TIMEOUT" if timeout >= self._timeout else "what was left of this call's time"
-            text = f"Gitea did not answer {method} {path} within {timeout:.3g}s ({why})."
+            text = f"Gitea did not answer {method} {path} {self._within(timeout)}."
         elif isinstance(exc, requests.ConnectionError):
             text = (
                 f"Cannot reach Gitea at {self.url} ({type(exc).__name__}). Check GITEA_URL and that Gitea is running."
             )
         else:
             text = f"The request {method} {path} to Gitea failed ({type(exc).__name__})."
-        if method != "GET":
-            text += " The write may or may not have been applied."
-        return NoAnswer(text)
+        return self._no_answer(text, method)
 
     def _status_error(self, response: requests.Response, method: str, path: str) -> GiteaError:
         if 300 <= response.status_code < 400:
@@ -387,19 +388,6 @@ def _read_body(response: requests.Response, deadline: float, limit: int) -> byte
         if size > limit:
             raise _Overrun(too_big=True)
         chunks.append(chunk)
-
-
-class _TokenAuth:
-    """requests' auth hook: `Authorization: token <t>`, or no Authorization at all for an anonymous caller."""
-
-    def __init__(self, token: str | None) -> None:
-        self._token = token
-
-    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
-        request.headers.pop("Authorization", None)
-        if self._token:
-            request.headers["Authorization"] = f"token {self._token}"
-        return request
 
 
 class _NoCookies(http.cookiejar.DefaultCookiePolicy):
