@@ -102,7 +102,7 @@ def search_filter(q: ParsedQuery, *, me: str | None = None, quotes: bool = False
     mine: list[Mine] = []
     created_by = None
     if q.author is not None:
-        if _is_me(q.author, me):
+        if is_me(q.author, me):
             mine.append("created")
         else:
             created_by = q.author
@@ -126,7 +126,8 @@ def _common(q: ParsedQuery, quotes: bool) -> IssueFilter:
     )
 
 
-def _is_me(value: str, me: str | None) -> bool:
+def is_me(value: str, me: str | None) -> bool:
+    """`@me`, or the signed-in user's own name."""
     return value == "@me" or (me is not None and value.casefold() == me.casefold())
 
 
@@ -143,7 +144,7 @@ def _resolve_me(value: str | None, key: str, me: str | None) -> str | None:
 
 
 def _only_me(qualifier: str, value: str, me: str | None) -> bool:
-    if _is_me(value, me):
+    if is_me(value, me):
         return True
     raise ToolFailure(
         f"`{qualifier}:{value}` cannot be searched across repositories: Gitea's search filters on {qualifier} only for "

@@ -33,8 +33,12 @@ READ_TOOLS: tuple[ToolModule, ...] = (issue_list, issue_search, issue_get)
 WRITE_TOOLS: tuple[ToolModule, ...] = (issue_create, issue_update, issue_comment)
 
 
+def _modules(read_only: bool) -> tuple[ToolModule, ...]:
+    return READ_TOOLS if read_only else READ_TOOLS + WRITE_TOOLS
+
+
 def offered(read_only: bool) -> list[ToolSpec]:
-    return [module.SPEC for module in (READ_TOOLS if read_only else READ_TOOLS + WRITE_TOOLS)]
+    return [module.SPEC for module in _modules(read_only)]
 
 
 INSTRUCTIONS = (
@@ -65,8 +69,7 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
         token = credential((ctx.headers or {}).items(), settings).token
         return Deps(client=deps.client.with_token(token), policy=deps.policy, catalog=deps.catalog)
 
-    modules = READ_TOOLS if settings.read_only else READ_TOOLS + WRITE_TOOLS
-    tools = [module.make_tool(deps_for) for module in modules]
+    tools = [module.make_tool(deps_for) for module in _modules(settings.read_only)]
     return MCPServer(
         "gitea-issues-mcp", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING", tools=tools
     )

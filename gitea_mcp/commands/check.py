@@ -1,6 +1,6 @@
 """check: a preflight against the configured Gitea, one line per check, a fix for each failure.
 
-It verifies exactly the scopes the offered tools declare (`SCOPES` in each tool module) and says `ready` only when
+It verifies exactly the scopes the offered tools declare (each tool module's `SPEC`) and says `ready` only when
 every offered tool will work. Every probe is free of side effects. The write-scope probe posts an issue with an
 empty title to a repository that does not exist: Gitea checks the token's scope before it looks the repository
 up (403 without write:issue, 404 with it; verified on Gitea 1.22, 1.25 and Forgejo 11), so nothing is created.

@@ -19,7 +19,7 @@ from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound, ServerFailed
 from gitea_mcp.gitea.models import Comment, Issue
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import writes
-from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, guard, make
+from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, make
 
 NAME = "issue_comment"
 DESCRIPTION = (
@@ -56,10 +56,8 @@ class CommentArgs:
 
 def run(deps: Deps, args: CommentArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
-    if args.allow_duplicate:  # asked to post each time: nothing to share
-        return guard(lambda: _run(deps, args), NAME, deps)
-    key = (NAME, deps.client.cache_key, args.owner.lower(), args.name.lower(), args.number, args.body.strip())
-    return guard(lambda: writes.single_flight(key, lambda: _run(deps, args)), NAME, deps)
+    key = (args.owner.lower(), args.name.lower(), args.number, args.body.strip())
+    return writes.run_once(deps, NAME, args.allow_duplicate, key, lambda: _run(deps, args))
 
 
 def _run(deps: Deps, args: CommentArgs) -> CallToolResult:

@@ -18,7 +18,7 @@ from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import labels, missing, writes
-from gitea_mcp.tools.base import Deps, Owner, RepoName, due_instant, guard, make, split_names
+from gitea_mcp.tools.base import Deps, Owner, RepoName, due_instant, make, split_names
 
 NAME = "issue_create"
 DESCRIPTION = (
@@ -49,10 +49,8 @@ class CreateArgs:
 
 def run(deps: Deps, args: CreateArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
-    if args.allow_duplicate:  # asked to file each time: nothing to share
-        return guard(lambda: _run(deps, args), NAME, deps)
-    key = (NAME, deps.client.cache_key, args.owner.lower(), args.name.lower(), args.title.strip(), args.body.strip())
-    return guard(lambda: writes.single_flight(key, lambda: _run(deps, args)), NAME, deps)
+    key = (args.owner.lower(), args.name.lower(), args.title.strip(), args.body.strip())
+    return writes.run_once(deps, NAME, args.allow_duplicate, key, lambda: _run(deps, args))
 
 
 def _run(deps: Deps, args: CreateArgs) -> CallToolResult:

@@ -22,7 +22,7 @@ from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse
 from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.gitea.page import page_of
+from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.gitea.server import ServerInfo
 from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
 from gitea_mcp.spec import ToolSpec
@@ -98,7 +98,7 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
     scope = _scope(deps, parsed, args)
     limit = cap_limit(args.limit)
     me = _me(deps, parsed)
-    named_author = parsed.author is not None and parsed.author != "@me" and parsed.author.lower() != (me or "").lower()
+    named_author = parsed.author is not None and not ql.is_me(parsed.author, me)
     server = deps.catalog.server(deps.client) if parsed.keywords or named_author else None
     if server is not None and scope.name is None and named_author and not server.search_filters_author:
         raise ToolFailure(
@@ -106,20 +106,21 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
             "Add repo:OWNER/NAME to filter one repository by author, or search author:@me."
         )
     if server is not None and parsed.assignee is not None and server.keyword_drops_assignee:
-        page = _assignee_here(deps, scope, parsed, me, server, args.page, limit)
+        hits = _assignee_here(deps, scope, parsed, me, server, args.page, limit)
     else:
-        page = _fetch(deps, scope, parsed, me, server, args.page, limit)
+        hits = _fetch(deps, scope, parsed, me, server, args.page, limit)
+    page = hits.page
     out = SearchResult(
         query=args.query,
         scope=str(scope),
-        params=page.params,
-        results=[_hit(issue, scope) for issue in page.issues],
+        params=hits.params,
+        results=[_hit(issue, scope) for issue in page.rows],
         total=page.total,
-        page=args.page,
-        limit=page.limit,
+        page=page.number,
+        limit=page.size,
         has_more=page.has_more,
     )
-    notes = _notes(server, page, args.limit if page.limit != args.limit else None)
+    notes = _notes(server, hits, args.limit if page.size != args.limit else None)
     return render.result(_text(out, scope, args, notes), out)
 
 
@@ -127,10 +128,7 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
 class Hits:
     """One page of matches, as Gitea served it or as filtered here, and what Gitea was asked."""
 
-    issues: list[Issue]
-    total: int | None
-    has_more: bool
-    limit: int  # the page size really used
+    page: Page[Issue]
     params: dict[str, str]  # what Gitea was asked
     filtered_here: str | None = None  # a filter applied here, not by Gitea
 
@@ -150,7 +148,7 @@ def _fetch(
     deps.policy.check_rows([i.repository.full_name for i in served.rows if i.repository], scope.owner, scope.name)
     if scope.name is None:
         _check_not_ignored(parsed, served.rows, me)
-    return Hits(served.rows, served.total, served.has_more, served.size, params)
+    return Hits(served, params)
 
 
 KEYWORD_ROWS = 100  # how many keyword matches are filtered here by assignee before the search is refused
@@ -165,34 +163,33 @@ def _assignee_here(
     assert who is not None
     wide = replace(parsed, assignee=None)
     first = _fetch(deps, scope, wide, me, server, 1, KEYWORD_ROWS // 2)
-    rows, served = list(first.issues), 1
-    wanted = min(first.total or 0, KEYWORD_ROWS)
-    while len(rows) < wanted and served * first.limit < KEYWORD_ROWS:
+    total, size = first.page.total, first.page.size
+    rows, served = list(first.page.rows), 1
+    wanted = min(total or 0, KEYWORD_ROWS)
+    while len(rows) < wanted and served * size < KEYWORD_ROWS:
         served += 1
-        rows += _fetch(deps, scope, wide, me, server, served, first.limit).issues
-    if first.total is None or first.total > len(rows):
+        rows += _fetch(deps, scope, wide, me, server, served, size).page.rows
+    if total is None or total > len(rows):
         raise ToolFailure(
             f"{server} cannot combine keywords with assignee: its search index stores no assignees. The keywords "
-            f"alone match {first.total if first.total is not None else 'too many'} issues, more than the "
+            f"alone match {total if total is not None else 'too many'} issues, more than the "
             f"{KEYWORD_ROWS} that can be filtered here; use more specific words, or search assignee:{parsed.assignee} "
             "without keywords."
         )
     mine = [issue for issue in rows if who.lower() in {user.login.lower() for user in issue.assignees}]
     start = (page - 1) * limit
-    return Hits(
-        mine[start : start + limit], len(mine), start + limit < len(mine), limit, first.params,
-        filtered_here=f"assignee {who}",
-    )  # fmt: skip
+    filtered = Page(mine[start : start + limit], len(mine), start + limit < len(mine), limit, page)
+    return Hits(filtered, first.params, filtered_here=f"assignee {who}")
 
 
-def _notes(server: ServerInfo | None, page: Hits, asked: int | None) -> list[str]:
+def _notes(server: ServerInfo | None, hits: Hits, asked: int | None) -> list[str]:
     notes = []
     if asked is not None:
-        notes.append(f"limit={asked} was capped to {page.limit}, the most one page can hold.")
+        notes.append(f"limit={asked} was capped to {hits.page.size}, the most one page can hold.")
     if server is not None:
         notes.append(f"keywords on {server}: {_MODES[server.keyword_mode]}")
-    if page.filtered_here:
-        notes.append(f"{page.filtered_here} was filtered here: this server's keyword index ignores assignees.")
+    if hits.filtered_here:
+        notes.append(f"{hits.filtered_here} was filtered here: this server's keyword index ignores assignees.")
     return notes
 
 

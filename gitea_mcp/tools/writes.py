@@ -21,7 +21,7 @@ from gitea_mcp import render
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer
 from gitea_mcp.gitea.models import Issue, Milestone
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.tools.base import Deps, guard
 
 T = TypeVar("T")
 DUPLICATE_WINDOW = timedelta(minutes=10)
@@ -104,6 +104,15 @@ def send_once(write: Callable[[], T], find: Callable[[], Any | None], what: str,
         f"The outcome of the {what} is unknown: Gitea's answer was lost ({lost}) and it is not there yet. "
         f"{look} before retrying, or the {what} may be filed twice."
     )
+
+
+def run_once(
+    deps: Deps, tool: str, allow_duplicate: bool, key: tuple[object, ...], run: Callable[[], CallToolResult]
+) -> CallToolResult:
+    """A deduplicated write tool's call: identical calls in flight share one run, unless duplicates are asked for."""
+    if allow_duplicate:  # asked to write each time: nothing to share
+        return guard(run, tool, deps)
+    return guard(lambda: single_flight((tool, deps.client.cache_key, *key), run), tool, deps)
 
 
 _IN_FLIGHT: dict[tuple[object, ...], Future[CallToolResult]] = {}
