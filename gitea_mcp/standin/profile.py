@@ -8,15 +8,15 @@ The default is Gitea 1.25.4, the newest release the contract suite was verified 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import timedelta, timezone
 from typing import Literal
 
+from gitea_mcp.gitea.server import ServerInfo
+
 Indexer = Literal["bleve", "db"]
 KeywordMode = Literal["phrase", "substring", "words"]
 DEFAULT_VERSION = "1.25.4"
-_NUMBER = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 
 
 @dataclass(frozen=True)
@@ -28,15 +28,13 @@ class Profile:
 
     @property
     def is_forgejo(self) -> bool:
-        """Forgejo reports its version with a `+gitea-…` suffix."""
-        return "+gitea-" in self.version
+        """Forgejo reports its version with a `+gitea-…` suffix (read as gitea_mcp itself reads it)."""
+        return ServerInfo.parse(self.version).flavor == "Forgejo"
 
     @property
     def number(self) -> tuple[int, int, int]:
         """The release as (major, minor, patch)."""
-        match = _NUMBER.match(self.version)
-        assert match, self.version
-        return int(match[1]), int(match[2]), int(match[3])
+        return ServerInfo.parse(self.version).number
 
     def _gitea(self, low: tuple[int, ...]) -> bool:
         return not self.is_forgejo and self.number[: len(low)] >= low
