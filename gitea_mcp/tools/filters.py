@@ -13,9 +13,15 @@ from dataclasses import replace
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse
 from gitea_mcp.gitea.errors import GiteaError, NotFound
+from gitea_mcp.gitea.models import Issue
 from gitea_mcp.issue_filter import IssueFilter
 from gitea_mcp.tools import missing
 from gitea_mcp.tools.base import Deps, rfc3339
+
+
+def check_places(deps: Deps, rows: list[Issue], owner: str, name: str | None) -> None:
+    """Every row must come from where the call asked, and from an allowed owner (`Policy.check_rows`)."""
+    deps.policy.check_rows([row.repository.full_name for row in rows if row.repository], owner, name)
 
 
 def with_dates(query: IssueFilter) -> IssueFilter:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from gitea_mcp import render, scopes
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.gitea.page import page_of
-from gitea_mcp.issue_filter import IssueFilter
+from gitea_mcp.issue_filter import USER_FILTERS, IssueFilter
 from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import filters
@@ -84,7 +84,7 @@ def run(deps: Deps, args: ListArgs) -> CallToolResult:
 
 def _run(deps: Deps, args: ListArgs) -> CallToolResult:
     owner, name = deps.policy.check_repo(args.owner, args.name)
-    for key in ("created_by", "assigned_by", "mentioned_by"):  # usernames follow the same rule as owner names
+    for key in USER_FILTERS:  # usernames follow the same rule as owner names
         if (login := getattr(args, key)) is not None:
             validate_name(login, key)
     limit = cap_limit(args.limit)
@@ -102,7 +102,7 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
         )
     )
     page = page_of(filters.fetch_issues(deps, owner, name, query, page=args.page, limit=limit), Issue, limit, args.page)
-    deps.policy.check_rows([i.repository.full_name for i in page.rows if i.repository], owner, name)
+    filters.check_places(deps, page.rows, owner, name)
     out = IssueListResult(
         issues=[_row(issue) for issue in page.rows],
         total=page.total,

@@ -145,7 +145,7 @@ def _fetch(
         params = ql.search_filter(parsed, me=me, quotes=quotes).search_params(scope.owner)
         response = _search_owner(deps, params, page, limit)
     served = page_of(response, Issue, limit, page)
-    deps.policy.check_rows([i.repository.full_name for i in served.rows if i.repository], scope.owner, scope.name)
+    filters.check_places(deps, served.rows, scope.owner, scope.name)
     if scope.name is None:
         _check_not_ignored(parsed, served.rows, me)
     return Hits(served, params)
