@@ -79,7 +79,6 @@ def repo_filter(q: ParsedQuery, *, me: str | None = None, quotes: bool = False) 
     """The filter for one repository's list. `me` is the signed-in username, needed for `@me`."""
     return replace(
         _common(q, quotes),
-        labels=q.labels,  # all-of on this endpoint
         created_by=_resolve_me(q.author, "created_by", me),
         assigned_by=_resolve_me(q.assignee, "assigned_by", me),
         mentioned_by=_resolve_me(q.mentions, "mentioned_by", me),
@@ -110,7 +109,7 @@ def search_filter(q: ParsedQuery, *, me: str | None = None, quotes: bool = False
         mine.append("assigned")
     if q.mentions is not None and _only_me("mentions", q.mentions, me):
         mine.append("mentioned")
-    return replace(_common(q, quotes), labels=q.labels, created_by=created_by, mine=tuple(mine))
+    return replace(_common(q, quotes), created_by=created_by, mine=tuple(mine))
 
 
 def _common(q: ParsedQuery, quotes: bool) -> IssueFilter:
@@ -119,6 +118,7 @@ def _common(q: ParsedQuery, quotes: bool) -> IssueFilter:
     return IssueFilter(
         state=q.state or "all",
         type=q.type or "issues",
+        labels=q.labels,  # all of them on a repository; the search filter allows one (refused above otherwise)
         milestones=q.milestones,
         keywords=keyword_text(q, quotes=quotes),
         since=q.since,
