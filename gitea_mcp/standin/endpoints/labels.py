@@ -86,12 +86,18 @@ def _scope_of(call: Call, label_id: int) -> str:
     return label.exclusive_scope if label else ""
 
 
-def clear_issue_labels(call: Call) -> Response:
+def _labelled_by_writer(call: Call) -> tuple[Repo, Issue]:
+    """The repository and issue whose labels a writer is changing: Gitea's checks in Gitea's order."""
     repo = assign_repo(call)
     call.require_token()
     issue = find_issue(call, repo)
     if not can_write(call, repo):
         raise ApiError(403, None)
+    return repo, issue
+
+
+def clear_issue_labels(call: Call) -> Response:
+    _, issue = _labelled_by_writer(call)
     if issue.label_ids:
         issue.label_ids = []
         touch(issue)
@@ -99,11 +105,7 @@ def clear_issue_labels(call: Call) -> Response:
 
 
 def delete_issue_label(call: Call) -> Response:
-    repo = assign_repo(call)
-    call.require_token()
-    issue = find_issue(call, repo)
-    if not can_write(call, repo):
-        raise ApiError(403, None)
+    repo, issue = _labelled_by_writer(call)
     text = call.args["id"]
     label_id = int(text) if text.isdigit() else 0
     if label_id not in {x.id for x in call.store.usable_labels(repo)}:
