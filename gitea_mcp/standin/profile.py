@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta, timezone
+from functools import cached_property
 from typing import Literal
 
 from gitea_mcp.gitea.server import ServerInfo
@@ -26,15 +27,19 @@ class Profile:
     max_response_items: int = 50  # [api] MAX_RESPONSE_ITEMS
     utc_offset_minutes: int = 0  # the zone the server renders times in (its DEFAULT_UI_LOCATION / TZ)
 
+    @cached_property
+    def release(self) -> ServerInfo:
+        """The version read as gitea_mcp itself reads it (Forgejo reports `11.0.3+gitea-1.22.0`)."""
+        return ServerInfo.parse(self.version)
+
     @property
     def is_forgejo(self) -> bool:
-        """Forgejo reports its version with a `+gitea-…` suffix (read as gitea_mcp itself reads it)."""
-        return ServerInfo.parse(self.version).flavor == "Forgejo"
+        return self.release.flavor == "Forgejo"
 
     @property
     def number(self) -> tuple[int, int, int]:
         """The release as (major, minor, patch)."""
-        return ServerInfo.parse(self.version).number
+        return self.release.number
 
     def _gitea(self, low: tuple[int, ...]) -> bool:
         return not self.is_forgejo and self.number[: len(low)] >= low
