@@ -51,7 +51,7 @@ class Api:
         self.root = ""  # the server's ROOT_URL without trailing slash, set when it starts
 
     def login_for(self, authorization: str | None) -> str | None:
-        token = self.store.tokens.get(token_text(authorization) or "")
+        token = self.store.token(token_text(authorization) or "")
         return token.login if token else None
 
     def handle(self, request: Request) -> Response:
@@ -92,7 +92,7 @@ class Api:
         text = token_text(authorization)
         if text is None:
             return None
-        token = self.store.tokens.get(text)
+        token = self.store.token(text)
         if token is None:
             raise ApiError(401, "invalid username, password or token")
         return token

@@ -97,7 +97,7 @@ class View:
 
     def label(self, label: Label) -> Json:
         if label.repo_id is not None:
-            url = f"{self.api}/repos/{self.store.repos[label.repo_id].full_name}/labels/{label.id}"
+            url = f"{self.api}/repos/{self.store.repo(label.repo_id).full_name}/labels/{label.id}"
         else:
             url = f"{self.api}/orgs/{label.org}/labels/{label.id}"
         return {
@@ -111,7 +111,7 @@ class View:
         }
 
     def milestone(self, milestone: Milestone) -> Json:
-        states = [i.state for i in self.store.issues.values() if i.milestone_id == milestone.id]
+        states = self.store.issue_states(milestone)
         return {
             "id": milestone.id,
             "title": milestone.title,
@@ -126,10 +126,10 @@ class View:
         }
 
     def issue(self, issue: Issue) -> Json:
-        repo = self.store.repos[issue.repo_id]
+        repo = self.store.repo(issue.repo_id)
         html_url = self.issue_html(issue)
         assignees = [self.user_named(login) for login in issue.assignees]
-        milestone = self.store.milestones.get(issue.milestone_id)
+        milestone = self.store.milestone(issue.milestone_id)
         return {
             "id": issue.id,
             "url": f"{self.api}/repos/{repo.full_name}/issues/{issue.number}",
@@ -162,12 +162,10 @@ class View:
         }
 
     def labels_of(self, issue: Issue) -> list[Json]:
-        return [
-            self.label(x) for x in by_name([self.store.labels[x] for x in issue.label_ids if x in self.store.labels])
-        ]
+        return [self.label(x) for x in by_name([x for x in map(self.store.label, issue.label_ids) if x is not None])]
 
     def issue_html(self, issue: Issue) -> str:
-        repo = self.store.repos[issue.repo_id]
+        repo = self.store.repo(issue.repo_id)
         return f"{self.root}/{repo.full_name}/{'pulls' if issue.is_pull else 'issues'}/{issue.number}"
 
     def _pull(self, issue: Issue, html_url: str) -> Json | None:
@@ -182,7 +180,7 @@ class View:
         }
 
     def comment(self, comment: Comment) -> Json:
-        issue = self.store.issues[comment.issue_id]
+        issue = self.store.issue(comment.issue_id)
         issue_html = self.issue_html(issue)
         return {
             "id": comment.id,

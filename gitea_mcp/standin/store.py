@@ -3,8 +3,9 @@
 Plain dataclasses behind one re-entrant lock. `Store.search` holds the filtering rules Gitea's issue
 indexer applies (`keyword` how each indexer matches `q`); the HTTP semantics (which parameter becomes which
 filter) live in `endpoints`.
-Tests may read and change everything here; `add_issue`, `add_comment`, `get_issue` and `find_repo`
-are the convenient entry points.
+Seed data and tests may read and change everything here (`add_issue`, `add_comment`, `get_issue` and
+`find_repo` are the convenient entry points); the endpoints go through the methods only, so every write of an
+issue passes `new_issue`, `edit`, `set_state` or `touch`.
 """
 
 from __future__ import annotations
@@ -221,6 +222,9 @@ class Store:
     def user(self, login: str | None) -> User | None:
         return self.users.get(login.lower()) if login else None
 
+    def token(self, value: str) -> Token | None:
+        return self.tokens.get(value)
+
     def add_token(self, value: str, login: str, *scopes: str) -> Token:
         token = Token(value, login, tuple(scopes))
         self.tokens[value] = token
@@ -235,6 +239,12 @@ class Store:
         """Owner and repository names are case-insensitive in Gitea."""
         key = (owner.lower(), name.lower())
         return next((r for r in self.repos.values() if (r.owner.lower(), r.name.lower()) == key), None)
+
+    def repo(self, repo_id: int) -> Repo:
+        return self.repos[repo_id]
+
+    def all_repos(self) -> list[Repo]:
+        return list(self.repos.values())
 
     def redirect_of(self, owner: str, name: str) -> Repo | None:
         repo_id = self.redirects.get((owner.lower(), name.lower()))
@@ -264,6 +274,14 @@ class Store:
         self.labels[label.id] = label
         return label
 
+    def label(self, label_id: int) -> Label | None:
+        return self.labels.get(label_id)
+
+    def labels_named(self, names: Iterable[str]) -> list[Label]:
+        """Every repository's and organisation's labels of these names."""
+        wanted = set(names)
+        return [x for x in self.labels.values() if x.name in wanted]
+
     def repo_labels(self, repo: Repo) -> list[Label]:
         return sorted((x for x in self.labels.values() if x.repo_id == repo.id), key=lambda x: x.id)
 
@@ -283,6 +301,17 @@ class Store:
         self.milestones[milestone.id] = milestone
         return milestone
 
+    def milestone(self, milestone_id: int) -> Milestone | None:
+        return self.milestones.get(milestone_id)
+
+    def milestones_titled(self, titles: Iterable[str]) -> list[Milestone]:
+        wanted = set(titles)
+        return [m for m in self.milestones.values() if m.title in wanted]
+
+    def issue_states(self, milestone: Milestone) -> list[str]:
+        """The state of each issue in `milestone` (its open and closed counts)."""
+        return [i.state for i in self.issues.values() if i.milestone_id == milestone.id]
+
     def repo_milestones(self, repo: Repo) -> list[Milestone]:
         return sorted((m for m in self.milestones.values() if m.repo_id == repo.id), key=lambda m: m.id)
 
@@ -296,6 +325,9 @@ class Store:
         if repo is None:
             return None
         return next((i for i in self.issues.values() if i.repo_id == repo.id and i.number == number), None)
+
+    def issue(self, issue_id: int) -> Issue:
+        return self.issues[issue_id]
 
     def add_issue(
         self,
@@ -312,13 +344,45 @@ class Store:
         pull: PullMeta | None = None,
         created_at: datetime | None = None,
     ) -> Issue:
-        """Create an issue (or a pull request, with `pull`) the way a user would; names are resolved here."""
+        """Create an issue (or a pull request, with `pull`) for seed data and tests; names are resolved here."""
         with self.lock:
             repo = self.find_repo(owner, repo_name)
             if repo is None:
                 raise KeyError(f"no repository {owner}/{repo_name}")
             by_name = {x.name: x.id for x in self.usable_labels(repo)}
             milestones = {m.title: m.id for m in self.repo_milestones(repo)}
+            return self.new_issue(
+                repo,
+                title,
+                body,
+                poster=poster,
+                label_ids=[by_name[name] for name in labels],
+                milestone_id=milestones[milestone] if milestone else 0,
+                assignees=assignees,
+                closed=state == "closed",
+                pull=pull,
+                created_at=created_at,
+            )
+
+    def new_issue(
+        self,
+        repo: Repo,
+        title: str,
+        body: str,
+        *,
+        poster: str,
+        label_ids: Iterable[int] = (),
+        milestone_id: int = 0,
+        assignees: Iterable[str] = (),
+        closed: bool = False,
+        pull: PullMeta | None = None,
+        created_at: datetime | None = None,
+        ref: str = "",
+        due_date: datetime | None = None,
+    ) -> Issue:
+        """Insert the next issue of `repo`, whose ids and names are already checked; a new closed issue was closed
+        when it was created."""
+        with self.lock:
             when = created_at or utcnow()
             issue = Issue(
                 id=self.next_id("issue"),
@@ -327,20 +391,44 @@ class Store:
                 poster=poster,
                 title=title,
                 body=body,
-                state=state,
-                label_ids=[by_name[name] for name in labels],
-                milestone_id=milestones[milestone] if milestone else 0,
+                state="closed" if closed else "open",
+                label_ids=list(label_ids),
+                milestone_id=milestone_id,
                 assignees=list(assignees),
                 created_at=when,
                 updated_at=when,
-                closed_at=when if state == "closed" else None,
+                closed_at=when if closed else None,
                 pull=pull,
+                ref=ref,
+                due_date=due_date,
                 written_at=time.monotonic(),
             )
             repo.next_index += 1
             self.issues[issue.id] = issue
             self.comments[issue.id] = []
             return issue
+
+    def edit(self, issue: Issue, **fields: object) -> bool:
+        """Set these fields of `issue`; True when any value changed. The updated time is `touch`'s job."""
+        changed = False
+        for name, value in fields.items():
+            if not hasattr(issue, name):
+                raise AttributeError(f"an issue has no field {name}")
+            changed |= getattr(issue, name) != value
+            setattr(issue, name, value)
+        return changed
+
+    def set_state(self, issue: Issue, state: str) -> bool:
+        """Open or close `issue` (closing stamps closed_at); False when it already was."""
+        if state == issue.state:
+            return False
+        self.edit(issue, state=state, closed_at=utcnow() if state == "closed" else None)
+        return True
+
+    def touch(self, issue: Issue) -> None:
+        """The issue was written: bump its updated time; the keyword index sees it `indexer_lag` later."""
+        issue.updated_at = utcnow()
+        issue.written_at = time.monotonic()
 
     def add_comment(self, issue: Issue, body: str, poster: str = "demo", at: datetime | None = None) -> Comment:
         """Add a comment; like Gitea, this bumps the issue's updated time."""

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from typing import TypeVar
 from urllib.parse import quote
 
 from gitea_mcp.standin.core import ApiError, Call, NotFound, Redirect, before_since
-from gitea_mcp.standin.store import WRITE, Issue, IssueFilter, Repo, utcnow
+from gitea_mcp.standin.store import WRITE, Issue, IssueFilter, Repo
 
 T = TypeVar("T")
 
@@ -83,11 +82,6 @@ def issue_filter(call: Call, repo_ids: set[int]) -> IssueFilter:
     where.keyword_matches_number = call.profile.keyword_matches_number
     where.index_has_assignees = not call.profile.keyword_ignores_assignee
     return where
-
-
-def touch(issue: Issue) -> None:
-    issue.updated_at = utcnow()
-    issue.written_at = time.monotonic()
 
 
 def dedupe(items: Iterable[T]) -> list[T]:

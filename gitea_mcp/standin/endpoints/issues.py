@@ -7,12 +7,12 @@ creating and when editing, as Gitea does.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from gitea_mcp.standin.core import ApiError, Call, Response, bind, json_response
-from gitea_mcp.standin.endpoints.common import assign_repo, can_write, dedupe, find_issue, touch
+from gitea_mcp.standin.endpoints.common import assign_repo, can_write, dedupe, find_issue
 from gitea_mcp.standin.gotime import parse_rfc3339
-from gitea_mcp.standin.store import WRITE, Issue, Repo, utcnow
+from gitea_mcp.standin.store import WRITE, Issue, Repo
 
 
 def get_issue(call: Call) -> Response:
@@ -45,14 +45,18 @@ def create_issue(call: Call) -> Response:
         raise ApiError(422, "[Title]: Required")
     if len(title) > 255:
         raise ApiError(422, "[Title]: MaxSize")
-    assignees = _create_assignees(call, repo, form) if can_write(call, repo) else []
-    issue = call.store.add_issue(repo.owner, repo.name, title, form.get("body") or "", poster=doer.login)
-    issue.ref = form.get("ref") or ""
-    if can_write(call, repo):
-        _create_extras(call, repo, issue, form)
-        issue.assignees = assignees
-    if form.get("closed"):
-        issue.state, issue.closed_at = "closed", issue.created_at
+    writer = can_write(call, repo)
+    assignees = _create_assignees(call, repo, form) if writer else []
+    issue = call.store.new_issue(
+        repo,
+        title,
+        form.get("body") or "",
+        poster=doer.login,
+        ref=form.get("ref") or "",
+        assignees=assignees,
+        closed=bool(form.get("closed")),
+        **(_create_extras(call, repo, form) if writer else {}),
+    )
     return json_response(call.view.issue(issue), 201)
 
 
@@ -62,15 +66,23 @@ def _create_assignees(call: Call, repo: Repo, form: dict[str, Any]) -> list[str]
     return _assignable(call, repo, dedupe(single + (form.get("assignees") or [])))
 
 
-def _create_extras(call: Call, repo: Repo, issue: Issue, form: dict[str, Any]) -> None:
-    """Labels, milestone and due date. Unknown label and milestone ids are dropped; two labels of one exclusive
-    scope are both kept (only the label endpoints enforce exclusivity); the due date is the instant given."""
+def _create_extras(call: Call, repo: Repo, form: dict[str, Any]) -> CreateExtras:
+    """Labels, milestone and due date, which only a writer sets. Unknown label and milestone ids are dropped; two
+    labels of one exclusive scope are both kept (only the label endpoints enforce exclusivity); the due date is the
+    instant given."""
     usable = {x.id for x in call.store.usable_labels(repo)}
-    issue.label_ids = dedupe(x for x in form.get("labels") or [] if x in usable)
-    milestone = call.store.milestones.get(form.get("milestone") or 0)
-    issue.milestone_id = milestone.id if milestone and milestone.repo_id == repo.id else 0
-    if form.get("due_date"):
-        issue.due_date = parse_rfc3339(form["due_date"])
+    milestone = call.store.milestone(form.get("milestone") or 0)
+    return {
+        "label_ids": dedupe(x for x in form.get("labels") or [] if x in usable),
+        "milestone_id": milestone.id if milestone and milestone.repo_id == repo.id else 0,
+        "due_date": parse_rfc3339(form["due_date"]) if form.get("due_date") else None,
+    }
+
+
+class CreateExtras(TypedDict, total=False):
+    label_ids: list[int]
+    milestone_id: int
+    due_date: datetime | None
 
 
 def _assignable(call: Call, repo: Repo, names: list[str]) -> list[str]:
@@ -112,16 +124,16 @@ def edit_issue(call: Call) -> Response:
         raise ApiError(403, None)  # Gitea answers a bare 403 here, without a JSON body
     before = _facts(issue)
     try:  # Gitea saves each change as it goes: what came before a failure stays saved
-        _edit_text(issue, form)
+        _edit_text(call, issue, form)
         if writer:
-            _edit_due_date(issue, form)
+            _edit_due_date(call, issue, form)
             _edit_assignees(call, repo, issue, form)
             _edit_milestone(call, repo, issue, form)
     finally:
         if _facts(issue) != before:
-            touch(issue)
-    if form.get("state") is not None and _edit_state(issue, form["state"]):
-        touch(issue)
+            call.store.touch(issue)
+    if form.get("state") is not None and _edit_state(call, issue, form["state"]):
+        call.store.touch(issue)
     return json_response(call.view.issue(issue), 201)
 
 
@@ -129,31 +141,30 @@ def _facts(issue: Issue) -> tuple[object, ...]:
     return issue.title, issue.body, issue.ref, issue.due_date, list(issue.assignees), issue.milestone_id
 
 
-def _edit_text(issue: Issue, form: dict[str, Any]) -> None:
+def _edit_text(call: Call, issue: Issue, form: dict[str, Any]) -> None:
     if form.get("title"):
-        issue.title = form["title"]
+        call.store.edit(issue, title=form["title"])
     if form.get("body") is not None:
         version = form.get("content_version")
         if version is not None and version != issue.content_version:
             raise ApiError(409, "the issue is already changed")
         if form["body"] != issue.body:
-            issue.body = form["body"]
-            issue.content_version += 1
+            call.store.edit(issue, body=form["body"], content_version=issue.content_version + 1)
     if form.get("ref") is not None:
-        issue.ref = form["ref"]
+        call.store.edit(issue, ref=form["ref"])
 
 
-def _edit_due_date(issue: Issue, form: dict[str, Any]) -> None:
+def _edit_due_date(call: Call, issue: Issue, form: dict[str, Any]) -> None:
     if form.get("due_date") is None and form.get("unset_due_date") is None:
         return
     if form.get("unset_due_date"):
-        issue.due_date = None
+        call.store.edit(issue, due_date=None)
         return
     if form.get("due_date") is None:
         raise ApiError(400, "The due_date cannot be empty")
     # Only the date counts: Gitea stores the end of that day in the given zone.
     due = parse_rfc3339(form["due_date"])
-    issue.due_date = datetime(due.year, due.month, due.day, 23, 59, 59, tzinfo=due.tzinfo)
+    call.store.edit(issue, due_date=datetime(due.year, due.month, due.day, 23, 59, 59, tzinfo=due.tzinfo))
 
 
 def _edit_assignees(call: Call, repo: Repo, issue: Issue, form: dict[str, Any]) -> None:
@@ -161,7 +172,7 @@ def _edit_assignees(call: Call, repo: Repo, issue: Issue, form: dict[str, Any]) 
         return
     names = dedupe(([form["assignee"]] if form.get("assignee") else []) + (form.get("assignees") or []))
     try:
-        issue.assignees = _assignable(call, repo, names)
+        call.store.edit(issue, assignees=_assignable(call, repo, names))
     except ApiError:
         raise ApiError(500, "") from None  # Gitea's EditIssue turns these into a blank 500
 
@@ -170,19 +181,15 @@ def _edit_milestone(call: Call, repo: Repo, issue: Issue, form: dict[str, Any]) 
     wanted = form.get("milestone")
     if wanted is None or wanted == issue.milestone_id:
         return
-    milestone = call.store.milestones.get(wanted)
+    milestone = call.store.milestone(wanted)
     if wanted and (milestone is None or milestone.repo_id != repo.id):
         raise ApiError(500, "")  # an unknown milestone id fails inside Gitea: blank 500
-    issue.milestone_id = wanted
+    call.store.edit(issue, milestone_id=wanted)
 
 
-def _edit_state(issue: Issue, state: str) -> bool:
+def _edit_state(call: Call, issue: Issue, state: str) -> bool:
     if issue.pull and issue.pull.merged:
         raise ApiError(412, "cannot change state of this pull request, it was already merged")
     if state not in ("open", "closed"):
         raise ApiError(412, f"unknown state: {state}")
-    if state == issue.state:
-        return False
-    issue.state = state
-    issue.closed_at = utcnow() if state == "closed" else None
-    return True
+    return call.store.set_state(issue, state)

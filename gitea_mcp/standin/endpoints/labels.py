@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from gitea_mcp.standin.core import ApiError, Call, Response, bind, json_response
-from gitea_mcp.standin.endpoints.common import assign_repo, can_write, find_issue, touch
+from gitea_mcp.standin.endpoints.common import assign_repo, can_write, find_issue
 from gitea_mcp.standin.render import by_name
 from gitea_mcp.standin.store import Issue, Label, Repo
 
@@ -40,8 +40,8 @@ def _write_labels(call: Call, replace: bool) -> Response:
         raise ApiError(403, None)
     labels = _one_per_scope(wanted) if replace else _added(call, issue, wanted)
     if set(labels) != set(issue.label_ids):
-        issue.label_ids = labels
-        touch(issue)
+        call.store.edit(issue, label_ids=labels)
+        call.store.touch(issue)
     return json_response(call.view.labels_of(issue))
 
 
@@ -82,7 +82,7 @@ def _added(call: Call, issue: Issue, labels: list[Label]) -> list[int]:
 
 
 def _scope_of(call: Call, label_id: int) -> str:
-    label = call.store.labels.get(label_id)
+    label = call.store.label(label_id)
     return label.exclusive_scope if label else ""
 
 
@@ -99,8 +99,8 @@ def _labelled_by_writer(call: Call) -> tuple[Repo, Issue]:
 def clear_issue_labels(call: Call) -> Response:
     _, issue = _labelled_by_writer(call)
     if issue.label_ids:
-        issue.label_ids = []
-        touch(issue)
+        call.store.edit(issue, label_ids=[])
+        call.store.touch(issue)
     return Response(204)
 
 
@@ -111,6 +111,6 @@ def delete_issue_label(call: Call) -> Response:
     if label_id not in {x.id for x in call.store.usable_labels(repo)}:
         raise ApiError(422, f"label does not exist [label_id: {label_id}]")
     if label_id in issue.label_ids:
-        issue.label_ids.remove(label_id)
-        touch(issue)
+        call.store.edit(issue, label_ids=[x for x in issue.label_ids if x != label_id])
+        call.store.touch(issue)
     return Response(204)

@@ -47,9 +47,9 @@ def search_issues(call: Call) -> Response:
     where.repo_ids = _search_repos(call)
     # Names of any repository's or organisation's labels, any one of them suffices.
     label_names = split(call.q("labels").strip())
-    where.any_label_ids = [x.id for x in call.store.labels.values() if x.name in label_names]
+    where.any_label_ids = [x.id for x in call.store.labels_named(label_names)]
     milestone_names = split(call.q("milestones").strip())
-    where.milestone_ids = [m.id for m in call.store.milestones.values() if m.title in milestone_names]
+    where.milestone_ids = [m.id for m in call.store.milestones_titled(milestone_names)]
     limit = _search_limit(call, where.keyword)
     if call.profile.search_honours_created_by:
         where.poster = user_filter(call, "created_by")
@@ -87,9 +87,7 @@ def _search_repos(call: Call) -> set[int]:
     """The repositories the caller can see, narrowed by `owner` and `team` (both answer 400 when unknown)."""
     public_only = bool(call.token and call.token.public_only)
     repos = [
-        r
-        for r in call.store.repos.values()
-        if call.store.access_mode(r, call.login) and not (public_only and r.private)
+        r for r in call.store.all_repos() if call.store.access_mode(r, call.login) and not (public_only and r.private)
     ]
     owner_name, team_name = call.q("owner"), call.q("team")
     owner = call.store.user(owner_name) if owner_name else None
