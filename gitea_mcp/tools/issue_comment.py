@@ -18,7 +18,7 @@ from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound, ServerFailed
 from gitea_mcp.gitea.models import Comment, Issue
 from gitea_mcp.spec import ToolSpec
-from gitea_mcp.tools import writes
+from gitea_mcp.tools import missing, writes
 from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, make
 
 NAME = "issue_comment"
@@ -75,7 +75,7 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
         issue, recent, me = deps.client.parallel(*calls)
     except GiteaError as exc:
         if isinstance(exc, NotFound | ServerFailed):  # Gitea answers 500 for the comments of a missing issue
-            raise ToolFailure(f"{owner}/{name} has no issue #{args.number}, or this token cannot see it.") from None
+            raise missing.explain_issue_404(deps, owner, name, args.number) from None
         raise
     if not args.allow_duplicate and (existing := _same_comment(recent, me, args.body)):
         return _answer(owner, name, args.number, existing, issue.comments, "already_existed")

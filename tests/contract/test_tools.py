@@ -242,7 +242,7 @@ def test_comment_on_a_locked_issue(target: Target, lab: Lab) -> None:
 
 def test_comment_on_a_missing_issue(target: Target, lab: Lab) -> None:
     result = issue_comment.run(deps_for(target, lab), CommentArgs(owner=lab.org, name=lab.repo, number=9999, body="x"))
-    assert failed(result) == f"{lab.org}/{lab.repo} has no issue #9999, or this token cannot see it."
+    assert failed(result) == f"{lab.org}/{lab.repo} has no issue or pull request #9999; find numbers with issue_list."
 
 
 # -- check: the documented scopes, and what happens without them -----------------------------------------------

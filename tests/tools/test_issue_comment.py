@@ -104,7 +104,17 @@ def test_missing_issue(mocked: responses.RequestsMock, deps: Deps, status: int) 
     mocked.get(f"{API}/user", json=user("demo", 5))
     mocked.get(ISSUE, status=404, json=api_error("not found"))
     mocked.get(COMMENTS, status=status, json=api_error(""))
-    assert "has no issue #7" in failed(run(deps))
+    mocked.get(f"{API}/repos/acme/widgets/labels", json=[])
+    assert failed(run(deps)) == "acme/widgets has no issue or pull request #7; find numbers with issue_list."
+
+
+def test_missing_repository(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(f"{API}/user", json=user("demo", 5))
+    mocked.get(ISSUE, status=404, json=api_error("not found"))
+    mocked.get(COMMENTS, status=404, json=api_error("not found"))
+    mocked.get(f"{API}/repos/acme/widgets/labels", status=404, json=api_error("not found"))
+    want = "repository acme/widgets not found, or this token cannot see it; check the owner and name."
+    assert failed(run(deps)) == want
 
 
 def test_empty_body(mocked: responses.RequestsMock, deps: Deps) -> None:
