@@ -24,11 +24,6 @@ def validate_name(value: str, field: str) -> str:
     return value
 
 
-def cap_limit(limit: int) -> int:
-    """A page size within 1..50, Gitea's default MAX_RESPONSE_ITEMS (the tools say when it differs from the ask)."""
-    return min(max(limit, 1), MAX_LIMIT)
-
-
 @dataclass(frozen=True)
 class Policy:
     """Which owners this server may touch. Owner names compare case-insensitively, as Gitea's do."""

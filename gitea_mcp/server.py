@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import Protocol
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.tools import Tool
 
 from gitea_mcp import __version__
 from gitea_mcp.config import Settings
@@ -16,29 +13,21 @@ from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.policy import Policy
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.tools.base import Deps, ToolDefinition
 
 log = logging.getLogger("gitea_mcp")
 
 
-class ToolModule(Protocol):
-    """A module under tools/: its spec, and how to build the MCP tool from the per-request dependencies."""
-
-    SPEC: ToolSpec
-
-    def make_tool(self, deps_for: Callable[[Context], Deps]) -> Tool: ...
+READ_TOOLS: tuple[ToolDefinition, ...] = (issue_list.TOOL, issue_search.TOOL, issue_get.TOOL)
+WRITE_TOOLS: tuple[ToolDefinition, ...] = (issue_create.TOOL, issue_update.TOOL, issue_comment.TOOL)
 
 
-READ_TOOLS: tuple[ToolModule, ...] = (issue_list, issue_search, issue_get)
-WRITE_TOOLS: tuple[ToolModule, ...] = (issue_create, issue_update, issue_comment)
-
-
-def _modules(read_only: bool) -> tuple[ToolModule, ...]:
+def _definitions(read_only: bool) -> tuple[ToolDefinition, ...]:
     return READ_TOOLS if read_only else READ_TOOLS + WRITE_TOOLS
 
 
 def offered(read_only: bool) -> list[ToolSpec]:
-    return [module.SPEC for module in _modules(read_only)]
+    return [tool.spec for tool in _definitions(read_only)]
 
 
 INSTRUCTIONS = (
@@ -69,7 +58,7 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
         token = credential((ctx.headers or {}).items(), settings).token
         return Deps(client=deps.client.with_token(token), policy=deps.policy, catalog=deps.catalog)
 
-    tools = [module.make_tool(deps_for) for module in _modules(settings.read_only)]
+    tools = [tool.build(deps_for) for tool in _definitions(settings.read_only)]
     return MCPServer(
         "gitea-issues-mcp", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING", tools=tools
     )

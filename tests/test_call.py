@@ -71,10 +71,14 @@ def test_typed_arguments_reach_gitea(mocked: responses.RequestsMock, capfd: pyte
     [
         pytest.param(
             ["issue_get", "owner=acme", "name=widgets", "number=abc"],
-            ["validation error", "number", "valid integer"],
-            id="sdk-validation",
+            ["number='abc' is not valid; use a whole number from 1 to 2147483647."],
+            id="validation",
         ),
-        pytest.param(["issue_get", "owner=acme", "name=widgets"], ["number", "Field required"], id="missing-argument"),
+        pytest.param(
+            ["issue_get", "owner=acme", "name=widgets"],
+            ["number is required (Issue or pull request number); issue_get needs owner, name, number."],
+            id="missing-argument",
+        ),
         pytest.param(["issue_get", "owner=other", "name=widgets", "number=7"], ["'other' is not allowed"], id="policy"),
         pytest.param(["issue_get", "owner=acme", "name=../x", "number=7"], ["not a valid Gitea name"], id="bad-name"),
     ],
@@ -160,7 +164,9 @@ def test_command_line_mistakes_exit_2_and_send_nothing(
         pytest.param("issue_create", ["allow_duplicate=yes"], {"allow_duplicate": "yes"}, id="not-a-boolean"),
         pytest.param("issue_create", ["body=a=b"], {"body": "a=b"}, id="equals-in-value"),
         pytest.param("issue_update", ["milestone="], {"milestone": ""}, id="empty-string"),
-        pytest.param("issue_list", ["labels=bug,ui", "limit=50"], {"labels": "bug,ui", "limit": 50}, id="string-list"),
+        pytest.param(
+            "issue_list", ["labels=bug,ui", "limit=50"], {"labels": ["bug", "ui"], "limit": 50}, id="list-everywhere"
+        ),
         pytest.param("issue_search", ["query=crash label:bug"], {"query": "crash label:bug"}, id="query"),
     ],
 )

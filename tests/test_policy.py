@@ -1,11 +1,11 @@
-"""Names, the owner allowlist and cap_limit: the checks every tool passes through."""
+"""Names and the owner allowlist: the checks every tool passes through."""
 
 from __future__ import annotations
 
 import pytest
 
 from gitea_mcp.errors import ToolFailure
-from gitea_mcp.policy import Policy, cap_limit, validate_name
+from gitea_mcp.policy import Policy, validate_name
 
 
 @pytest.mark.parametrize("name", ["acme", "a", "my-repo", "my_repo", "repo.js", "A1.b-c_d", "x" * 100])
@@ -41,8 +41,3 @@ def test_allowlist(allowed: set[str], owner: str, ok: bool) -> None:
     else:
         with pytest.raises(ToolFailure):
             policy.check_owner(owner)
-
-
-@pytest.mark.parametrize(("asked", "limit"), [(1, 1), (30, 30), (50, 50), (51, 50), (0, 1), (-1, 1)])
-def test_cap_limit(asked: int, limit: int) -> None:
-    assert cap_limit(asked) == limit

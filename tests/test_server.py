@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from gitea_mcp.config import Settings
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.server import build_server
+from tests.support.results import failed
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "tools.json"
 
@@ -77,6 +78,9 @@ def test_annotations_tell_the_truth(tool: str, read_only: bool, destructive: boo
     )  # fmt: skip
 
 
+NUMBER_BOUNDS = {"number": 2_147_483_647, "comments_page": 10_000, "page": 10_000, "limit": 50}
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments"),
     [
@@ -91,12 +95,15 @@ def test_annotations_tell_the_truth(tool: str, read_only: bool, destructive: boo
     ],
 )
 def test_numbers_are_strict_and_bounded(tool: str, arguments: dict[str, Any]) -> None:
-    """Refused by the arguments' schema before the tool runs: nothing is sent (there is no Gitea here at all)."""
-    from mcp.server.mcpserver.exceptions import ToolError
-
+    """Refused by the arguments' model before the tool runs: nothing is sent (there is no Gitea here at all)."""
     server = build_server(Settings(url="https://gitea.invalid", allowed_owners=frozenset({"acme"})))
-    with pytest.raises(ToolError, match="validation error"):
-        asyncio.run(server.call_tool(tool, {"owner": "acme", "name": "widgets", **arguments}))
+    result = asyncio.run(server.call_tool(tool, {"owner": "acme", "name": "widgets", **arguments}))
+    key, value = next((k, v) for k, v in arguments.items() if k != "title" and not (k == "number" and v == 7))
+    assert failed(
+        result
+    ) == f"{key}={json.dumps(value) if not isinstance(value, str) else repr(value)} is not valid; " + (
+        f"use a whole number from 1 to {NUMBER_BOUNDS[key]}."
+    )
 
 
 @settings(max_examples=150, deadline=None)
@@ -107,20 +114,18 @@ def test_numbers_are_strict_and_bounded(tool: str, arguments: dict[str, Any]) ->
     )
 )  # fmt: skip
 def test_any_number_argument_is_a_valid_one_or_refused(value: object) -> None:
-    """Whatever an agent sends as `number`, it is a whole number in range or a validation error before any request."""
-    from mcp.server.mcpserver.exceptions import ToolError
-
+    """Whatever an agent sends as `number`, it is a whole number in range or a sentence before any request."""
     closed = "http://127.0.0.1:9"  # nothing listens: a request that is sent fails at once
     client = GiteaClient(closed, None, timeout=2, retry=RetryPolicy(attempts=1))
     server = build_server(Settings(url=closed, allowed_owners=frozenset({"acme"})), client)
     valid = type(value) is int and 1 <= value <= 2_147_483_647
-    try:
-        result = asyncio.run(server.call_tool("issue_get", {"owner": "acme", "name": "widgets", "number": value}))
-    except ToolError as exc:
-        assert not valid and "validation error" in str(exc)
-        return
-    assert valid, f"{value!r} was accepted"
-    assert "Cannot reach Gitea" in str(result)  # a valid number goes to (the unreachable) Gitea
+    result = asyncio.run(server.call_tool("issue_get", {"owner": "acme", "name": "widgets", "number": value}))
+    if value is None:
+        assert failed(result).startswith("number is required")
+    elif not valid:
+        assert failed(result).endswith("is not valid; use a whole number from 1 to 2147483647.")
+    else:
+        assert "Cannot reach Gitea" in failed(result)  # a valid number goes to (the unreachable) Gitea
 
 
 def test_instructions_say_names_are_user_data_too() -> None:

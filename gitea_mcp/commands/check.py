@@ -231,7 +231,7 @@ def check_read(client: GiteaClient, url: str) -> Line:
 def _write_tools() -> str:
     from gitea_mcp.server import WRITE_TOOLS  # the SDK import: only once a check runs, never for --help
 
-    return ", ".join(module.SPEC.name for module in WRITE_TOOLS)
+    return ", ".join(tool.spec.name for tool in WRITE_TOOLS)
 
 
 def check_write(settings: Settings, client: GiteaClient, login: str | None) -> Line:

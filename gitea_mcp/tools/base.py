@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Any
 
+import anyio
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp_types import CallToolResult, ToolAnnotations
-from pydantic import Field, Strict
+from pydantic import BaseModel, Field
 
 from gitea_mcp import render
 from gitea_mcp.errors import ToolFailure, shown
@@ -18,17 +21,9 @@ from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, call_deadline
 from gitea_mcp.policy import Policy
 from gitea_mcp.spec import ToolSpec
+from gitea_mcp.tools.arguments import Arguments, compact_schema, input_schema, parse
 
 log = logging.getLogger("gitea_mcp.tools")
-
-Owner = Annotated[str, Field(description="User or organisation; must be allowlisted.")]
-RepoName = Annotated[str, Field(description="Repository name.")]
-# Whole numbers only: pydantic would otherwise read `true` as 1 (and edit issue #1) and "7" as 7.
-MAX_NUMBER = 2_147_483_647
-MAX_PAGE = 10_000
-Number = Annotated[int, Strict(), Field(description="Issue or pull request number.", ge=1, le=MAX_NUMBER)]
-PageNumber = Annotated[int, Strict(), Field(ge=1, le=MAX_PAGE)]
-Limit = Annotated[int, Strict(), Field(description="Rows per page, 1-50 (default 30).")]
 
 
 @dataclass
@@ -102,51 +97,57 @@ def due_instant(value: str, offset: str = "+00:00") -> str:
     return rfc3339(text, "due_date")
 
 
-def split_names(raw: str | list[str] | None) -> list[str]:
-    """`"bug, ui"` or `["bug", "ui"]` → `["bug", "ui"]`."""
-    if raw is None:
-        return []
-    parts = raw.split(",") if isinstance(raw, str) else raw
-    return [part.strip() for part in parts if part.strip()]
+@dataclass(frozen=True)
+class ToolDefinition:
+    """A tool as a value: its spec, its arguments (declared once, as a model), its result model and its handler."""
+
+    spec: ToolSpec
+    args: type[Arguments]
+    result: type[BaseModel]
+    run: Callable[[Deps, Any], CallToolResult]
+
+    def call(self, deps: Deps, arguments: Mapping[str, Any]) -> CallToolResult:
+        """The tool as an agent calls it: raw arguments in, a result or an isError sentence out."""
+        try:
+            args = parse(self.spec.name, self.args, arguments)
+        except ToolFailure as exc:
+            return render.error(str(exc))
+        return self.run(deps, args)
+
+    def build(self, deps_for: Callable[[Context[Any, Any]], Deps]) -> Tool:
+        """The MCP tool, with schemas trimmed: every agent re-reads them on every turn."""
+        annotations = ToolAnnotations(
+            read_only_hint=not self.spec.writes,
+            destructive_hint=self.spec.destructive,
+            idempotent_hint=self.spec.idempotent,
+            open_world_hint=True,
+        )
+        # Output schemas are for validating structuredContent; the model reads the text, so no prose there.
+        metadata = FuncMetadata(arg_model=self.args, output_model=self.result)
+        metadata.output_schema = compact_schema(metadata.output_schema, drop=("description",))
+        return CheckedTool(
+            fn=self.run,
+            name=self.spec.name,
+            title=None,
+            description=self.spec.description,
+            parameters=input_schema(self.args),
+            fn_metadata=metadata,
+            is_async=False,
+            context_kwarg=None,
+            annotations=annotations,
+            definition=self,
+            deps_for=deps_for,
+        )
 
 
-def make(fn: Callable[..., CallToolResult], spec: ToolSpec) -> Tool:
-    """A Tool from its function and its spec, with schemas trimmed: every agent re-reads them on every turn."""
-    annotations = ToolAnnotations(
-        read_only_hint=not spec.writes,
-        destructive_hint=spec.destructive,
-        idempotent_hint=spec.idempotent,
-        open_world_hint=True,
-    )
-    tool = Tool.from_function(fn, name=spec.name, description=spec.description, annotations=annotations)
-    tool.parameters = compact_schema(tool.parameters)
-    if tool.fn_metadata.output_schema is not None:
-        # Output schemas are for validating structuredContent; the model reads the text, so no prose here.
-        tool.fn_metadata.output_schema = compact_schema(tool.fn_metadata.output_schema, drop=("description",))
-    return tool
+class CheckedTool(Tool):
+    """The SDK's tool, run through its definition: the arguments model checks the call, then the handler runs on a
+    worker thread with the dependencies of this request."""
 
+    definition: ToolDefinition = Field(exclude=True)
+    deps_for: Callable[[Context[Any, Any]], Deps] = Field(exclude=True)
 
-def compact_schema(schema: Any, drop: tuple[str, ...] = ()) -> Any:
-    """Drop pydantic's generated `title`s and `default: null`, spell `anyOf [X, null]` as `type: [X, "null"]`.
-
-    The meaning is unchanged; every agent reads these schemas on every turn, so every byte counts.
-    """
-    if isinstance(schema, list):
-        return [compact_schema(item, drop) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if (key == "title" and isinstance(value, str)) or (key == "default" and value is None) or key in drop:
-            continue
-        if key in ("properties", "$defs"):  # keys here are names, not keywords
-            out[key] = {name: compact_schema(sub, drop) for name, sub in value.items()}
-        else:
-            out[key] = compact_schema(value, drop)
-    variants = out.get("anyOf")
-    if isinstance(variants, list) and len(variants) == 2 and {"type": "null"} in variants:
-        other = next(v for v in variants if v != {"type": "null"})
-        if set(other) == {"type"} and isinstance(other["type"], str):
-            del out["anyOf"]
-            out["type"] = [other["type"], "null"]
-    return out
+    async def run(self, arguments: dict[str, Any], context: Context[Any, Any], convert_result: bool = False) -> Any:
+        deps = self.deps_for(context)
+        result = await anyio.to_thread.run_sync(self.definition.call, deps, arguments)
+        return self.fn_metadata.convert_result(result) if convert_result else result

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
@@ -19,7 +16,8 @@ from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound, ServerFailed
 from gitea_mcp.gitea.models import Comment, Issue
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import missing, writes
-from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, make
+from gitea_mcp.tools.arguments import Arguments, Number, Owner, RepoName
+from gitea_mcp.tools.base import Deps, ToolDefinition
 
 NAME = "issue_comment"
 DESCRIPTION = (
@@ -45,13 +43,12 @@ class WrittenComment(BaseModel):
     outcome: str = Field(description="created | already_existed | created_after_lost_answer")
 
 
-@dataclass(frozen=True, kw_only=True)
-class CommentArgs:
-    owner: str
-    name: str
-    number: int
-    body: str
-    allow_duplicate: bool = False
+class CommentArgs(Arguments):
+    owner: Owner
+    name: RepoName
+    number: Number
+    body: Annotated[str, Field(description="Markdown text of the comment.")]
+    allow_duplicate: Annotated[bool, Field(description="Post even if you just posted the same.")] = False
 
 
 def run(deps: Deps, args: CommentArgs) -> CallToolResult:
@@ -137,16 +134,4 @@ def _answer(owner: str, name: str, number: int, comment: Comment, count: int, ou
     return render.result("\n".join(lines), out)
 
 
-def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
-    def issue_comment(
-        owner: Owner,
-        name: RepoName,
-        number: Number,
-        body: Annotated[str, Field(description="Markdown text of the comment.")],
-        ctx: Context,
-        allow_duplicate: Annotated[bool, Field(description="Post even if you just posted the same.")] = False,
-    ) -> Annotated[CallToolResult, WrittenComment]:
-        args = CommentArgs(owner=owner, name=name, number=number, body=body, allow_duplicate=allow_duplicate)
-        return run(deps_for(ctx), args)
-
-    return make(issue_comment, SPEC)
+TOOL = ToolDefinition(SPEC, CommentArgs, WrittenComment, run)

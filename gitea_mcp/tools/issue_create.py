@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult
 from pydantic import Field
 
@@ -18,7 +16,8 @@ from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import labels, missing, writes
-from gitea_mcp.tools.base import Deps, Owner, RepoName, due_instant, make, split_names
+from gitea_mcp.tools.arguments import Arguments, Names, Owner, RepoName
+from gitea_mcp.tools.base import Deps, ToolDefinition, due_instant
 
 NAME = "issue_create"
 DESCRIPTION = (
@@ -34,17 +33,16 @@ SPEC = ToolSpec(
 )
 
 
-@dataclass(frozen=True, kw_only=True)
-class CreateArgs:
-    owner: str
-    name: str
-    title: str
-    body: str = ""
-    labels: list[str] = field(default_factory=list)
-    assignees: list[str] = field(default_factory=list)
-    milestone: str | None = None
-    due_date: str | None = None
-    allow_duplicate: bool = False
+class CreateArgs(Arguments):
+    owner: Owner
+    name: RepoName
+    title: Annotated[str, Field(description="One-line title.")]
+    body: Annotated[str, Field(description="Markdown description.")] = ""
+    labels: Names = Field(default_factory=list, description="Label names.")
+    assignees: Names = Field(default_factory=list, description="Usernames.")
+    milestone: Annotated[str | None, Field(description="Milestone title or id.")] = None
+    due_date: Annotated[str | None, Field(description="YYYY-MM-DD.")] = None
+    allow_duplicate: Annotated[bool, Field(description="File even if you just filed the same.")] = False
 
 
 def run(deps: Deps, args: CreateArgs) -> CallToolResult:
@@ -170,23 +168,4 @@ def _answer(owner: str, name: str, issue: Issue, outcome: str, warnings: list[st
     return render.result(writes.written_text(owner, name, out, verb, hints), out)
 
 
-def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
-    def issue_create(
-        owner: Owner,
-        name: RepoName,
-        title: Annotated[str, Field(description="One-line title.")],
-        ctx: Context,
-        body: Annotated[str, Field(description="Markdown description.")] = "",
-        labels: Annotated[list[str] | None, Field(description="Label names.")] = None,
-        assignees: Annotated[list[str] | None, Field(description="Usernames.")] = None,
-        milestone: Annotated[str | None, Field(description="Milestone title or id.")] = None,
-        due_date: Annotated[str | None, Field(description="YYYY-MM-DD.")] = None,
-        allow_duplicate: Annotated[bool, Field(description="File even if you just filed the same.")] = False,
-    ) -> Annotated[CallToolResult, writes.WrittenIssue]:
-        args = CreateArgs(
-            owner=owner, name=name, title=title, body=body, labels=split_names(labels),
-            assignees=split_names(assignees), milestone=milestone, due_date=due_date, allow_duplicate=allow_duplicate,
-        )  # fmt: skip
-        return run(deps_for(ctx), args)
-
-    return make(issue_create, SPEC)
+TOOL = ToolDefinition(SPEC, CreateArgs, writes.WrittenIssue, run)

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Annotated
 
-from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field, Strict
 
@@ -17,7 +13,8 @@ from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Comment, Issue
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import missing
-from gitea_mcp.tools.base import MAX_PAGE, Deps, Number, Owner, RepoName, guard, make
+from gitea_mcp.tools.arguments import MAX_PAGE, Arguments, Number, Owner, RepoName
+from gitea_mcp.tools.base import Deps, ToolDefinition, guard
 
 NAME = "issue_get"
 DESCRIPTION = (
@@ -67,13 +64,16 @@ class IssueDetail(BaseModel):
     comments: list[CommentOut]
 
 
-@dataclass(frozen=True, kw_only=True)
-class GetArgs:
-    owner: str
-    name: str
-    number: int
-    max_chars: int = DEFAULT_MAX_CHARS
-    comments_page: int = 1
+class GetArgs(Arguments):
+    owner: Owner
+    name: RepoName
+    number: Number
+    max_chars: Annotated[
+        int, Strict(), Field(description="Cut body and each comment here; 0 = no cut.", ge=0, le=1_000_000)
+    ] = DEFAULT_MAX_CHARS
+    comments_page: Annotated[
+        int, Strict(), Field(description="Page of 20 comments, oldest first.", ge=1, le=MAX_PAGE)
+    ] = 1
 
 
 def run(deps: Deps, args: GetArgs) -> CallToolResult:
@@ -179,20 +179,4 @@ def _hints(owner: str, name: str, d: IssueDetail, args: GetArgs) -> list[str]:
     return hints
 
 
-def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
-    def issue_get(
-        owner: Owner,
-        name: RepoName,
-        number: Number,
-        ctx: Context,
-        max_chars: Annotated[
-            int, Strict(), Field(description="Cut body and each comment here; 0 = no cut.", ge=0, le=1_000_000)
-        ] = 3000,
-        comments_page: Annotated[
-            int, Strict(), Field(description="Page of 20 comments, oldest first.", ge=1, le=MAX_PAGE)
-        ] = 1,
-    ) -> Annotated[CallToolResult, IssueDetail]:
-        args = GetArgs(owner=owner, name=name, number=number, max_chars=max_chars, comments_page=comments_page)
-        return run(deps_for(ctx), args)
-
-    return make(issue_get, SPEC)
+TOOL = ToolDefinition(SPEC, GetArgs, IssueDetail, run)

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Annotated
 
-from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
@@ -15,10 +11,11 @@ from gitea_mcp import render, scopes
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.gitea.page import page_of
 from gitea_mcp.issue_filter import USER_FILTERS, IssueFilter
-from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
+from gitea_mcp.policy import DEFAULT_LIMIT, validate_name
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import filters
-from gitea_mcp.tools.base import Deps, Limit, Owner, PageNumber, RepoName, choice, enum, guard, make, split_names
+from gitea_mcp.tools.arguments import Arguments, Limit, Names, Owner, PageNumber, RepoName
+from gitea_mcp.tools.base import Deps, ToolDefinition, choice, enum, guard
 
 NAME = "issue_list"
 DESCRIPTION = (
@@ -60,21 +57,20 @@ class IssueListResult(BaseModel):
     has_more: bool
 
 
-@dataclass(frozen=True, kw_only=True)
-class ListArgs:
-    owner: str
-    name: str
-    state: str = "open"
-    labels: str | None = None
-    milestones: str | None = None
-    since: str | None = None
-    before: str | None = None
-    created_by: str | None = None
-    assigned_by: str | None = None
-    mentioned_by: str | None = None
-    type: str = "issues"
-    page: int = 1
-    limit: int = DEFAULT_LIMIT
+class ListArgs(Arguments):
+    owner: Owner
+    name: RepoName
+    state: Annotated[str, Field(description="open (default), closed or all.", json_schema_extra=enum(STATES))] = "open"
+    labels: Names = Field(default_factory=list, description="Label names; all must match.")
+    milestones: Names = Field(default_factory=list, description="Milestone names or ids.")
+    since: Annotated[str | None, Field(description="Updated at/after this time.")] = None
+    before: Annotated[str | None, Field(description="Updated at/before this time.")] = None
+    created_by: Annotated[str | None, Field(description="Author's username.")] = None
+    assigned_by: Annotated[str | None, Field(description="Assignee's username.")] = None
+    mentioned_by: Annotated[str | None, Field(description="Username mentioned.")] = None
+    type: Annotated[str, Field(description="issues (default), pulls or all.", json_schema_extra=enum(TYPES))] = "issues"
+    page: PageNumber = 1
+    limit: Limit = DEFAULT_LIMIT
 
 
 def run(deps: Deps, args: ListArgs) -> CallToolResult:
@@ -87,13 +83,13 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
     for key in USER_FILTERS:  # usernames follow the same rule as owner names
         if (login := getattr(args, key)) is not None:
             validate_name(login, key)
-    limit = cap_limit(args.limit)
+    limit = args.limit
     query = filters.with_dates(
         IssueFilter(
             state=choice(args.state, STATES, "state"),  # type: ignore[arg-type]  # checked against STATES
             type=choice(args.type, TYPES, "type"),  # type: ignore[arg-type]
-            labels=tuple(split_names(args.labels)),
-            milestones=tuple(split_names(args.milestones)),
+            labels=tuple(args.labels),
+            milestones=tuple(args.milestones),
             since=args.since,
             before=args.before,
             created_by=args.created_by,
@@ -177,32 +173,4 @@ def _dates(created: str, updated: str) -> str:
     return f"{c}/{u[5:]}" if u[:4] == c[:4] else f"{c}/{u}"
 
 
-def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
-    def issue_list(
-        owner: Owner,
-        name: RepoName,
-        ctx: Context,
-        state: Annotated[
-            str, Field(description="open (default), closed or all.", json_schema_extra=enum(STATES))
-        ] = "open",
-        labels: Annotated[str | None, Field(description="Comma-separated label names; all must match.")] = None,
-        milestones: Annotated[str | None, Field(description="Comma-separated milestone names or ids.")] = None,
-        since: Annotated[str | None, Field(description="Updated at/after this time.")] = None,
-        before: Annotated[str | None, Field(description="Updated at/before this time.")] = None,
-        created_by: Annotated[str | None, Field(description="Author's username.")] = None,
-        assigned_by: Annotated[str | None, Field(description="Assignee's username.")] = None,
-        mentioned_by: Annotated[str | None, Field(description="Username mentioned.")] = None,
-        type: Annotated[
-            str, Field(description="issues (default), pulls or all.", json_schema_extra=enum(TYPES))
-        ] = "issues",
-        page: PageNumber = 1,
-        limit: Limit = DEFAULT_LIMIT,
-    ) -> Annotated[CallToolResult, IssueListResult]:
-        args = ListArgs(
-            owner=owner, name=name, state=state, labels=labels, milestones=milestones, since=since, before=before,
-            created_by=created_by, assigned_by=assigned_by, mentioned_by=mentioned_by, type=type, page=page,
-            limit=limit,
-        )  # fmt: skip
-        return run(deps_for(ctx), args)
-
-    return make(issue_list, SPEC)
+TOOL = ToolDefinition(SPEC, ListArgs, IssueListResult, run)

@@ -7,12 +7,9 @@ lag), 1 fills in the real number, 2+ gives a placeholder.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
@@ -24,10 +21,11 @@ from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.gitea.server import ServerInfo
-from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
+from gitea_mcp.policy import DEFAULT_LIMIT, validate_name
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import filters
-from gitea_mcp.tools.base import Deps, Limit, PageNumber, guard, make
+from gitea_mcp.tools.arguments import Arguments, Limit, PageNumber
+from gitea_mcp.tools.base import Deps, ToolDefinition, guard
 
 NAME = "issue_search"
 DESCRIPTION = (
@@ -70,13 +68,12 @@ class SearchResult(BaseModel):
     has_more: bool
 
 
-@dataclass(frozen=True, kw_only=True)
-class SearchArgs:
-    query: str
-    owner: str | None = None
-    name: str | None = None
-    page: int = 1
-    limit: int = DEFAULT_LIMIT
+class SearchArgs(Arguments):
+    query: Annotated[str, Field(description='e.g. crash label:bug is:open or "exact phrase" author:@me')]
+    owner: Annotated[str | None, Field(description="Owner to search (or repo:/org: in the query).")] = None
+    name: Annotated[str | None, Field(description="Repository; omit to search all of owner's.")] = None
+    page: PageNumber = 1
+    limit: Limit = DEFAULT_LIMIT
 
 
 @dataclass(frozen=True)
@@ -96,7 +93,7 @@ def run(deps: Deps, args: SearchArgs) -> CallToolResult:
 def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
     parsed = ql.parse_query(args.query)
     scope = _scope(deps, parsed, args)
-    limit = cap_limit(args.limit)
+    limit = args.limit
     me = _me(deps, parsed)
     named_author = parsed.author is not None and not ql.is_me(parsed.author, me)
     server = deps.catalog.server(deps.client) if parsed.keywords or named_author else None
@@ -314,15 +311,4 @@ def _next_steps(out: SearchResult, scope: Scope, args: SearchArgs) -> list[str]:
     return steps
 
 
-def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
-    def issue_search(
-        query: Annotated[str, Field(description='e.g. crash label:bug is:open or "exact phrase" author:@me')],
-        ctx: Context,
-        owner: Annotated[str | None, Field(description="Owner to search (or repo:/org: in the query).")] = None,
-        name: Annotated[str | None, Field(description="Repository; omit to search all of owner's.")] = None,
-        page: PageNumber = 1,
-        limit: Limit = DEFAULT_LIMIT,
-    ) -> Annotated[CallToolResult, SearchResult]:
-        return run(deps_for(ctx), SearchArgs(query=query, owner=owner, name=name, page=page, limit=limit))
-
-    return make(issue_search, SPEC)
+TOOL = ToolDefinition(SPEC, SearchArgs, SearchResult, run)

@@ -7,8 +7,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult
 from pydantic import Field
 
@@ -19,7 +17,8 @@ from gitea_mcp.gitea.errors import GiteaError, NotFound, ServerFailed
 from gitea_mcp.gitea.models import Issue, Label
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import labels, missing, writes
-from gitea_mcp.tools.base import Deps, Number, Owner, RepoName, choice, due_instant, guard, make, split_names
+from gitea_mcp.tools.arguments import Arguments, Names, Number, Owner, RepoName
+from gitea_mcp.tools.base import Deps, ToolDefinition, choice, due_instant, enum, guard
 
 NAME = "issue_update"
 DESCRIPTION = (
@@ -36,20 +35,19 @@ SPEC = ToolSpec(
 STATES = ("open", "closed")
 
 
-@dataclass(frozen=True, kw_only=True)
-class UpdateArgs:
-    owner: str
-    name: str
-    number: int
-    title: str | None = None
-    body: str | None = None
-    state: str | None = None
-    labels: list[str] | None = None
-    add_labels: list[str] = field(default_factory=list)
-    remove_labels: list[str] = field(default_factory=list)
-    assignees: list[str] | None = None
-    milestone: str | None = None
-    due_date: str | None = None
+class UpdateArgs(Arguments):
+    owner: Owner
+    name: RepoName
+    number: Number
+    title: Annotated[str | None, Field(description="New title.")] = None
+    body: Annotated[str | None, Field(description="New body (replaces it).")] = None
+    state: Annotated[str | None, Field(description="open or closed.", json_schema_extra=enum(STATES))] = None
+    labels: Annotated[Names | None, Field(description="The whole new label set (names).")] = None
+    add_labels: Names = Field(default_factory=list, description="Label names to add.")
+    remove_labels: Names = Field(default_factory=list, description="Label names to remove.")
+    assignees: Annotated[Names | None, Field(description="The whole new set of usernames.")] = None
+    milestone: Annotated[str | None, Field(description='Milestone title or id; "" clears.')] = None
+    due_date: Annotated[str | None, Field(description='YYYY-MM-DD; "" clears.')] = None
 
     def edits_fields(self) -> bool:
         fields = (self.title, self.body, self.state, self.assignees, self.milestone, self.due_date)
@@ -241,31 +239,4 @@ def _payload(args: UpdateArgs, milestone_id: int | None, offset: str) -> dict[st
     return payload
 
 
-def make_tool(deps_for: Callable[[Context], Deps]) -> Tool:
-    def issue_update(
-        owner: Owner,
-        name: RepoName,
-        number: Number,
-        ctx: Context,
-        title: Annotated[str | None, Field(description="New title.")] = None,
-        body: Annotated[str | None, Field(description="New body (replaces it).")] = None,
-        state: Annotated[
-            str | None, Field(description="open or closed.", json_schema_extra={"enum": [*STATES, None]})
-        ] = None,
-        labels: Annotated[list[str] | None, Field(description="The whole new label set (names).")] = None,
-        add_labels: Annotated[list[str] | None, Field(description="Label names to add.")] = None,
-        remove_labels: Annotated[list[str] | None, Field(description="Label names to remove.")] = None,
-        assignees: Annotated[list[str] | None, Field(description="The whole new set of usernames.")] = None,
-        milestone: Annotated[str | None, Field(description='Milestone title or id; "" clears.')] = None,
-        due_date: Annotated[str | None, Field(description='YYYY-MM-DD; "" clears.')] = None,
-    ) -> Annotated[CallToolResult, writes.WrittenIssue]:
-        args = UpdateArgs(
-            owner=owner, name=name, number=number, title=title, body=body, state=state,
-            labels=None if labels is None else split_names(labels),
-            add_labels=split_names(add_labels), remove_labels=split_names(remove_labels),
-            assignees=None if assignees is None else split_names(assignees),
-            milestone=milestone, due_date=due_date,
-        )  # fmt: skip
-        return run(deps_for(ctx), args)
-
-    return make(issue_update, SPEC)
+TOOL = ToolDefinition(SPEC, UpdateArgs, writes.WrittenIssue, run)

@@ -12,7 +12,6 @@ import responses
 
 from gitea_mcp.tools import issue_comment, writes
 from gitea_mcp.tools.base import Deps
-from gitea_mcp.tools.issue_comment import CommentArgs
 from tests.support.gitea_json import API, api_error, comment, issue, user
 from tests.support.mocks import sent_params
 from tests.support.results import failed, ok
@@ -29,7 +28,7 @@ def gitea(mocked: responses.RequestsMock) -> responses.RequestsMock:
 
 
 def run(deps: Deps, body: str = "Looks fixed to me.", **kw: Any) -> Any:
-    return issue_comment.run(deps, CommentArgs(owner="acme", name="widgets", number=7, body=body, **kw))
+    return issue_comment.TOOL.call(deps, {"owner": "acme", "name": "widgets", "number": 7, "body": body, **kw})
 
 
 def posts(rsps: responses.RequestsMock) -> list[Any]:

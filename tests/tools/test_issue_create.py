@@ -15,7 +15,6 @@ import responses
 
 from gitea_mcp.tools import issue_create, writes
 from gitea_mcp.tools.base import Deps
-from gitea_mcp.tools.issue_create import CreateArgs
 from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, user
 from tests.support.mocks import optional
 from tests.support.results import failed, ok
@@ -37,7 +36,7 @@ def gitea(mocked: responses.RequestsMock) -> responses.RequestsMock:
 
 
 def run(deps: Deps, **kw: Any) -> Any:
-    return issue_create.run(deps, CreateArgs(owner="acme", name="widgets", title=kw.pop("title", "New bug"), **kw))
+    return issue_create.TOOL.call(deps, {"owner": "acme", "name": "widgets", "title": kw.pop("title", "New bug"), **kw})
 
 
 def posts(rsps: responses.RequestsMock) -> list[dict[str, Any]]:

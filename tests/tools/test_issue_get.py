@@ -17,7 +17,7 @@ ISSUE = f"{API}/repos/acme/widgets/issues/7"
 
 
 def run(deps: Deps, **kw: Any) -> Any:
-    return issue_get.run(deps, GetArgs(owner="acme", name="widgets", number=kw.pop("number", 7), **kw))
+    return issue_get.TOOL.call(deps, {"owner": "acme", "name": "widgets", "number": kw.pop("number", 7), **kw})
 
 
 def test_issue_with_comments(mocked: responses.RequestsMock, deps: Deps) -> None:

@@ -10,7 +10,6 @@ import responses
 
 from gitea_mcp.tools import issue_list
 from gitea_mcp.tools.base import Deps
-from gitea_mcp.tools.issue_list import ListArgs
 from tests.support.gitea_json import API, LABELS, MILESTONES, api_error, issue, label, unknown_user_404
 from tests.support.mocks import sent_params
 from tests.support.results import failed, ok
@@ -25,7 +24,7 @@ def page_of(n: int, start: int = 100, **kw: Any) -> list[dict[str, Any]]:
 
 
 def run(deps: Deps, **kw: Any) -> Any:
-    return issue_list.run(deps, ListArgs(owner=kw.pop("owner", "acme"), name=kw.pop("name", "widgets"), **kw))
+    return issue_list.TOOL.call(deps, {"owner": kw.pop("owner", "acme"), "name": kw.pop("name", "widgets"), **kw})
 
 
 @pytest.mark.parametrize(
@@ -125,13 +124,16 @@ def test_total_header(
     assert phrase in text
 
 
-@pytest.mark.parametrize(("asked", "sent", "clamped"), [(100, 50, True), (0, 1, True), (-5, 1, True), (50, 50, False)])
-def test_cap_limit(mocked: responses.RequestsMock, deps: Deps, asked: int, sent: int, clamped: bool) -> None:
+@pytest.mark.parametrize("asked", [100, 51, 0, -5])
+def test_limit_out_of_range_is_refused_before_a_request(deps: Deps, asked: int) -> None:
+    assert failed(run(deps, limit=asked)) == f"limit={asked!r} is not valid; use a whole number from 1 to 50."
+
+
+def test_limit_at_the_bounds(mocked: responses.RequestsMock, deps: Deps) -> None:
     mocked.get(ISSUES, json=page_of(1), headers={"X-Total-Count": "1"})
-    text, data = ok(run(deps, limit=asked))
-    assert sent_params(mocked)["limit"] == str(sent)
-    assert data["limit"] == sent
-    assert ("was capped to" in text) is clamped
+    text, data = ok(run(deps, limit=50))
+    assert sent_params(mocked)["limit"] == "50" and data["limit"] == 50
+    assert "capped" not in text
 
 
 def test_label_filter_checked_then_sent(mocked: responses.RequestsMock, deps: Deps) -> None:

@@ -9,7 +9,6 @@ import responses
 
 from gitea_mcp.tools import issue_search
 from gitea_mcp.tools.base import Deps
-from gitea_mcp.tools.issue_search import SearchArgs
 from tests.support.gitea_json import API, LABELS, api_error, issue, user
 from tests.support.mocks import optional, sent_params
 from tests.support.results import failed, ok
@@ -19,7 +18,7 @@ SEARCH = f"{API}/repos/issues/search"
 
 
 def run(deps: Deps, query: str, **kw: Any) -> Any:
-    return issue_search.run(deps, SearchArgs(query=query, **kw))
+    return issue_search.TOOL.call(deps, {"query": query, **kw})
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,6 @@ import responses
 
 from gitea_mcp.tools import issue_update
 from gitea_mcp.tools.base import Deps
-from gitea_mcp.tools.issue_update import UpdateArgs
 from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label
 from tests.support.mocks import optional
 from tests.support.results import failed, ok
@@ -29,7 +28,7 @@ def gitea(mocked: responses.RequestsMock) -> responses.RequestsMock:
 
 
 def run(deps: Deps, **kw: Any) -> Any:
-    return issue_update.run(deps, UpdateArgs(owner="acme", name="widgets", number=7, **kw))
+    return issue_update.TOOL.call(deps, {"owner": "acme", "name": "widgets", "number": 7, **kw})
 
 
 def writes_sent(rsps: responses.RequestsMock) -> list[tuple[str, str, Any]]:

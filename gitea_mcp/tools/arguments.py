@@ -1,0 +1,205 @@
+"""A tool's arguments, declared once: one pydantic model is the input schema, the checks and the value `run` takes.
+
+The types every tool shares live here, so a name means one thing in every tool: `owner`, `name`, `number`,
+`page`, `limit`, and lists of names (`labels`, `assignees`, `milestones`) that take an array or a comma string.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import functools
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any, TypeVar
+
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
+from pydantic import BeforeValidator, ConfigDict, Field, Strict, ValidationError, WithJsonSchema
+
+from gitea_mcp.errors import ToolFailure, shown
+from gitea_mcp.policy import MAX_LIMIT
+
+MAX_NUMBER = 2_147_483_647
+MAX_PAGE = 10_000
+
+
+class Arguments(ArgModelBase):
+    """Unknown names are refused (`additionalProperties: false`): a misspelt argument must not be dropped."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def split_names(raw: object) -> object:
+    """`"bug, ui"` or `["bug", "ui"]` → `["bug", "ui"]`; anything else is left for the type check to refuse."""
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        raw = raw.split(",")
+    if isinstance(raw, list | tuple) and all(isinstance(part, str) for part in raw):
+        return [part.strip() for part in raw if part.strip()]
+    return raw
+
+
+Owner = Annotated[str, Field(description="User or organisation; must be allowlisted.")]
+RepoName = Annotated[str, Field(description="Repository name.")]
+# Whole numbers only: pydantic would otherwise read `true` as 1 (and edit issue #1) and "7" as 7.
+Number = Annotated[int, Strict(), Field(description="Issue or pull request number.", ge=1, le=MAX_NUMBER)]
+PageNumber = Annotated[int, Strict(), Field(ge=1, le=MAX_PAGE)]
+Limit = Annotated[int, Strict(), Field(description="Rows per page (default 30).", ge=1, le=MAX_LIMIT)]
+# One schema type (array) for portability; a comma-separated string is accepted too.
+Names = Annotated[
+    list[str], BeforeValidator(split_names), WithJsonSchema({"type": "array", "items": {"type": "string"}})
+]
+
+
+A = TypeVar("A", bound=Arguments)
+
+
+@functools.cache
+def input_schema(model: type[Arguments]) -> dict[str, Any]:
+    """The schema agents read: portable (an optional argument is simply not required: no null unions, no type
+    arrays) and lean (no generated titles)."""
+    schema: dict[str, Any] = compact_schema(model.model_json_schema(by_alias=True), optional_null=False)
+    return schema
+
+
+def compact_schema(schema: Any, drop: tuple[str, ...] = (), optional_null: bool = True) -> Any:
+    """Drop pydantic's generated `title`s and `default: null`, spell `anyOf [X, null]` as `type: [X, "null"]`.
+
+    The meaning is unchanged; every agent reads these schemas on every turn, so every byte counts.
+    """
+    if isinstance(schema, list):
+        return [compact_schema(item, drop, optional_null) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if (key == "title" and isinstance(value, str)) or (key == "default" and value is None) or key in drop:
+            continue
+        if key in ("properties", "$defs"):  # keys here are names, not keywords
+            out[key] = {name: compact_schema(sub, drop, optional_null) for name, sub in value.items()}
+        else:
+            out[key] = compact_schema(value, drop, optional_null)
+    variants = out.get("anyOf")
+    if isinstance(variants, list) and len(variants) == 2 and {"type": "null"} in variants:
+        other = next(v for v in variants if v != {"type": "null"})
+        if not optional_null:  # an input: null is "not given", which leaving the argument out already says
+            del out["anyOf"]
+            out.update(other)
+        elif set(other) == {"type"} and isinstance(other["type"], str):
+            del out["anyOf"]
+            out["type"] = [other["type"], "null"]
+    return out
+
+
+# Names agents reach for that a tool spells differently: checked before the closest spelling.
+SYNONYMS = {
+    "status": "state",
+    "description": "body",
+    "text": "body",
+    "comment": "body",
+    "content": "body",
+    "repo": "name",
+    "repository": "name",
+    "org": "owner",
+    "organization": "owner",
+    "organisation": "owner",
+    "user": "owner",
+    "label": "labels",
+    "tags": "labels",
+    "assignee": "assignees",
+    "milestone_id": "milestone",
+    "milestone": "milestones",
+    "milestones": "milestone",
+    "issue": "number",
+    "issue_number": "number",
+    "index": "number",
+    "id": "number",
+    "q": "query",
+    "search": "query",
+    "per_page": "limit",
+    "page_size": "limit",
+    "author": "created_by",
+    "poster": "created_by",
+}
+
+
+def parse(tool: str, model: type[A], raw: Mapping[str, Any]) -> A:
+    """The arguments as `model`, or a ToolFailure: one plain sentence naming the argument, the fault and the fix.
+
+    A null is taken as "not given" (some clients send every optional argument); a JSON text where a list is
+    declared is read as that list (some clients send arrays that way).
+    """
+    fields = model.model_fields
+    for key in raw:
+        if key not in fields:
+            raise ToolFailure(_unknown(tool, key, list(fields)))
+    given = {key: value for key, value in raw.items() if value is not None}
+    try:
+        return model.model_validate(_lists_from_json(model, given))
+    except ValidationError as exc:
+        raise ToolFailure(_invalid(tool, model, exc.errors()[0], given)) from None
+
+
+def _unknown(tool: str, key: str, valid: list[str]) -> str:
+    guess = SYNONYMS.get(key.lower())
+    if guess not in valid:
+        close = difflib.get_close_matches(key.lower(), valid, n=1, cutoff=0.6)
+        guess = close[0] if close else None
+    mean = f"; did you mean {guess}?" if guess else "."
+    return f"{tool} has no argument {shown(key)}{mean} Its arguments are: {', '.join(valid)}."
+
+
+def _invalid(tool: str, model: type[Arguments], error: Any, given: Mapping[str, Any]) -> str:
+    key = str(error["loc"][0]) if error["loc"] else ""
+    field = model.model_fields.get(key)
+    if field is None:  # a check across fields: its message is ours
+        return f"{tool}: {error['msg']}."
+    if error["type"] == "missing":
+        required = [name for name, f in model.model_fields.items() if f.is_required()]
+        what = f" ({field.description.rstrip('.')})" if field.description else ""
+        return f"{key} is required{what}; {tool} needs {', '.join(required)}."
+    return f"{key}={_as_sent(given.get(key))} is not valid; use {expected(field_schema(model, key))}."
+
+
+def _as_sent(value: object) -> str:
+    """A value as the agent sent it: text quoted, anything else as JSON (true, 7, [1]), cut short either way."""
+    if isinstance(value, str):
+        return shown(value)
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
+def expected(schema: Mapping[str, Any]) -> str:
+    """The valid form of a field, in words, from its schema."""
+    if "enum" in schema:
+        return "one of: " + ", ".join(str(x) for x in schema["enum"])
+    kind = schema.get("type")
+    if kind == "integer":
+        low, high = schema.get("minimum"), schema.get("maximum")
+        if low is not None and high is not None:
+            return f"a whole number from {low} to {high}"
+        return "a whole number" + (f" of at least {low}" if low is not None else "")
+    if kind == "boolean":
+        return "true or false"
+    if kind == "array":
+        return 'a list of names, like ["bug", "ui"], or one comma-separated string'
+    return "text"
+
+
+def field_schema(model: type[Arguments], key: str) -> dict[str, Any]:
+    properties: dict[str, dict[str, Any]] = input_schema(model)["properties"]
+    return properties[key]
+
+
+def _lists_from_json(model: type[Arguments], given: dict[str, Any]) -> dict[str, Any]:
+    out = dict(given)
+    for key, value in given.items():
+        if isinstance(value, str) and value.lstrip().startswith("[") and _is_list(model, key):
+            with contextlib.suppress(ValueError):  # not JSON: a comma-separated string, then
+                out[key] = json.loads(value)
+    return out
+
+
+def _is_list(model: type[Arguments], key: str) -> bool:
+    return field_schema(model, key).get("type") == "array"
