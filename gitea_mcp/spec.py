@@ -18,3 +18,10 @@ class ToolSpec:
     scope_note: str = ""  # what else it may use, e.g. read:user for @me
     destructive: bool = False  # may overwrite what is there (issue_update replaces a title, a body)
     idempotent: bool = True  # the same call twice leaves the same state; a write that files again is not
+
+    @classmethod
+    def written_once(cls, name: str, description: str, *scopes: str) -> ToolSpec:
+        """A tool that files something new (an issue, a comment) at most once: not idempotent (a second call with
+        allow_duplicate files again; docs/decisions/0003-writes-once.md), and it reads the token's own login
+        (read:user) to find what it filed itself."""
+        return cls(name=name, description=description, writes=True, scopes=scopes, idempotent=False)

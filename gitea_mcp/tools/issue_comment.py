@@ -24,13 +24,7 @@ DESCRIPTION = (
     "Comment on an issue or PR; returns the comment and the new count. Safe to retry: the same text posted by "
     "you there in the last 10 minutes is returned, not posted twice (allow_duplicate=true posts anyway)."
 )
-SPEC = ToolSpec(
-    name=NAME,
-    description=DESCRIPTION,
-    writes=True,
-    scopes=(scopes.WRITE_ISSUE, scopes.READ_USER),
-    idempotent=False,  # docs/decisions/0003-writes-once.md
-)
+SPEC = ToolSpec.written_once(NAME, DESCRIPTION, scopes.WRITE_ISSUE, scopes.READ_USER)
 
 
 class WrittenComment(BaseModel):

@@ -24,13 +24,7 @@ DESCRIPTION = (
     "File a new issue; returns it (number, URL). Safe to retry: the same title and body filed by you in the "
     "last 10 minutes returns that issue instead of a duplicate (allow_duplicate=true files anyway)."
 )
-SPEC = ToolSpec(
-    name=NAME,
-    description=DESCRIPTION,
-    writes=True,
-    scopes=(scopes.WRITE_ISSUE, scopes.READ_USER),
-    idempotent=False,  # docs/decisions/0003-writes-once.md
-)
+SPEC = ToolSpec.written_once(NAME, DESCRIPTION, scopes.WRITE_ISSUE, scopes.READ_USER)
 
 
 class CreateArgs(Arguments):
