@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -12,6 +13,7 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel
 
 from gitea_mcp.gitea.models import Issue
+from gitea_mcp.policy import DEFAULT_LIMIT
 
 # Characters that render as nothing or reorder text: zero-width, bidirectional overrides and isolates,
 # the Unicode "tag" block. In other people's text they only serve to hide instructions from a reader.
@@ -129,12 +131,25 @@ def span(count: int, page: int, limit: int, total: int | None, has_more: bool) -
 
 
 def args_text(args: Mapping[str, object]) -> str:
-    """`owner=acme name=widgets labels="a b"` — how help lines spell a tool call."""
+    """`owner=acme name=widgets labels="a b"` — how help lines spell a tool call; any value reads back whole
+    (shell rules: a value holding a double quote is single-quoted)."""
     parts = []
     for key, value in args.items():
         text = str(value)
-        parts.append(f"{key}={text}" if text and not re.search(r'[\s"]', text) else f'{key}="{text}"')
+        if text and not re.search(r"[\s\"'\\]", text):
+            parts.append(f"{key}={text}")
+        elif '"' not in text and "\\" not in text:
+            parts.append(f'{key}="{text}"')
+        else:
+            parts.append(f"{key}={shlex.quote(text)}")
     return " ".join(parts)
+
+
+def next_page(tool: str, args: Mapping[str, object], page: int, limit: int) -> str:
+    """The hint to the next page: every argument that shaped this one, the page size actually served included, so
+    following it skips no row and repeats none."""
+    size = {} if limit == DEFAULT_LIMIT else {"limit": limit}
+    return f"next page: {tool} {args_text({**args, **size, 'page': page + 1})}"
 
 
 def help_lines(lines: Iterable[str]) -> list[str]:

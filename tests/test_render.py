@@ -62,3 +62,13 @@ def test_a_title_cannot_pass_for_a_rows_fields(title: str, shown: str) -> None:
 @pytest.mark.parametrize(("name", "shown"), [("bug", "bug"), ("a,b", '"a,b"'), ("x]", '"x]"'), ("P/1", "P/1")])
 def test_a_label_name_cannot_split_the_label_list(name: str, shown: str) -> None:
     assert render.label_inline(name) == shown
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["plain", "two words", '"exact phrase" author:@me', "it's", "back\\slash", "", "tab\there", "both ' and \""],
+)
+def test_args_text_reads_back_whole_with_shell_rules(value: str) -> None:
+    import shlex
+
+    assert shlex.split(render.args_text({"query": value, "page": 2})) == [f"query={value}", "page=2"]

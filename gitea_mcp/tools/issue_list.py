@@ -130,7 +130,7 @@ def _text(owner: str, name: str, query: IssueFilter, out: IssueListResult, asked
         hints.append(f"web URL: {url_template(out.issues)}")
         hints.append(f"details: issue_get {render.args_text(repo_args)} number=<number>")
     if out.has_more:
-        hints.append(f"next page: {NAME} {render.args_text({**repo_args, **query.call_args()})} page={out.page + 1}")
+        hints.append(render.next_page(NAME, {**repo_args, **query.call_args()}, out.page, out.limit))
     if not count and out.page == 1:
         hints.append("nothing matches these filters; widen them (for example state=all) or check their values.")
     lines.extend(render.help_lines(hints))

@@ -307,7 +307,7 @@ def _next_steps(out: SearchResult, scope: Scope, args: SearchArgs) -> list[str]:
         call: dict[str, Any] = {"query": args.query, "owner": scope.owner}
         if scope.name:
             call["name"] = scope.name
-        steps.append(f"next page: {NAME} {render.args_text(call)} page={out.page + 1}")
+        steps.append(render.next_page(NAME, call, out.page, out.limit))
     return steps
 
 

@@ -79,7 +79,7 @@ def test_happy_path_text_and_structure(mocked: responses.RequestsMock, deps: Dep
     assert "#12 Crash on login [bug,ui] @bob 3c 2026-11-20/11-28" in lines
     assert "#11 Title with ⏎ newline 2025-12-01/2026-01-02" in lines
     assert "help: web URL: https://gitea.test/acme/widgets/issues/<number>" in lines
-    assert "help: next page: issue_list owner=acme name=widgets page=2" in lines
+    assert "help: next page: issue_list owner=acme name=widgets limit=2 page=2" in lines
     assert "https://gitea.test/acme/widgets/issues/12" not in text, "no per-row URL"
     assert "Steps to reproduce" not in text, "no bodies in lists"
     assert data["total"] == 42 and data["page"] == 1 and data["limit"] == 2 and data["has_more"] is True

@@ -113,7 +113,7 @@ def test_many_matches_use_a_placeholder_and_page(mocked: responses.RequestsMock,
     mocked.get(REPO_ISSUES, json=[issue(n) for n in (9, 8)], headers={"X-Total-Count": "5"})
     text, data = ok(run(deps, "crash", owner="acme", name="widgets", limit=2))
     assert "help: open one: issue_get owner=acme name=widgets number=<number>" in text
-    assert "help: next page: issue_search query=crash owner=acme name=widgets page=2" in text
+    assert "help: next page: issue_search query=crash owner=acme name=widgets limit=2 page=2" in text
     assert "5 matches, showing 1–2" in text and data["has_more"] is True
 
 
