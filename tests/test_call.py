@@ -118,7 +118,10 @@ def test_gitea_failure_is_the_tools_error(mocked: responses.RequestsMock, capfd:
             id="read-only",
         ),
         pytest.param(
-            ["issue_get", "ownr=acme"], {}, "'ownr' is not an argument of this tool; it takes: owner,", id="typo"
+            ["issue_get", "ownr=acme"],
+            {},
+            "'ownr' is not an argument of this tool; did you mean owner? It takes: owner,",
+            id="typo",
         ),
         pytest.param(["issue_get", "owner"], {}, "'owner' is not KEY=VALUE", id="no-equals"),
         pytest.param(["issue_get", "=acme"], {}, "'=acme' is not KEY=VALUE", id="no-key"),

@@ -89,9 +89,12 @@ def parse_arguments(pairs: Sequence[str], schema: Mapping[str, Any]) -> dict[str
         key, sep, raw = pair.partition("=")
         if not sep or not key:
             raise UsageError(f"{pair!r} is not KEY=VALUE")
-        if key not in properties:
-            # Over MCP an unknown key is silently dropped; on a command line it is almost always a typo.
-            raise UsageError(f"{key!r} is not an argument of this tool; it takes: {', '.join(properties)}")
+        if key not in properties:  # a typo: said here, as a command-line mistake (exit 2), with the likely name
+            from gitea_mcp.tools.arguments import closest
+
+            guess = closest(key, list(properties))
+            mean = f"; did you mean {guess}?" if guess else "."
+            raise UsageError(f"{key!r} is not an argument of this tool{mean} It takes: {', '.join(properties)}")
         if key in arguments:
             raise UsageError(f"{key} is given twice")
         arguments[key] = convert(raw, properties[key])

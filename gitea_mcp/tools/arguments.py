@@ -30,9 +30,11 @@ class Arguments(ArgModelBase):
 
 
 def split_names(raw: object) -> object:
-    """`"bug, ui"` or `["bug", "ui"]` → `["bug", "ui"]`; anything else is left for the type check to refuse."""
-    if raw is None:
-        return None
+    """`"bug, ui"`, `["bug", "ui"]` or that array as JSON text (some clients send arrays so) → `["bug", "ui"]`;
+    anything else is left for the type check to refuse."""
+    if isinstance(raw, str) and raw.lstrip().startswith("["):
+        with contextlib.suppress(ValueError):
+            raw = json.loads(raw)
     if isinstance(raw, str):
         raw = raw.split(",")
     if isinstance(raw, list | tuple) and all(isinstance(part, str) for part in raw):
@@ -46,6 +48,7 @@ RepoName = Annotated[str, Field(description="Repository name.")]
 Number = Annotated[int, Strict(), Field(description="Issue or pull request number.", ge=1, le=MAX_NUMBER)]
 PageNumber = Annotated[int, Strict(), Field(ge=1, le=MAX_PAGE)]
 Limit = Annotated[int, Strict(), Field(description="Rows per page (default 30).", ge=1, le=MAX_LIMIT)]
+Flag = Annotated[bool, Strict()]  # true or false: not "yes", not 1
 # One schema type (array) for portability; a comma-separated string is accepted too.
 Names = Annotated[
     list[str], BeforeValidator(split_names), WithJsonSchema({"type": "array", "items": {"type": "string"}})
@@ -126,28 +129,32 @@ SYNONYMS = {
 
 def parse(tool: str, model: type[A], raw: Mapping[str, Any]) -> A:
     """The arguments as `model`, or a ToolFailure: one plain sentence naming the argument, the fault and the fix.
-
-    A null is taken as "not given" (some clients send every optional argument); a JSON text where a list is
-    declared is read as that list (some clients send arrays that way).
-    """
+    A null is taken as "not given" (some clients send every optional argument)."""
     fields = model.model_fields
     for key in raw:
         if key not in fields:
             raise ToolFailure(_unknown(tool, key, list(fields)))
     given = {key: value for key, value in raw.items() if value is not None}
     try:
-        return model.model_validate(_lists_from_json(model, given))
+        return model.model_validate(given)
     except ValidationError as exc:
         raise ToolFailure(_invalid(tool, model, exc.errors()[0], given)) from None
 
 
 def _unknown(tool: str, key: str, valid: list[str]) -> str:
-    guess = SYNONYMS.get(key.lower())
-    if guess not in valid:
-        close = difflib.get_close_matches(key.lower(), valid, n=1, cutoff=0.6)
-        guess = close[0] if close else None
+    guess = closest(key, valid)
     mean = f"; did you mean {guess}?" if guess else "."
     return f"{tool} has no argument {shown(key)}{mean} Its arguments are: {', '.join(valid)}."
+
+
+def closest(key: str, valid: list[str]) -> str | None:
+    """The argument an agent most likely meant: a known synonym (spelt closely), else the closest valid name."""
+    word = key.strip().lower().replace("-", "_")
+    for candidate in difflib.get_close_matches(word, list(SYNONYMS), n=3, cutoff=0.8):
+        if SYNONYMS[candidate] in valid:
+            return SYNONYMS[candidate]
+    close = difflib.get_close_matches(word, valid, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def _invalid(tool: str, model: type[Arguments], error: Any, given: Mapping[str, Any]) -> str:
@@ -190,16 +197,3 @@ def expected(schema: Mapping[str, Any]) -> str:
 def field_schema(model: type[Arguments], key: str) -> dict[str, Any]:
     properties: dict[str, dict[str, Any]] = input_schema(model)["properties"]
     return properties[key]
-
-
-def _lists_from_json(model: type[Arguments], given: dict[str, Any]) -> dict[str, Any]:
-    out = dict(given)
-    for key, value in given.items():
-        if isinstance(value, str) and value.lstrip().startswith("[") and _is_list(model, key):
-            with contextlib.suppress(ValueError):  # not JSON: a comma-separated string, then
-                out[key] = json.loads(value)
-    return out
-
-
-def _is_list(model: type[Arguments], key: str) -> bool:
-    return field_schema(model, key).get("type") == "array"

@@ -16,7 +16,7 @@ from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound, ServerFailed
 from gitea_mcp.gitea.models import Comment, Issue
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import missing, writes
-from gitea_mcp.tools.arguments import Arguments, Number, Owner, RepoName
+from gitea_mcp.tools.arguments import Arguments, Flag, Number, Owner, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition
 
 NAME = "issue_comment"
@@ -42,7 +42,7 @@ class CommentArgs(Arguments):
     name: RepoName
     number: Number
     body: Annotated[str, Field(description="Markdown text of the comment.")]
-    allow_duplicate: Annotated[bool, Field(description="Post even if you just posted the same.")] = False
+    allow_duplicate: Annotated[Flag, Field(description="Post even if you just posted the same.")] = False
 
 
 def run(deps: Deps, args: CommentArgs) -> CallToolResult:

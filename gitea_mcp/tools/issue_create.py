@@ -16,7 +16,7 @@ from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import labels, missing, writes
-from gitea_mcp.tools.arguments import Arguments, Names, Owner, RepoName
+from gitea_mcp.tools.arguments import Arguments, Flag, Names, Owner, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition, due_instant
 
 NAME = "issue_create"
@@ -36,7 +36,7 @@ class CreateArgs(Arguments):
     assignees: Names = Field(default_factory=list, description="Usernames.")
     milestone: Annotated[str | None, Field(description="Milestone title or id.")] = None
     due_date: Annotated[str | None, Field(description="YYYY-MM-DD.")] = None
-    allow_duplicate: Annotated[bool, Field(description="File even if you just filed the same.")] = False
+    allow_duplicate: Annotated[Flag, Field(description="File even if you just filed the same.")] = False
 
 
 def run(deps: Deps, args: CreateArgs) -> CallToolResult:

@@ -1,0 +1,105 @@
+"""Arguments as agents send them: misspelt, mistyped, missing, extra — every refusal one plain sentence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
+from gitea_mcp.tools.arguments import parse
+from gitea_mcp.tools.base import Deps, ToolDefinition
+from tests.support.results import failed
+
+REPO = {"owner": "acme", "name": "widgets"}
+ISSUE = {**REPO, "number": 7}
+NEW = {**REPO, "title": "t"}
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "wrong", "meant"),
+    [
+        (issue_list.TOOL, REPO, "status", "state"),
+        (issue_list.TOOL, REPO, "label", "labels"),
+        (issue_list.TOOL, REPO, "milestone", "milestones"),
+        (issue_list.TOOL, REPO, "per_page", "limit"),
+        (issue_list.TOOL, REPO, "author", "created_by"),
+        (issue_list.TOOL, REPO, "colour", None),
+        (issue_create.TOOL, NEW, "descripton", "body"),
+        (issue_create.TOOL, NEW, "description", "body"),
+        (issue_create.TOOL, NEW, "label", "labels"),
+        (issue_create.TOOL, NEW, "milestones", "milestone"),
+        (issue_create.TOOL, NEW, "assignee", "assignees"),
+        (issue_get.TOOL, REPO, "issue_number", "number"),
+        (issue_get.TOOL, {"owner": "acme", "number": 7}, "repo", "name"),
+        (issue_update.TOOL, ISSUE, "titel", "title"),
+        (issue_comment.TOOL, ISSUE, "comment", "body"),
+        (issue_search.TOOL, {}, "q", "query"),
+    ],
+)
+def test_an_unknown_argument_names_the_closest_and_lists_the_valid_ones(
+    deps: Deps, tool: ToolDefinition, args: dict[str, Any], wrong: str, meant: str | None
+) -> None:
+    mean = f"; did you mean {meant}?" if meant else "."
+    valid = ", ".join(tool.args.model_fields)
+    expected = f"{tool.spec.name} has no argument {wrong!r}{mean} Its arguments are: {valid}."
+    assert failed(tool.call(deps, {**args, wrong: "x"})) == expected
+
+
+NUMBER = "use a whole number from 1 to 2147483647."
+NAMES = 'use a list of names, like ["bug", "ui"], or one comma-separated string.'
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "sentence"),
+    [
+        (issue_get.TOOL, {**REPO, "number": 0}, f"number=0 is not valid; {NUMBER}"),
+        (issue_get.TOOL, {**REPO, "number": "7"}, f"number='7' is not valid; {NUMBER}"),
+        (issue_get.TOOL, {**REPO, "number": 7.5}, f"number=7.5 is not valid; {NUMBER}"),
+        (issue_get.TOOL, {**REPO, "number": True}, f"number=true is not valid; {NUMBER}"),
+        (issue_get.TOOL, {**ISSUE, "max_chars": -1}, "max_chars=-1 is not valid; use a whole number from 0 to "
+         "1000000."),
+        (issue_list.TOOL, {**REPO, "page": 0}, "page=0 is not valid; use a whole number from 1 to 10000."),
+        (issue_list.TOOL, {**REPO, "limit": "abc"}, "limit='abc' is not valid; use a whole number from 1 to 50."),
+        (issue_list.TOOL, {**REPO, "state": 1}, "state=1 is not valid; use one of: open, closed, all."),
+        (issue_list.TOOL, {**REPO, "labels": 5}, f"labels=5 is not valid; {NAMES}"),
+        (issue_list.TOOL, {**REPO, "labels": [1, 2]}, f"labels=[1, 2] is not valid; {NAMES}"),
+        (issue_list.TOOL, {"owner": 5, "name": "widgets"}, "owner=5 is not valid; use text."),
+        (issue_create.TOOL, {**NEW, "allow_duplicate": "yes"}, "allow_duplicate='yes' is not valid; use true or "
+         "false."),
+        (issue_get.TOOL, {"owner": "acme", "number": 7}, "name is required (Repository name); issue_get needs owner, "
+         "name, number."),
+        (issue_comment.TOOL, ISSUE, "body is required (Markdown text of the comment); issue_comment needs owner, name, "
+         "number, body."),
+        (issue_search.TOOL, {}, 'query is required (e.g. crash label:bug is:open or "exact phrase" author:@me); '
+         "issue_search needs query."),
+    ],
+)  # fmt: skip
+def test_a_wrong_or_missing_value_is_one_sentence_with_the_valid_form(
+    deps: Deps, tool: ToolDefinition, args: dict[str, Any], sentence: str
+) -> None:
+    assert failed(tool.call(deps, args)) == sentence
+
+
+@pytest.mark.parametrize(
+    ("given", "labels"),
+    [
+        ("bug, ui", ["bug", "ui"]),
+        (["bug", " ui "], ["bug", "ui"]),
+        ('["bug", "ui"]', ["bug", "ui"]),  # an array sent as JSON text, as some clients do
+        ('["a,b", "c"]', ["a,b", "c"]),
+        ("", []),
+    ],
+)
+def test_names_take_an_array_or_a_comma_string_in_every_tool(given: object, labels: list[str]) -> None:
+    assert parse("issue_list", issue_list.ListArgs, {**REPO, "labels": given}).labels == labels
+    assert parse("issue_create", issue_create.CreateArgs, {**NEW, "labels": given}).labels == labels
+    assert parse("issue_create", issue_create.CreateArgs, {**NEW, "assignees": given}).assignees == labels
+    assert parse("issue_update", issue_update.UpdateArgs, {**ISSUE, "labels": given}).labels == labels
+    assert parse("issue_list", issue_list.ListArgs, {**REPO, "milestones": given}).milestones == labels
+
+
+def test_null_is_not_given() -> None:
+    args = parse("issue_update", issue_update.UpdateArgs, {**ISSUE, "labels": None, "title": None, "state": None})
+    assert not args.edits_fields() and not args.edits_labels()
+    assert parse("issue_list", issue_list.ListArgs, {**REPO, "labels": None, "limit": None}).limit == 30
