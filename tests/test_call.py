@@ -76,7 +76,7 @@ def test_typed_arguments_reach_gitea(mocked: responses.RequestsMock, capfd: pyte
         ),
         pytest.param(
             ["issue_get", "owner=acme", "name=widgets"],
-            ["number is required (Issue or pull request number); issue_get needs owner, name, number."],
+            ["say which issue: give owner, name and number, or url (a link to its page)."],
             id="missing-argument",
         ),
         pytest.param(["issue_get", "owner=other", "name=widgets", "number=7"], ["'other' is not allowed"], id="policy"),

@@ -121,7 +121,7 @@ def test_any_number_argument_is_a_valid_one_or_refused(value: object) -> None:
     valid = type(value) is int and 1 <= value <= 2_147_483_647
     result = asyncio.run(server.call_tool("issue_get", {"owner": "acme", "name": "widgets", "number": value}))
     if value is None:
-        assert failed(result).startswith("number is required")
+        assert failed(result).startswith("say which issue")
     elif not valid:
         assert failed(result).endswith("is not valid; use a whole number from 1 to 2147483647.")
     else:

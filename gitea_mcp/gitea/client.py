@@ -181,6 +181,10 @@ class GiteaClient:
     def __repr__(self) -> str:  # never show the token
         return f"GiteaClient(url={self.url!r}, token={'set' if self._token else 'none'})"
 
+    @property
+    def has_token(self) -> bool:
+        return bool(self._token)
+
     def with_token(self, token: str | None) -> GiteaClient:
         """The same connection pool with another caller's token (one per HTTP request in multi-user mode)."""
         clone = GiteaClient(self._api.removesuffix("/api/v1"), token, self._timeout, retry=self._retry)

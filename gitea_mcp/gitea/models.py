@@ -49,6 +49,12 @@ class User(_Model):
     login: str
 
 
+class UserSearch(_Model):
+    """`GET /users/search`: `{"data": [users], "ok": true}`."""
+
+    data: list[User] = []
+
+
 class Label(_Model):
     id: int
     name: str

@@ -222,6 +222,10 @@ class Store:
     def user(self, login: str | None) -> User | None:
         return self.users.get(login.lower()) if login else None
 
+    def all_users(self) -> list[User]:
+        """Users and organisations, in the order they were added (by id)."""
+        return sorted(self.users.values(), key=lambda user: user.id)
+
     def token(self, value: str) -> Token | None:
         return self.tokens.get(value)
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field, Strict
 
-from gitea_mcp import render, scopes
+from gitea_mcp import render, scopes, web_links
+from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse, Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Comment, Issue
@@ -65,9 +67,10 @@ class IssueDetail(BaseModel):
 
 
 class GetArgs(Arguments):
-    owner: Owner
-    name: RepoName
-    number: Number
+    owner: Owner | None = None
+    name: RepoName | None = None
+    number: Number | None = None
+    url: Annotated[str | None, Field(description="Or the issue's web link (an #issuecomment-N anchor too).")] = None
     max_chars: Annotated[
         int, Strict(), Field(description="Cut body and each comment here; 0 = no cut.", ge=0, le=1_000_000)
     ] = DEFAULT_MAX_CHARS
@@ -76,14 +79,42 @@ class GetArgs(Arguments):
     ] = 1
 
 
+@dataclass(frozen=True)
+class Target:
+    owner: str
+    name: str
+    number: int
+    comment: int | None = None  # the comment a link's anchor points at
+
+
 def run(deps: Deps, args: GetArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
     return guard(lambda: _run(deps, args), NAME, deps)
 
 
+def _target(deps: Deps, args: GetArgs) -> Target:
+    """owner, name and number, or a link to the issue's page on this server, which must agree with any of them."""
+    if args.url is None:
+        if args.owner is None or args.name is None or args.number is None:
+            raise ToolFailure("say which issue: give owner, name and number, or url (a link to its page).")
+        owner, name = deps.policy.check_repo(args.owner, args.name)
+        return Target(owner, name, args.number)
+    link = web_links.parse(args.url, deps.client.url)
+    if isinstance(link, web_links.ListLink):
+        raise ToolFailure("that link is a list page: run it with issue_search query=<the link>.")
+    owner, name = deps.policy.check_repo(link.owner, link.name)
+    given = (args.owner or owner, args.name or name, args.number or link.number)
+    if (given[0].lower(), given[1].lower(), given[2]) != (owner.lower(), name.lower(), link.number):
+        raise ToolFailure(
+            f"owner/name/number disagree with the link ({owner}/{name}#{link.number}); give one or the other."
+        )
+    return Target(owner, name, link.number, link.comment)
+
+
 def _run(deps: Deps, args: GetArgs) -> CallToolResult:
-    owner, name = deps.policy.check_repo(args.owner, args.name)
-    base: list[Segment] = ["repos", owner, name, "issues", args.number]
+    target = _target(deps, args)
+    owner, name = target.owner, target.name
+    base: list[Segment] = ["repos", owner, name, "issues", target.number]
 
     def comments() -> list[Comment] | GiteaError:
         try:
@@ -97,12 +128,22 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
         assert isinstance(issue_response, ApiResponse)
     except GiteaError as exc:
         if isinstance(exc, NotFound):
-            raise missing.explain_issue_404(deps, owner, name, args.number) from None
+            raise missing.explain_issue_404(deps, owner, name, target.number) from None
         raise
     issue = issue_response.one(Issue)
-    detail = _detail(issue, loaded if isinstance(loaded, list) else [], args)
+    thread = loaded if isinstance(loaded, list) else []
+    args = _to_linked_comment(args, thread, target.comment)
+    detail = _detail(issue, thread, args)
     failed = loaded if isinstance(loaded, GiteaError) else None
-    return render.result(_text(owner, name, detail, args, failed), detail)
+    return render.result(_text(owner, name, detail, args, failed, target.comment), detail)
+
+
+def _to_linked_comment(args: GetArgs, comments: list[Comment], linked: int | None) -> GetArgs:
+    """The page of comments holding the linked one, unless a page was asked for."""
+    index = next((i for i, c in enumerate(comments) if c.id == linked), None)
+    if index is None or "comments_page" in args.model_fields_set:
+        return args
+    return args.model_copy(update={"comments_page": index // COMMENTS_PER_PAGE + 1})
 
 
 def _detail(issue: Issue, comments: list[Comment], args: GetArgs) -> IssueDetail:
@@ -134,7 +175,7 @@ def _comment(comment: Comment, max_chars: int) -> CommentOut:
     )
 
 
-def _text(owner: str, name: str, d: IssueDetail, args: GetArgs, failed: GiteaError | None) -> str:
+def _text(owner: str, name: str, d: IssueDetail, args: GetArgs, failed: GiteaError | None, linked: int | None) -> str:
     kind = "pull request" if d.is_pull else "issue"
     state = "merged" if d.merged else d.state
     lines = [f"{owner}/{name}#{d.number} ({state} {kind}{', locked' if d.locked else ''}) {d.title}"]
@@ -142,7 +183,7 @@ def _text(owner: str, name: str, d: IssueDetail, args: GetArgs, failed: GiteaErr
         d, ("author", "created_at", "updated_at", "closed_at", "due_date", "milestone", "labels", "assignees")
     )
     lines += [facts, f"url {d.html_url}", _body_block("body", d.body, d.body_chars, d.author)]
-    lines += _comment_lines(d, failed)
+    lines += _comment_lines(d, failed, linked)
     lines += render.help_lines(_hints(owner, name, d, args))
     return "\n".join(lines)
 
@@ -154,7 +195,7 @@ def _body_block(label: str, body: str, full: int, author: str) -> str:
     return render.untrusted(f"{label} by @{author}{cut}", body)
 
 
-def _comment_lines(d: IssueDetail, failed: GiteaError | None) -> list[str]:
+def _comment_lines(d: IssueDetail, failed: GiteaError | None, linked: int | None) -> list[str]:
     if failed is not None:
         return [f"comments: could not be loaded ({failed})"]
     if not d.comments_total:
@@ -163,8 +204,11 @@ def _comment_lines(d: IssueDetail, failed: GiteaError | None) -> list[str]:
     if not d.comments:
         return [f"comments: {d.comments_total}, none on page {d.comments_page}"]
     lines = [f"comments: {d.comments_total}, showing {first}–{first + len(d.comments) - 1} (oldest first)"]
+    if linked is not None and linked not in {c.id for c in d.comments}:
+        lines.append(f"note: the linked comment {linked} is not on this page of this issue (deleted, or elsewhere).")
     for c in d.comments:
-        lines.append(_body_block(f"comment {c.id} at {c.created_at}", c.body, c.body_chars, c.author))
+        mark = " (the linked comment)" if c.id == linked else ""
+        lines.append(_body_block(f"comment {c.id}{mark} at {c.created_at}", c.body, c.body_chars, c.author))
     return lines
 
 

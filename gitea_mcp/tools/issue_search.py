@@ -14,7 +14,7 @@ from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
 from gitea_mcp import query as ql
-from gitea_mcp import render, scopes
+from gitea_mcp import render, scopes, web_links
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse
 from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
@@ -23,7 +23,7 @@ from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.gitea.server import ServerInfo
 from gitea_mcp.policy import DEFAULT_LIMIT, validate_name
 from gitea_mcp.spec import ToolSpec
-from gitea_mcp.tools import filters
+from gitea_mcp.tools import filters, links
 from gitea_mcp.tools.arguments import Arguments, Limit, PageNumber
 from gitea_mcp.tools.base import Deps, ToolDefinition, guard
 
@@ -91,6 +91,9 @@ def run(deps: Deps, args: SearchArgs) -> CallToolResult:
 
 
 def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
+    if web_links.looks_like_link(args.query):
+        scope, hits = _from_link(deps, args)
+        return _answer(args, scope, hits, [_WEB_NOTE] if hits.page.size == links.WEB_PAGE_SIZE else [])
     parsed = ql.parse_query(args.query)
     scope = _scope(deps, parsed, args)
     limit = args.limit
@@ -106,6 +109,10 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
         hits = _assignee_here(deps, scope, parsed, me, server, args.page, limit)
     else:
         hits = _fetch(deps, scope, parsed, me, server, args.page, limit)
+    return _answer(args, scope, hits, _notes(server, hits, args.limit if hits.page.size != args.limit else None))
+
+
+def _answer(args: SearchArgs, scope: Scope, hits: Hits, notes: list[str]) -> CallToolResult:
     page = hits.page
     out = SearchResult(
         query=args.query,
@@ -117,8 +124,30 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
         limit=page.size,
         has_more=page.has_more,
     )
-    notes = _notes(server, hits, args.limit if page.size != args.limit else None)
     return render.result(_text(out, scope, args, notes), out)
+
+
+_WEB_NOTE = "the link's list as its web page shows it: 20 per page, newest first."
+
+
+def _from_link(deps: Deps, args: SearchArgs) -> tuple[Scope, Hits]:
+    """A pasted list page, run as its exact equivalent (tools/links.py); an issue's page belongs to issue_get."""
+    link = web_links.parse(args.query, deps.client.url)
+    if isinstance(link, web_links.IssueLink):
+        raise ToolFailure("that link is one issue's page: read it with issue_get url=<the link>.")
+    owner, name = deps.policy.check_repo(link.owner, link.name)
+    if (args.owner or owner).lower() != owner.lower() or (args.name or name).lower() != name.lower():
+        raise ToolFailure(f"owner/name disagree with the link ({owner}/{name}); give one or the other.")
+    web = links.web_list(deps, link)
+    page = args.page if "page" in args.model_fields_set else web.page
+    limit = args.limit if "limit" in args.model_fields_set else links.WEB_PAGE_SIZE
+    query = web.query
+    served = page_of(filters.fetch_issues(deps, owner, name, query, page, limit), Issue, limit, page)
+    if not web.state_given and query.state == "open" and page == 1 and not served.rows:
+        query = replace(query, state="all")  # the web shows every state when the filter matches no open issue
+        served = page_of(filters.fetch_issues(deps, owner, name, query, page, limit), Issue, limit, page)
+    filters.check_places(deps, served.rows, owner, name)
+    return Scope(owner, name), Hits(served, query.list_params())
 
 
 @dataclass(frozen=True)

@@ -67,8 +67,9 @@ NAMES = 'use a list of names, like ["bug", "ui"], or one comma-separated string.
         (issue_list.TOOL, {"owner": 5, "name": "widgets"}, "owner=5 is not valid; use text."),
         (issue_create.TOOL, {**NEW, "allow_duplicate": "yes"}, "allow_duplicate='yes' is not valid; use true or "
          "false."),
-        (issue_get.TOOL, {"owner": "acme", "number": 7}, "name is required (Repository name); issue_get needs owner, "
-         "name, number."),
+        (issue_get.TOOL, {"owner": "acme", "number": 7}, "say which issue: give owner, name and number, or url (a link "
+         "to its page)."),
+        (issue_create.TOOL, REPO, "title is required (One-line title); issue_create needs owner, name, title."),
         (issue_comment.TOOL, ISSUE, "body is required (Markdown text of the comment); issue_comment needs owner, name, "
          "number, body."),
         (issue_search.TOOL, {}, 'query is required (e.g. crash label:bug is:open or "exact phrase" author:@me); '

@@ -40,6 +40,7 @@ ROUTES: tuple[Route, ...] = (
     _route("GET", "/version", None, misc.get_version),
     _route("GET", "/settings/api", None, misc.get_api_settings),
     _route("GET", "/user", "user", misc.get_me),
+    _route("GET", "/users/search", "user", misc.search_users, "uid", "q", *_PAGE),
     _route("GET", "/users/{username}", "user", misc.get_user),
     _route("GET", "/orgs/{org}", "organization", misc.get_org),
     _route("GET", "/orgs/{org}/labels", "organization", misc.list_org_labels, *_PAGE),

@@ -15,6 +15,9 @@ from gitea_mcp.standin.core import (
     catalogue_options,
     counted,
     json_response,
+    link_header,
+    list_options,
+    page_of,
 )
 from gitea_mcp.standin.endpoints.common import assign_repo, state_filter
 from gitea_mcp.standin.render import by_name
@@ -39,6 +42,26 @@ def get_api_settings(call: Call) -> Response:
 
 def get_me(call: Call) -> Response:
     return json_response(call.view.user(call.require_token()))
+
+
+def search_users(call: Call) -> Response:
+    """`GET /users/search`: individuals only (no organisations), by `uid` or a `q` in login or full name; the list
+    is wrapped as `{"ok": true, "data": [...]}`, with Gitea's paging headers."""
+    uid, keyword = call.q_int("uid"), call.q("q").strip().lower()
+    found = [
+        user
+        for user in call.store.all_users()
+        if not user.is_org
+        and (uid <= 0 or user.id == uid)
+        and (not keyword or keyword in user.login.lower() or keyword in user.full_name.lower())
+    ]
+    page, limit = list_options(call)
+    response = json_response({"ok": True, "data": [call.view.user(user) for user in page_of(found, page, limit)]})
+    link = link_header(call, len(found), limit)
+    if link:
+        response.expose("Link", link)
+    response.expose("X-Total-Count", str(len(found)))
+    return response
 
 
 def get_user(call: Call) -> Response:

@@ -1,0 +1,91 @@
+"""Links people paste: an issue's or pull request's page (with an `#issuecomment-N` anchor) and a repository's issue
+or pull request list, on the configured server only.
+
+Pure: a link becomes a value or a refusal, with no request. A link is accepted only when its scheme, host, port
+and path prefix (a Gitea installed under a sub-path) are the configured server's; its owner is then checked
+against the allowlist by the tool, like any other owner.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
+
+from gitea_mcp.errors import ToolFailure, shown
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_COMMENT = re.compile(r"issuecomment-(\d+)")
+_KINDS = ("issues", "pulls")
+
+
+@dataclass(frozen=True)
+class IssueLink:
+    """`…/OWNER/REPO/issues/N` or `…/pulls/N`, maybe `#issuecomment-ID`."""
+
+    owner: str
+    name: str
+    number: int
+    comment: int | None = None
+
+
+@dataclass(frozen=True)
+class ListLink:
+    """`…/OWNER/REPO/issues?…` or `…/pulls?…`: the list page and its query, first value of each parameter (as Go's
+    `FormString` reads them)."""
+
+    owner: str
+    name: str
+    pulls: bool
+    params: dict[str, str] = field(default_factory=dict)
+
+
+def looks_like_link(text: str) -> bool:
+    return text.strip().lower().startswith(("http://", "https://"))
+
+
+def parse(text: str, server: str) -> IssueLink | ListLink:
+    """The page `text` links to on `server` (the configured GITEA_URL), or a ToolFailure saying why not."""
+    link, base = urlsplit(text.strip()), urlsplit(server.rstrip("/"))
+    if _origin(link) != _origin(base):
+        raise ToolFailure(
+            f"the link is not on this server: it points at {shown(_origin_text(link))}, and only links to "
+            f"{_origin_text(base)}{base.path} can be read here."
+        )
+    prefix = base.path.rstrip("/")
+    if prefix and not (link.path == prefix or link.path.startswith(prefix + "/")):
+        raise ToolFailure(f"the link is outside this server's address: it must start with {server.rstrip('/')}/.")
+    segments = [unquote(s) for s in link.path[len(prefix) :].strip("/").split("/")]
+    if len(segments) in (3, 4) and segments[2] in _KINDS:
+        owner, name, kind = segments[:3]
+        if len(segments) == 3:
+            return ListLink(owner, name, kind == "pulls", _first_values(link.query))
+        if segments[3].isdigit() and int(segments[3]) > 0:
+            anchor = _COMMENT.fullmatch(link.fragment)
+            return IssueLink(owner, name, int(segments[3]), int(anchor.group(1)) if anchor else None)
+    raise ToolFailure(
+        "the link is not an issue, pull request or issue list page; use a link like "
+        f"{server.rstrip('/')}/OWNER/REPO/issues/NUMBER or …/OWNER/REPO/issues?state=closed."
+    )
+
+
+def _origin(parts: SplitResult) -> tuple[str, str, int | None]:
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or _DEFAULT_PORTS.get(scheme)
+    except ValueError:  # a port that is not a number
+        port = None
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def _origin_text(parts: SplitResult) -> str:
+    scheme, host, port = _origin(parts)
+    default = _DEFAULT_PORTS.get(scheme)
+    return f"{scheme}://{host}" + (f":{port}" if port and port != default else "")
+
+
+def _first_values(query: str) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        values.setdefault(key, value)
+    return values
