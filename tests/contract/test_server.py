@@ -418,3 +418,18 @@ def test_version_reports_the_release(http: Http, target: Target) -> None:
     raw = http.ok("GET", "/version", None)["version"]
     assert raw == target.version.raw
     assert ("+gitea-" in raw) == (target.version.flavor == "forgejo")
+
+
+# -- users by id: what a pasted list link's poster=/assignee= needs ----------------------------------------------
+
+
+def test_users_search_finds_one_user_by_id(http: Http, lab: Lab) -> None:
+    """`GET /users/search?uid=N` (read:user) wraps its list as {"ok": true, "data": [...]}; an unknown id is empty."""
+    writer = http.ok("GET", f"/users/{lab.writer}", lab.tokens["writer"])
+    found = http.get("/users/search", lab.tokens["writer"], uid=writer["id"], limit=1)
+    assert found.status == 200 and found.body["ok"] is True
+    assert [user["login"] for user in found.body["data"]] == [lab.writer]
+    assert found.total == 1
+    nobody = http.get("/users/search", lab.tokens["writer"], uid=2_000_000_000)
+    assert nobody.status == 200 and nobody.body["data"] == []
+    assert http.get("/users/search", lab.tokens["writer_issue_only"], uid=writer["id"]).status == 403
