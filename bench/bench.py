@@ -169,6 +169,12 @@ async def loopback_and_tokens(forge: StandIn, repeats: int) -> None:
         wire = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
         size = len(json.dumps(wire, separators=(",", ":"), ensure_ascii=False).encode())  # as sent on the wire
         record(f"tools/list, all {len(tools)} tools", f"{size:,} bytes", "≤ 12,000 bytes", size <= 12000)
+        # What the model reads of each definition on every turn: name, description, input schema (not the output
+        # schema, which the client uses to check structured content).
+        seen = [{"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]} for t in wire]
+        visible = len(json.dumps(seen, separators=(",", ":"), ensure_ascii=False).encode())
+        record("  model-visible part (name, description, inputSchema)", f"{visible:,} bytes", "≤ 6,000 bytes",
+               visible <= 6000)  # fmt: skip
         structured = (await client.call_tool("issue_list", list50)).structured_content
         record("  (structured content of the 50-row list)", f"{len(json.dumps(structured).encode()):,} bytes")
 

@@ -42,12 +42,12 @@ def split_names(raw: object) -> object:
     return raw
 
 
-Owner = Annotated[str, Field(description="User or organisation; must be allowlisted.")]
-RepoName = Annotated[str, Field(description="Repository name.")]
+Owner = Annotated[str, Field(description="User or organisation.")]
+RepoName = Annotated[str, Field(description="Repository.")]
 # Whole numbers only: pydantic would otherwise read `true` as 1 (and edit issue #1) and "7" as 7.
-Number = Annotated[int, Strict(), Field(description="Issue or pull request number.", ge=1, le=MAX_NUMBER)]
+Number = Annotated[int, Strict(), Field(description="Issue or PR number.", ge=1, le=MAX_NUMBER)]
 PageNumber = Annotated[int, Strict(), Field(ge=1, le=MAX_PAGE)]
-Limit = Annotated[int, Strict(), Field(description="Rows per page (default 30).", ge=1, le=MAX_LIMIT)]
+Limit = Annotated[int, Strict(), Field(ge=1, le=MAX_LIMIT)]  # rows per page
 Flag = Annotated[bool, Strict()]  # true or false: not "yes", not 1
 # One schema type (array) for portability; a comma-separated string is accepted too.
 Names = Annotated[

@@ -41,8 +41,8 @@ class CommentArgs(Arguments):
     owner: Owner
     name: RepoName
     number: Number
-    body: Annotated[str, Field(description="Markdown text of the comment.")]
-    allow_duplicate: Annotated[Flag, Field(description="Post even if you just posted the same.")] = False
+    body: Annotated[str, Field(description="Markdown.")]
+    allow_duplicate: Annotated[Flag, Field(description="Post even if just posted.")] = False
 
 
 def run(deps: Deps, args: CommentArgs) -> CallToolResult:

@@ -31,12 +31,12 @@ class CreateArgs(Arguments):
     owner: Owner
     name: RepoName
     title: Annotated[str, Field(description="One-line title.")]
-    body: Annotated[str, Field(description="Markdown description.")] = ""
-    labels: Names = Field(default_factory=list, description="Label names.")
+    body: Annotated[str, Field(description="Markdown.")] = ""
+    labels: Names = Field(default_factory=list, description="Names.")
     assignees: Names = Field(default_factory=list, description="Usernames.")
-    milestone: Annotated[str | None, Field(description="Milestone title or id.")] = None
+    milestone: Annotated[str | None, Field(description="Title or id.")] = None
     due_date: Annotated[str | None, Field(description="YYYY-MM-DD.")] = None
-    allow_duplicate: Annotated[Flag, Field(description="File even if you just filed the same.")] = False
+    allow_duplicate: Annotated[Flag, Field(description="File even if just filed.")] = False
 
 
 def run(deps: Deps, args: CreateArgs) -> CallToolResult:

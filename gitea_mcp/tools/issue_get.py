@@ -20,8 +20,8 @@ from gitea_mcp.tools.base import Deps, ToolDefinition, guard
 
 NAME = "issue_get"
 DESCRIPTION = (
-    "Read one issue or pull request: body, comments (oldest first, 20 per page), labels, assignees, "
-    "milestone, state, dates, URL. Long texts are cut at max_chars with their full size stated."
+    "Read one issue or PR (by owner, name, number, or its web link): body, comments (oldest first, 20 per "
+    "page), labels, assignees, milestone, state, dates, URL. Texts are cut at max_chars, full size stated."
 )
 SPEC = ToolSpec(
     name=NAME,
@@ -70,13 +70,9 @@ class GetArgs(Arguments):
     owner: Owner | None = None
     name: RepoName | None = None
     number: Number | None = None
-    url: Annotated[str | None, Field(description="Or the issue's web link (an #issuecomment-N anchor too).")] = None
-    max_chars: Annotated[
-        int, Strict(), Field(description="Cut body and each comment here; 0 = no cut.", ge=0, le=1_000_000)
-    ] = DEFAULT_MAX_CHARS
-    comments_page: Annotated[
-        int, Strict(), Field(description="Page of 20 comments, oldest first.", ge=1, le=MAX_PAGE)
-    ] = 1
+    url: Annotated[str | None, Field(description="Or its page's link, #issuecomment-N too.")] = None
+    max_chars: Annotated[int, Strict(), Field(description="0 = no cut.", ge=0, le=1_000_000)] = DEFAULT_MAX_CHARS
+    comments_page: Annotated[int, Strict(), Field(ge=1, le=MAX_PAGE)] = 1
 
 
 @dataclass(frozen=True)

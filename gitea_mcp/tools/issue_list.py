@@ -19,10 +19,8 @@ from gitea_mcp.tools.base import Deps, ToolDefinition, choice, enum, guard
 
 NAME = "issue_list"
 DESCRIPTION = (
-    "List a repository's issues, newest first, one compact line each, with the total count. "
-    "Pull requests are excluded unless type=pulls or type=all. "
-    "labels: comma-separated names, ALL must match. since/before: RFC 3339 or YYYY-MM-DD. "
-    "Text search: issue_search; body and comments: issue_get."
+    "List a repository's issues, newest first, a line each, with the total. Pull requests only with type=pulls "
+    "or all. since/before: RFC 3339 or YYYY-MM-DD. Text search: issue_search; body and comments: issue_get."
 )
 SPEC = ToolSpec(
     name=NAME,
@@ -60,15 +58,15 @@ class IssueListResult(BaseModel):
 class ListArgs(Arguments):
     owner: Owner
     name: RepoName
-    state: Annotated[str, Field(description="open (default), closed or all.", json_schema_extra=enum(STATES))] = "open"
-    labels: Names = Field(default_factory=list, description="Label names; all must match.")
-    milestones: Names = Field(default_factory=list, description="Milestone names or ids.")
-    since: Annotated[str | None, Field(description="Updated at/after this time.")] = None
-    before: Annotated[str | None, Field(description="Updated at/before this time.")] = None
-    created_by: Annotated[str | None, Field(description="Author's username.")] = None
-    assigned_by: Annotated[str | None, Field(description="Assignee's username.")] = None
-    mentioned_by: Annotated[str | None, Field(description="Username mentioned.")] = None
-    type: Annotated[str, Field(description="issues (default), pulls or all.", json_schema_extra=enum(TYPES))] = "issues"
+    state: Annotated[str, Field(json_schema_extra=enum(STATES))] = "open"
+    labels: Names = Field(default_factory=list, description="All must match.")
+    milestones: Names = Field(default_factory=list, description="Names or ids.")
+    since: Annotated[str | None, Field(description="Updated at/after.")] = None
+    before: Annotated[str | None, Field(description="Updated at/before.")] = None
+    created_by: Annotated[str | None, Field(description="Author.")] = None
+    assigned_by: Annotated[str | None, Field(description="Assignee.")] = None
+    mentioned_by: Annotated[str | None, Field(description="Mentioned user.")] = None
+    type: Annotated[str, Field(json_schema_extra=enum(TYPES))] = "issues"
     page: PageNumber = 1
     limit: Limit = DEFAULT_LIMIT
 

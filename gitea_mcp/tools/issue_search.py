@@ -29,13 +29,12 @@ from gitea_mcp.tools.base import Deps, ToolDefinition, guard
 
 NAME = "issue_search"
 DESCRIPTION = (
-    "Find issues/PRs with a forge-style query; returns numbers to act on. Words match title, body and comments "
-    "as the server's index does: Gitea wants whole words, adjacent, as one phrase (auth does not find "
-    'Authentication); Forgejo matches any of the words and reads "exact phrases". Qualifiers: is:open|closed, '
-    "state:all, is:issue|pr, label:X (repeatable, all must match), "
-    "milestone:X, author:X, assignee:X, mentions:X (X may be @me), updated:>=YYYY-MM-DD (or >, <, <=, A..B), "
-    "repo:owner/name, org:X. No state = all states. Without name or repo: all of owner's repositories. "
-    "Unsupported qualifiers are refused."
+    "Find issues/PRs by a forge-style query, or by an issue list page's URL; returns numbers. Words match title, "
+    "body, comments as the server's index does: Gitea wants whole adjacent words (auth misses Authentication); "
+    'Forgejo any word, and "exact phrases". Qualifiers: is:open|closed, state:all, is:issue|pr, label:X '
+    "(repeatable, all must match), milestone:X, author:X, assignee:X, mentions:X (X may be @me), "
+    "updated:>=YYYY-MM-DD (>, <, <=, A..B), repo:owner/name, org:X; others are refused. Default: all states, "
+    "and all of owner's repositories unless name or repo: is given."
 )
 SPEC = ToolSpec(
     name=NAME,
@@ -70,8 +69,8 @@ class SearchResult(BaseModel):
 
 class SearchArgs(Arguments):
     query: Annotated[str, Field(description='e.g. crash label:bug is:open or "exact phrase" author:@me')]
-    owner: Annotated[str | None, Field(description="Owner to search (or repo:/org: in the query).")] = None
-    name: Annotated[str | None, Field(description="Repository; omit to search all of owner's.")] = None
+    owner: Annotated[str | None, Field(description="Or repo:/org: in the query.")] = None
+    name: Annotated[str | None, Field(description="Omit for all of owner's.")] = None
     page: PageNumber = 1
     limit: Limit = DEFAULT_LIMIT
 

@@ -40,13 +40,13 @@ class UpdateArgs(Arguments):
     name: RepoName
     number: Number
     title: Annotated[str | None, Field(description="New title.")] = None
-    body: Annotated[str | None, Field(description="New body (replaces it).")] = None
-    state: Annotated[str | None, Field(description="open or closed.", json_schema_extra=enum(STATES))] = None
-    labels: Annotated[Names | None, Field(description="The whole new label set (names).")] = None
-    add_labels: Names = Field(default_factory=list, description="Label names to add.")
-    remove_labels: Names = Field(default_factory=list, description="Label names to remove.")
-    assignees: Annotated[Names | None, Field(description="The whole new set of usernames.")] = None
-    milestone: Annotated[str | None, Field(description='Milestone title or id; "" clears.')] = None
+    body: Annotated[str | None, Field(description="Replaces the body.")] = None
+    state: Annotated[str | None, Field(json_schema_extra=enum(STATES))] = None
+    labels: Annotated[Names | None, Field(description="The whole new set.")] = None
+    add_labels: Names = Field(default_factory=list, description="To add.")
+    remove_labels: Names = Field(default_factory=list, description="To remove.")
+    assignees: Annotated[Names | None, Field(description="The whole new set.")] = None
+    milestone: Annotated[str | None, Field(description='Title or id; "" clears.')] = None
     due_date: Annotated[str | None, Field(description='YYYY-MM-DD; "" clears.')] = None
 
     def edits_fields(self) -> bool:
