@@ -165,4 +165,5 @@ def result(text: str, structured: BaseModel) -> CallToolResult:
 
 
 def error(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+    """An isError result: one line, whatever an echoed argument held (a newline is shown as ⏎)."""
+    return CallToolResult(content=[TextContent(type="text", text=one_line(message))], is_error=True)

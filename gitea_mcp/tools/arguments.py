@@ -164,8 +164,7 @@ def _invalid(tool: str, model: type[Arguments], error: Any, given: Mapping[str, 
         return f"{tool}: {error['msg']}."
     if error["type"] == "missing":
         required = [name for name, f in model.model_fields.items() if f.is_required()]
-        what = f" ({field.description.rstrip('.')})" if field.description else ""
-        return f"{key} is required{what}; {tool} needs {', '.join(required)}."
+        return f"{key} is required; {tool} needs {', '.join(required)}."
     return f"{key}={_as_sent(given.get(key))} is not valid; use {expected(field_schema(model, key))}."
 
 

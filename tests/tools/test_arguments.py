@@ -69,11 +69,9 @@ NAMES = 'use a list of names, like ["bug", "ui"], or one comma-separated string.
          "false."),
         (issue_get.TOOL, {"owner": "acme", "number": 7}, "say which issue: give owner, name and number, or url (a link "
          "to its page)."),
-        (issue_create.TOOL, REPO, "title is required (One-line title); issue_create needs owner, name, title."),
-        (issue_comment.TOOL, ISSUE, "body is required (Markdown text of the comment); issue_comment needs owner, name, "
-         "number, body."),
-        (issue_search.TOOL, {}, 'query is required (e.g. crash label:bug is:open or "exact phrase" author:@me); '
-         "issue_search needs query."),
+        (issue_create.TOOL, REPO, "title is required; issue_create needs owner, name, title."),
+        (issue_comment.TOOL, ISSUE, "body is required; issue_comment needs owner, name, number, body."),
+        (issue_search.TOOL, {}, "query is required; issue_search needs query."),
     ],
 )  # fmt: skip
 def test_a_wrong_or_missing_value_is_one_sentence_with_the_valid_form(
