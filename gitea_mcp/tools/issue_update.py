@@ -74,7 +74,7 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
         issue = _patch(deps, base, {"assignees": args.assignees}, done, assignees=args.assignees)
     if catalogue is not None:
         issue = _write_labels(deps, base, issue, catalogue, args, done)
-    payload = _payload(args, milestone_id, current.server_offset)
+    payload = _changes_only(_payload(args, milestone_id, current.server_offset), current)
     if payload:
         issue = _patch(deps, base, payload, done)
         done.changed += [key for key in ("title", "body", "state", "milestone", "due_date") if key in payload]
@@ -237,6 +237,26 @@ def _payload(args: UpdateArgs, milestone_id: int | None, offset: str) -> dict[st
     elif args.due_date is not None:
         payload["due_date"] = due_instant(args.due_date, offset)
     return payload
+
+
+def _changes_only(payload: dict[str, Any], current: Issue) -> dict[str, Any]:
+    """Leave out what is already as asked, so the answer reports real changes only (milestone="" on an issue with
+    none is "unchanged", not "updated (milestone)") and a no-op sends no write at all."""
+    now: dict[str, object] = {
+        "title": current.title,
+        "body": current.body or "",
+        "state": current.state,
+        "milestone": current.milestone.id if current.milestone else 0,
+        "unset_due_date": current.due_date is None or None,
+        "due_date": f"{current.due_date}T12:00:00" if current.due_date else None,
+    }
+    return {key: value for key, value in payload.items() if not _same(now.get(key), value)}
+
+
+def _same(now: object, asked: object) -> bool:
+    if isinstance(now, str) and isinstance(asked, str) and now.endswith("T12:00:00"):
+        return asked.startswith(now)  # a plain due date is sent as noon of that day, in the server's zone
+    return now == asked
 
 
 TOOL = ToolDefinition(SPEC, UpdateArgs, writes.WrittenIssue, run)

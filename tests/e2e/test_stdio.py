@@ -97,7 +97,7 @@ def test_gitea_errors_become_tool_errors(forge: StandIn) -> None:
 def test_read_only_token_names_the_scope(forge: StandIn) -> None:
     async def scenario(session: Any) -> None:
         result = await session.call_tool(
-            "issue_update", {"owner": "acme", "name": "widgets", "number": 1, "state": "closed"}
+            "issue_update", {"owner": "acme", "name": "widgets", "number": 1, "title": "A title no issue has"}
         )
         assert result.is_error and "write:issue" in text(result)
 

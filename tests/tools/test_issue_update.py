@@ -40,31 +40,54 @@ def writes_sent(rsps: responses.RequestsMock) -> list[tuple[str, str, Any]]:
 
 
 @pytest.mark.parametrize(
-    ("args", "payload"),
+    ("args", "payload", "before"),
     [
-        pytest.param({"title": " New title "}, {"title": "New title"}, id="title"),
-        pytest.param({"body": "new body"}, {"body": "new body"}, id="body"),
-        pytest.param({"state": "closed"}, {"state": "closed"}, id="close"),
-        pytest.param({"state": "open"}, {"state": "open"}, id="reopen"),
-        pytest.param({"assignees": ["bob", "carol"]}, {"assignees": ["bob", "carol"]}, id="assignees"),
-        pytest.param({"assignees": []}, {"assignees": []}, id="clear-assignees"),
-        pytest.param({"milestone": "v1.1"}, {"milestone": 6}, id="milestone-title"),
-        pytest.param({"milestone": "5"}, {"milestone": 5}, id="milestone-id"),
-        pytest.param({"milestone": ""}, {"milestone": 0}, id="milestone-clear"),
-        pytest.param({"due_date": "2026-12-24"}, {"due_date": "2026-12-24T12:00:00Z"}, id="due"),
+        pytest.param({"title": " New title "}, {"title": "New title"}, {}, id="title"),
+        pytest.param({"body": "new body"}, {"body": "new body"}, {}, id="body"),
+        pytest.param({"state": "closed"}, {"state": "closed"}, {}, id="close"),
+        pytest.param({"state": "open"}, {"state": "open"}, {"state": "closed"}, id="reopen"),
+        pytest.param({"assignees": ["bob", "carol"]}, {"assignees": ["bob", "carol"]}, {}, id="assignees"),
+        pytest.param({"assignees": []}, {"assignees": []}, {}, id="clear-assignees"),
+        pytest.param({"milestone": "v1.1"}, {"milestone": 6}, {}, id="milestone-title"),
+        pytest.param({"milestone": "5"}, {"milestone": 5}, {}, id="milestone-id"),
+        pytest.param({"milestone": ""}, {"milestone": 0}, {"milestone_": MILESTONES[0]}, id="milestone-clear"),
+        pytest.param({"due_date": "2026-12-24"}, {"due_date": "2026-12-24T12:00:00Z"}, {}, id="due"),
         pytest.param(
-            {"due_date": "2026-12-24T18:00:00+01:00"}, {"due_date": "2026-12-24T18:00:00+01:00"}, id="due-time"
+            {"due_date": "2026-12-24T18:00:00+01:00"}, {"due_date": "2026-12-24T18:00:00+01:00"}, {}, id="due-time"
         ),
-        pytest.param({"due_date": ""}, {"unset_due_date": True}, id="due-clear"),
+        pytest.param({"due_date": ""}, {"unset_due_date": True}, {"due_date": "2026-12-24T23:59:59Z"}, id="due-clear"),
     ],
 )
 def test_only_given_fields_are_sent(
-    gitea: responses.RequestsMock, deps: Deps, args: dict[str, Any], payload: dict[str, Any]
+    gitea: responses.RequestsMock, deps: Deps, args: dict[str, Any], payload: dict[str, Any], before: dict[str, Any]
 ) -> None:
+    gitea.upsert(responses.GET, ISSUE, json=issue(7, labels=[LABELS[0]], **before))
     gitea.patch(ISSUE, status=201, json=issue(7, state=args.get("state", "open")))
     text, data = ok(run(deps, **args))
     assert writes_sent(gitea) == [("PATCH", "/repos/acme/widgets/issues/7", payload)]
     assert data["outcome"] == "updated" and text.startswith("acme/widgets#7 updated (")
+
+
+@pytest.mark.parametrize(
+    ("args", "before"),
+    [
+        pytest.param({"milestone": ""}, {}, id="clear-a-milestone-there-is-none-of"),
+        pytest.param({"due_date": ""}, {}, id="clear-a-due-date-there-is-none-of"),
+        pytest.param({"state": "open"}, {}, id="open-an-open-issue"),
+        pytest.param({"title": "Crash on login "}, {}, id="same-title"),
+        pytest.param({"due_date": "2026-12-24"}, {"due_date": "2026-12-24T23:59:59Z"}, id="same-due-day"),
+        pytest.param(
+            {"milestone": "5", "state": "closed"}, {"milestone_": MILESTONES[0], "state": "closed"}, id="both"
+        ),
+    ],
+)
+def test_what_is_already_as_asked_is_reported_unchanged_and_not_sent(
+    gitea: responses.RequestsMock, deps: Deps, args: dict[str, Any], before: dict[str, Any]
+) -> None:
+    gitea.upsert(responses.GET, ISSUE, json=issue(7, **before))
+    text, data = ok(run(deps, **args))
+    assert writes_sent(gitea) == []
+    assert data["outcome"] == "unchanged" and text.startswith("acme/widgets#7 unchanged (it already was as asked)")
 
 
 def label_calls(rsps: responses.RequestsMock) -> list[tuple[str, str, Any]]:
