@@ -116,16 +116,26 @@ def untrusted(label: str, text: str) -> str:
     return f'<untrusted source="{source}">\n{body}\n{_UNTRUSTED_END}'
 
 
+def counted(number: int, singular: str, plural: str | None = None) -> str:
+    """`1 comment`, `2 comments`, `0 comments`."""
+    return f"{number} {singular if number == 1 else plural or singular + 's'}"
+
+
+def served_fewer(asked: int, size: int) -> str:
+    """The server's own page-size cap (its MAX_RESPONSE_ITEMS) is below the limit asked for."""
+    return f"limit={asked}, but this server serves at most {size} per page (its MAX_RESPONSE_ITEMS); pages are {size}."
+
+
 def span(count: int, page: int, limit: int, total: int | None, has_more: bool) -> str:
     """`312 matches, showing 31–60` — or a definitive `0 matches`; without a total, say whether more exist."""
     first = (page - 1) * limit + 1
     if count == 0:
         if total:
-            return f"{total} matches, none on page {page} (pages end at {max(1, -(-total // limit))})"
+            return f"{counted(total, 'match', 'matches')}, none on page {page} (pages end at {-(-total // limit)})"
         return "0 matches" if page == 1 else f"0 matches on page {page}"
     shown = f"showing {first}–{first + count - 1}"
     if total is not None:
-        return f"{total} {'match' if total == 1 else 'matches'}, {shown}"
+        return f"{counted(total, 'match', 'matches')}, {shown}"
     more = "more may follow on the next page" if has_more else "no more pages"
     return f"{shown}, {more} (total unknown: Gitea sent no count)"
 

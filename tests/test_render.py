@@ -72,3 +72,22 @@ def test_args_text_reads_back_whole_with_shell_rules(value: str) -> None:
     import shlex
 
     assert shlex.split(render.args_text({"query": value, "page": 2})) == [f"query={value}", "page=2"]
+
+
+@pytest.mark.parametrize(
+    ("number", "text"), [(0, "0 comments"), (1, "1 comment"), (2, "2 comments"), (21, "21 comments")]
+)
+def test_counts_agree_in_number(number: int, text: str) -> None:
+    assert render.counted(number, "comment") == text
+
+
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [
+        ((1, 1, 30, 1, False), "1 match, showing 1–1"),
+        ((0, 2, 30, 1, False), "1 match, none on page 2 (pages end at 1)"),
+        ((2, 1, 30, 2, False), "2 matches, showing 1–2"),
+    ],
+)
+def test_span_says_match_or_matches(args: tuple[int, int, int, int, bool], text: str) -> None:
+    assert render.span(*args) == text

@@ -276,7 +276,8 @@ def _check_owner(client: GiteaClient, owner: str) -> Line:
     if response.total == 0 or (response.total is None and not response.data):
         access = "if its repositories are private, give the token's user access to them"
         return Line("warn", f"owner {owner}: exists, but this token sees no issues there", access)
-    count = f"{response.total} issues" if response.total is not None else "issues"
+    total = response.total
+    count = "issues" if total is None else f"{total} issue{'' if total == 1 else 's'}"
     return Line("ok", f"owner {owner}: {count} visible")
 
 

@@ -118,6 +118,12 @@ def _explain(status: int, msg: str, method: str, path: str) -> str:
         return f"The repository is archived or locked (423).{said} Unarchive it in Gitea to change its issues."
     if status == 429:
         return "Gitea is rate-limiting this token (429). Wait a little and try again."
+    if status in (405, 501):
+        # Permanent: the server (or a proxy in front of it) does not offer this request at all.
+        return (
+            f"This server does not offer {method} {path} ({status}).{said} It may be an older release or have the "
+            "feature turned off, or a proxy may block the method; trying again will not help."
+        )
     if status >= 500:
         return (
             f"Gitea failed with a server error ({status}).{said} Try again later; if it persists, check the Gitea logs."

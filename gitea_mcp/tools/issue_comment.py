@@ -121,7 +121,7 @@ def _answer(owner: str, name: str, number: int, comment: Comment, count: int, ou
     lines = [
         f"{owner}/{name}#{number} comment {out.id} {verb}",
         f"url {out.html_url}",
-        f"author @{out.author} · created {out.created_at} · the issue now has {count} comments",
+        f"author @{out.author} · created {out.created_at} · the issue now has {render.counted(count, 'comment')}",
     ]
     if outcome == "already_existed":
         lines += render.help_lines(["to post it again anyway, call issue_comment with allow_duplicate=true."])

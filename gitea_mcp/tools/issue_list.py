@@ -118,7 +118,7 @@ def _text(owner: str, name: str, query: IssueFilter, out: IssueListResult, asked
     header += render.span(count, out.page, out.limit, out.total, out.has_more)
     lines = [header]
     if asked is not None:
-        lines.append(f"note: limit={asked} was capped to {out.limit}, the most one page can hold.")
+        lines.append(f"note: {render.served_fewer(asked, out.limit)}")
     if count:
         lines.append("rows: #number title [labels] @assignees Nc=comments created/updated")
     lines.extend(format_row(row, show_state=query.state == "all", show_kind=query.type == "all") for row in out.issues)

@@ -210,7 +210,7 @@ def _assignee_here(
 def _notes(server: ServerInfo | None, hits: Hits, asked: int | None) -> list[str]:
     notes = []
     if asked is not None:
-        notes.append(f"limit={asked} was capped to {hits.page.size}, the most one page can hold.")
+        notes.append(render.served_fewer(asked, hits.page.size))
     if server is not None:
         notes.append(f"keywords on {server}: {_MODES[server.keyword_mode]}")
     if hits.filtered_here:
@@ -302,6 +302,8 @@ def _text(out: SearchResult, scope: Scope, args: SearchArgs, notes: list[str]) -
     lines = [header + render.span(len(out.results), out.page, out.limit, out.total, out.has_more)]
     lines += [f"note: {note}" for note in notes]
     cross = scope.name is None
+    if out.results:  # the legend: here @name is the author (in issue_list rows it is the assignees)
+        lines.append(f"rows: {'owner/repo' if cross else ''}#number (state) title @author created")
     lines += [_row(hit, cross) for hit in out.results]
     lines += render.help_lines(_next_steps(out, scope, args))
     return "\n".join(lines)

@@ -110,3 +110,18 @@ def test_no_answer_and_redirects_are_kinds_of_their_own() -> None:
         client = GiteaClient("https://gitea.test", "t", timeout=5, retry=RetryPolicy(attempts=1))
         with pytest.raises(NoAnswer, match="may or may not have been applied"):
             client.write("POST", ["repos", "a", "b", "issues"], {"title": "x"})
+
+
+@pytest.mark.parametrize(
+    ("status", "permanent"),
+    [(405, True), (501, True), (500, False), (502, False), (503, False), (429, False)],
+)
+def test_a_permanent_refusal_never_says_try_again(status: int, permanent: bool) -> None:
+    text = str(from_status(status, "", "PUT", "/repos/acme/widgets/issues/7/lock"))
+    assert ("trying again will not help" in text) is permanent
+    assert ("Try again later" in text or "try again" in text.lower()) is not permanent or "will not help" in text
+    if permanent:
+        assert text == (
+            f"This server does not offer PUT /repos/acme/widgets/issues/7/lock ({status}). It may be an older release "
+            "or have the feature turned off, or a proxy may block the method; trying again will not help."
+        )

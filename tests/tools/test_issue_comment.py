@@ -135,3 +135,11 @@ def test_locked_issue_says_so(mocked: responses.RequestsMock, deps: Deps) -> Non
     mocked.post(COMMENTS, status=403, json=api_error("user should have permission to write issue"))
     text = failed(run(deps))
     assert text == "acme/widgets#7 is locked: only users who can write to the repository may comment."
+
+
+def test_the_first_comment_is_counted_in_the_singular(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.upsert(responses.GET, ISSUE, json=issue(7, comments=0))
+    gitea.get(COMMENTS, json=[])
+    gitea.post(COMMENTS, status=201, json=comment(55, "Looks fixed to me.", "demo", 7))
+    text, data = ok(run(deps))
+    assert data["issue_comments"] == 1 and "the issue now has 1 comment" in text and "1 comments" not in text

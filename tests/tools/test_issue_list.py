@@ -288,7 +288,7 @@ def test_instance_with_a_smaller_page_size(mocked: responses.RequestsMock, deps:
     mocked.get(ISSUES, json=page_of(20), headers={"X-Total-Count": "95", "Link": f'<{ISSUES}?page=2>; rel="next"'})
     text, data = ok(run(deps))
     assert data["limit"] == 20 and data["has_more"] is True
-    assert "95 matches, showing 1–20" in text and "limit=30 was capped to 20" in text
+    assert "95 matches, showing 1–20" in text and "limit=30, but this server serves at most 20 per page" in text
 
 
 def test_rows_of_another_repository_are_never_shown(mocked: responses.RequestsMock, deps: Deps) -> None:
