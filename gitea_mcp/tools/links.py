@@ -59,7 +59,7 @@ def web_list(deps: Deps, link: ListLink) -> WebList:
         milestones=_milestone(params.get("milestone", "")),
         created_by=_user(deps, "poster", params.get("poster", ""), by_name=True),
         assigned_by=_user(deps, "assignee", params.get("assignee", ""), by_name=False),
-        keywords=params.get("q", "").strip(" ").replace("\x00", ""),
+        keywords=_keyword(params.get("q", "")),
     )
     page = _number(params.get("page", "")) or 1
     return WebList(_mine(deps, query, params.get("type", "")), page, bool(params.get("state")))
@@ -131,6 +131,11 @@ def _mine(deps: Deps, query: IssueFilter, kind: str) -> IssueFilter:
     if kind == "assigned":
         return replace(query, assigned_by=me)
     return replace(query, mentioned_by=me)
+
+
+def _keyword(text: str) -> str:
+    """Go's `strings.Trim(q, " ")`; a keyword holding a NUL byte is dropped whole, as the web page drops it."""
+    return "" if "\x00" in text else text.strip(" ")
 
 
 def _number(text: str, signed: bool = False) -> int | None:
