@@ -48,11 +48,6 @@ class Client:
     build: Callable[[Setup], list[Snippet]]
 
 
-def python_launch(executable: str) -> tuple[str, tuple[str, ...]]:
-    """Launch by a Python's full path: works where `uvx` is not on the client's PATH."""
-    return executable, ("-m", "gitea_mcp")
-
-
 def remote_endpoint(url: str) -> str:
     """The server answers on /mcp; users often paste the bare host."""
     url = url.strip().rstrip("/")
@@ -190,20 +185,27 @@ def snippets(client: str, setup: Setup) -> list[Snippet]:
     return CLIENTS[client].build(setup)
 
 
-def render(client: str, setup: Setup) -> str:
-    """Plain text for the terminal: a `#` line saying where each snippet goes, then the snippet."""
+def render(client: str, setup: Setup) -> tuple[str, str]:
+    """What `config` prints: the file's content alone (stdout, so `> file` writes a valid file), and the notes —
+    where it goes, what to do next, a terminal alternative — as `#` lines for stderr."""
     spec = CLIENTS[client]
-    blocks = [f"# {spec.title}: {spec.note}"]
-    blocks += [f"# → {snippet.where}\n{snippet.text}" for snippet in snippets(client, setup)]
-    return "\n\n".join(blocks)
+    found = snippets(client, setup)
+    file = next(snippet for snippet in reversed(found) if snippet.language != "sh")
+    notes = [f"# {spec.title}: {spec.note}", f"# stdout → {file.where}"]
+    for other in (snippet for snippet in found if snippet is not file):
+        notes += [f"# or, in {other.where}:", *(f"#   {line}" for line in other.text.splitlines())]
+    return file.text, "\n".join(notes)
 
 
 def readme_sections() -> str:
     """The README's per-client setup, from the same builders as `config` so the two cannot drift."""
     parts = [
-        "`gitea-issues-mcp config CLIENT` prints these with your `GITEA_URL` and `GITEA_ALLOWED_OWNERS` filled in; "
-        "`--launcher python` launches by your Python's full path instead of `uvx` (for clients that cannot find "
-        "`uvx` on their PATH), `--http URL` connects to a remote server.",
+        "`gitea-issues-mcp config CLIENT` prints these with your `GITEA_URL` and `GITEA_ALLOWED_OWNERS` filled in "
+        "and the launch command of the copy you installed (its full path, so a client with a short PATH finds it); "
+        "`--launcher python` launches by your Python's full path, `--launcher uvx` with uvx, `--http URL` connects "
+        "to a remote server. Its stdout is the file's content alone: `gitea-issues-mcp config vscode > "
+        ".vscode/mcp.json` writes a valid file; the notes go to stderr. Below, the launch command is "
+        "`uvx gitea-issues-mcp`, as it will be once the package is published.",
     ]
     for name, spec in CLIENTS.items():
         parts.append(f"### {spec.title}\n\n{spec.note} With your settings filled in: `gitea-issues-mcp config {name}`.")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import pytest
 from gitea_mcp import clients
 from gitea_mcp.cli import main
 from gitea_mcp.clients import PLACEHOLDER_REMOTE, Setup, Snippet, readme_sections, remote_endpoint, snippets
+from gitea_mcp.launch import launch
 from tests.support import TOKEN
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -188,34 +188,30 @@ def test_remote_endpoint(given: str, endpoint: str) -> None:
 
 
 def config(capfd: pytest.CaptureFixture[str], *argv: str) -> tuple[str, str]:
+    """stdout: the file's content alone; stderr: the `#` notes."""
     assert main(["config", *argv]) == 0
     out, err = capfd.readouterr()
-    assert err == ""
     return out, err
 
 
-def snippet_bodies(out: str) -> list[str]:
-    """`config` prints `#` lines saying where each snippet goes, a blank line between blocks."""
-    blocks = [block for block in out.strip().split("\n\n")]
-    return ["\n".join(line for line in block.splitlines() if not line.startswith("# ")) for block in blocks[1:]]
-
-
 @pytest.mark.parametrize("client", clients.CLIENTS)
-@pytest.mark.parametrize("mode", [[], ["--launcher", "python"], ["--http", "https://mcp.acme.test"]])
+@pytest.mark.parametrize(
+    "mode", [[], ["--launcher", "python"], ["--launcher", "uvx"], ["--http", "https://mcp.acme.test"]]
+)
 def test_config_command_prints_the_snippets(client: str, mode: list[str], capfd: pytest.CaptureFixture[str]) -> None:
-    out, _ = config(capfd, client, *mode)
-    assert out.startswith(f"# {clients.CLIENTS[client].title}: ")
-    bodies = snippet_bodies(out)
-    assert bodies == [snippet.text for snippet in snippets(client, _setup_for(mode))]
-    assert TOKEN not in out
+    out, err = config(capfd, client, *mode)
+    found = snippets(client, _setup_for(mode))
+    file = next(snippet for snippet in reversed(found) if snippet.language != "sh")
+    assert out == file.text + "\n"
+    assert err.startswith(f"# {clients.CLIENTS[client].title}: ") and f"# stdout → {file.where}" in err
+    assert TOKEN not in out + err
 
 
 def _setup_for(mode: list[str]) -> Setup:
-    if mode[:1] == ["--launcher"]:
-        return Setup(command=sys.executable, args=("-m", "gitea_mcp"))
     if mode[:1] == ["--http"]:
         return Setup(remote_url="https://mcp.acme.test/mcp")
-    return Setup()
+    how = launch(mode[1] if mode else "installed")  # in-process, this copy runs as this interpreter
+    return Setup(command=how.command, args=how.args)
 
 
 @pytest.mark.parametrize(
@@ -250,7 +246,7 @@ def test_config_fills_in_settings(
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     out, _ = config(capfd, "cursor", *argv)
-    entry = json.loads(snippet_bodies(out)[0])["mcpServers"]["gitea"]
+    entry = json.loads(out)["mcpServers"]["gitea"]
     assert entry["env"] == {"GITEA_URL": url, "GITEA_ALLOWED_OWNERS": owners, "GITEA_TOKEN": "${env:GITEA_TOKEN}"}
 
 

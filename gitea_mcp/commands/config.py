@@ -8,6 +8,7 @@ import sys
 
 from gitea_mcp import clients
 from gitea_mcp.config import Settings
+from gitea_mcp.launch import LAUNCHERS, launch
 
 HELP = "print ready-to-paste configuration for an MCP client (writes nothing)"
 
@@ -28,9 +29,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--launcher",
-        choices=("uvx", "python"),
-        default="uvx",
-        help=f"start the server with 'uvx {clients.DIST}' (default) or this Python's full path ({sys.executable})",
+        choices=LAUNCHERS,
+        default="installed",
+        help="how the client starts the server: 'installed' (default: this copy's command by its full path, or "
+        f"this Python with -m gitea_mcp), 'python' ({sys.executable} -m gitea_mcp) or 'uvx' (uvx {clients.DIST}; "
+        "uvx --from SOURCE for a copy installed from a directory)",
     )
 
 
@@ -38,10 +41,12 @@ def setup_from(ns: argparse.Namespace) -> clients.Setup:
     """Values from the flags or environment when set, placeholders otherwise; the token is never read."""
     url = ns.url or os.environ.get("GITEA_URL") or os.environ.get("GITEA_HOST") or clients.PLACEHOLDER_URL
     owners = ns.allowed_owners or os.environ.get("GITEA_ALLOWED_OWNERS") or clients.PLACEHOLDER_OWNERS
-    command, args = clients.python_launch(sys.executable) if ns.launcher == "python" else ("uvx", (clients.DIST,))
-    return clients.Setup(url.strip(), owners.strip(), command, args, ns.http)
+    how = launch(ns.launcher)
+    return clients.Setup(url.strip(), owners.strip(), how.command, how.args, ns.http)
 
 
 def run(ns: argparse.Namespace, settings: Settings | None) -> int:
-    print(clients.render(ns.client, setup_from(ns)))
+    content, notes = clients.render(ns.client, setup_from(ns))
+    print(notes, file=sys.stderr)
+    print(content)
     return 0
