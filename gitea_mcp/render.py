@@ -140,15 +140,19 @@ def span(count: int, page: int, limit: int, total: int | None, has_more: bool) -
     return f"{shown}, {more} (total unknown: Gitea sent no count)"
 
 
+# What a shell (where `call` takes these) would read otherwise: spaces, quotes, `&` in a pasted link's query, ….
+_SHELL_SPECIAL = re.compile(r"[\s\"'\\&;|$`()*?\[\]#~!{}]")
+
+
 def args_text(args: Mapping[str, object]) -> str:
     """`owner=acme name=widgets labels="a b"` — how help lines spell a tool call; any value reads back whole
     (shell rules: a value holding a double quote is single-quoted)."""
     parts = []
     for key, value in args.items():
         text = str(value)
-        if text and not re.search(r"[\s\"'\\]", text):
+        if text and not _SHELL_SPECIAL.search(text):
             parts.append(f"{key}={text}")
-        elif '"' not in text and "\\" not in text:
+        elif not re.search(r"[\"\\$`!]", text):  # what double quotes leave to the shell
             parts.append(f'{key}="{text}"')
         else:
             parts.append(f"{key}={shlex.quote(text)}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 
 import pytest
 
@@ -66,12 +67,30 @@ def test_a_label_name_cannot_split_the_label_list(name: str, shown: str) -> None
 
 @pytest.mark.parametrize(
     "value",
-    ["plain", "two words", '"exact phrase" author:@me', "it's", "back\\slash", "", "tab\there", "both ' and \""],
+    [
+        "plain",
+        "two words",
+        '"exact phrase" author:@me',
+        "a!b",
+        "it's",
+        "back\\slash",
+        "",
+        "tab\there",
+        "both ' and \"",
+        "https://git.example.com/acme/widgets/issues?state=closed&labels=1,2",
+        "$HOME",
+        "a;b",
+        "(x)",
+    ],
 )
 def test_args_text_reads_back_whole_with_shell_rules(value: str) -> None:
     import shlex
 
-    assert shlex.split(render.args_text({"query": value, "page": 2})) == [f"query={value}", "page=2"]
+    text = render.args_text({"query": value, "page": 2})
+    assert shlex.split(text) == [f"query={value}", "page=2"]
+    # …and a shell, where `gitea-issues-mcp call` takes these, reads it back the same (no expansion, no `&`).
+    shell = subprocess.run(["bash", "-c", f"printf '%s\\n' {text}"], capture_output=True, text=True, check=True)
+    assert shell.stdout.splitlines() == [f"query={value}", "page=2"]
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,11 @@ Regenerate deliberately with `UPDATE_GOLDEN=1 pytest tests/golden` and review th
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp_types import CallToolResult, TextContent
@@ -18,42 +21,42 @@ from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.policy import Policy
 from gitea_mcp.standin import DEMO_TOKEN, MANY_COMMENTS_ISSUE, StandIn
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
-from gitea_mcp.tools.base import Deps
-from gitea_mcp.tools.issue_comment import CommentArgs
-from gitea_mcp.tools.issue_create import CreateArgs
-from gitea_mcp.tools.issue_get import GetArgs
-from gitea_mcp.tools.issue_list import ListArgs
-from gitea_mcp.tools.issue_search import SearchArgs
-from gitea_mcp.tools.issue_update import UpdateArgs
+from gitea_mcp.tools.base import Deps, ToolDefinition
 
 SCREENS = Path(__file__).parent / "screens"
 SHOWN_URL = "https://gitea.example.com"
+WIDGETS = {"owner": "acme", "name": "widgets"}
 
-Screen = Callable[[Deps], CallToolResult]
-CASES: dict[str, Screen] = {
-    "list": lambda d: issue_list.run(d, ListArgs(owner="acme", name="widgets", labels="bug", limit=5)),
-    "list_everything": lambda d: issue_list.run(
-        d, ListArgs(owner="acme", name="widgets", state="all", type="all", limit=4)
-    ),
-    "list_empty": lambda d: issue_list.run(d, ListArgs(owner="acme", name="empty")),
-    "search_none": lambda d: issue_search.run(d, SearchArgs(query="nothing-like-this", owner="acme", name="widgets")),
-    "search_one": lambda d: issue_search.run(d, SearchArgs(query='"Größenangaben"', owner="acme", name="widgets")),
-    "search_many": lambda d: issue_search.run(d, SearchArgs(query="export label:bug is:open", owner="acme", limit=3)),
-    "get_with_comments": lambda d: issue_get.run(
-        d, GetArgs(owner="acme", name="widgets", number=MANY_COMMENTS_ISSUE, max_chars=120)
-    ),
-    "error_owner_not_allowed": lambda d: issue_list.run(d, ListArgs(owner="other", name="secret")),
-    "error_unknown_label": lambda d: issue_list.run(d, ListArgs(owner="acme", name="widgets", labels="bugz")),
-    "error_unknown_user": lambda d: issue_list.run(d, ListArgs(owner="acme", name="widgets", created_by="nobody")),
-    "error_missing_repository": lambda d: issue_get.run(d, GetArgs(owner="acme", name="nope", number=1)),
-    "error_missing_issue": lambda d: issue_get.run(d, GetArgs(owner="acme", name="widgets", number=9999)),
-    "error_refused_query": lambda d: issue_search.run(d, SearchArgs(query="crash sort:updated", owner="acme")),
-    "error_nothing_to_change": lambda d: issue_update.run(d, UpdateArgs(owner="acme", name="widgets", number=3)),
-    "error_empty_comment": lambda d: issue_comment.run(
-        d, CommentArgs(owner="acme", name="widgets", number=3, body="  ")
-    ),
-    "error_empty_title": lambda d: issue_create.run(d, CreateArgs(owner="acme", name="widgets", title=" ")),
-}  # fmt: skip
+# name → (tool, arguments as an agent sends them); {url} is the server's address. Reads share one stand-in.
+CASES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
+    "list": (issue_list.TOOL, {**WIDGETS, "labels": ["bug"], "limit": 5}),
+    "list_everything": (issue_list.TOOL, {**WIDGETS, "state": "all", "type": "all", "limit": 4}),
+    "list_empty": (issue_list.TOOL, {"owner": "acme", "name": "empty"}),
+    "search_none": (issue_search.TOOL, {"query": "nothing-like-this", **WIDGETS}),
+    "search_one": (issue_search.TOOL, {"query": '"Größenangaben"', **WIDGETS}),
+    "search_many": (issue_search.TOOL, {"query": "export label:bug is:open", "owner": "acme", "limit": 3}),
+    "search_link": (issue_search.TOOL, {"query": "{url}/acme/widgets/issues?state=closed&labels=1", "limit": 3}),
+    "get_with_comments": (issue_get.TOOL, {**WIDGETS, "number": MANY_COMMENTS_ISSUE, "max_chars": 120}),
+    "get_link": (issue_get.TOOL, {"url": "{url}/acme/widgets/issues/3", "max_chars": 200}),
+    "error_owner_not_allowed": (issue_list.TOOL, {"owner": "other", "name": "secret"}),
+    "error_unknown_label": (issue_list.TOOL, {**WIDGETS, "labels": "bugz"}),
+    "error_unknown_user": (issue_list.TOOL, {**WIDGETS, "created_by": "nobody"}),
+    "error_unknown_argument": (issue_list.TOOL, {**WIDGETS, "status": "closed"}),
+    "error_invalid_value": (issue_list.TOOL, {**WIDGETS, "limit": 0}),
+    "error_missing_repository": (issue_get.TOOL, {"owner": "acme", "name": "nope", "number": 1}),
+    "error_missing_issue": (issue_get.TOOL, {**WIDGETS, "number": 9999}),
+    "error_refused_query": (issue_search.TOOL, {"query": "crash sort:updated", "owner": "acme"}),
+    "error_link_elsewhere": (issue_get.TOOL, {"url": "https://elsewhere.example/acme/widgets/issues/3"}),
+    "error_nothing_to_change": (issue_update.TOOL, {**WIDGETS, "number": 3}),
+    "error_empty_comment": (issue_comment.TOOL, {**WIDGETS, "number": 3, "body": "  "}),
+    "error_empty_title": (issue_create.TOOL, {**WIDGETS, "title": " "}),
+}
+# Writes each get a fresh stand-in, so they change nothing the reads show; their times are the moment they ran.
+WRITES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
+    "create": (issue_create.TOOL, {**WIDGETS, "title": "Export fails on empty input", "labels": ["bug", "ui"]}),
+    "update": (issue_update.TOOL, {**WIDGETS, "number": 3, "state": "closed", "add_labels": ["docs"]}),
+    "comment": (issue_comment.TOOL, {**WIDGETS, "number": 3, "body": "Fixed in the nightly build."}),
+}
 
 
 @pytest.fixture(scope="module")
@@ -65,17 +68,46 @@ def forge() -> Iterator[StandIn]:
 def text_of(result: CallToolResult, forge: StandIn) -> str:
     block = result.content[0]
     assert isinstance(block, TextContent)
-    return block.text.replace(forge.url, SHOWN_URL) + "\n"
+    return _moments(block.text.replace(forge.url, SHOWN_URL)) + "\n"
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_screen(name: str, forge: StandIn) -> None:
+def _moments(text: str) -> str:
+    """A time within a day of now (a write's own) is shown as <now>: the screen stays the same on every run."""
+    now = datetime.now(UTC)
+
+    def shown(match: re.Match[str]) -> str:
+        moment = datetime.fromisoformat(match.group(0).replace("Z", "+00:00"))
+        return "<now>" if abs(moment - now) < timedelta(days=1) else match.group(0)
+
+    return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-]\d\d:\d\d)", shown, text)
+
+
+def deps_for(forge: StandIn) -> Deps:
     client = GiteaClient(forge.url, DEMO_TOKEN, timeout=10, retry=RetryPolicy(attempts=1))
-    deps = Deps(client=client, policy=Policy(frozenset({"acme", "demo"})), catalog=Catalog())
-    shown = text_of(CASES[name](deps), forge)
+    return Deps(client=client, policy=Policy(frozenset({"acme", "demo"})), catalog=Catalog())
+
+
+def arguments(args: dict[str, Any], forge: StandIn) -> dict[str, Any]:
+    return {k: v.replace("{url}", forge.url) if isinstance(v, str) else v for k, v in args.items()}
+
+
+def compare(name: str, shown: str) -> None:
     path = SCREENS / f"{name}.txt"
     if os.environ.get("UPDATE_GOLDEN"):
         SCREENS.mkdir(exist_ok=True)
         path.write_text(shown, encoding="utf-8")
     assert path.exists(), f"no golden file for {name}: run UPDATE_GOLDEN=1 pytest tests/golden"
     assert shown == path.read_text(encoding="utf-8"), f"{name} changed: review, then UPDATE_GOLDEN=1"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_screen(name: str, forge: StandIn) -> None:
+    tool, args = CASES[name]
+    compare(name, text_of(tool.call(deps_for(forge), arguments(args, forge)), forge))
+
+
+@pytest.mark.parametrize("name", sorted(WRITES))
+def test_write_screen(name: str) -> None:
+    tool, args = WRITES[name]
+    with StandIn() as forge:
+        compare(name, text_of(tool.call(deps_for(forge), arguments(args, forge)), forge))
