@@ -6,12 +6,16 @@ Heavy imports (the MCP SDK) happen inside the subcommands so `--help` and `--ver
 from __future__ import annotations
 
 import argparse
+import contextlib
+import difflib
 import importlib
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
-from types import ModuleType
+from types import FrameType, ModuleType
+from typing import Any
 
 from pydantic import SecretStr, ValidationError
 
@@ -21,6 +25,16 @@ from gitea_mcp.config import ConfigError, Settings, parse_bool, parse_log_level,
 PROG = "gitea-issues-mcp"
 # Subcommands whose module exists under gitea_mcp/commands/; serve is the default.
 COMMANDS = ("serve", "demo", "check", "config", "call")
+DEFAULT_COMMAND = "serve"
+_HELP_OR_VERSION = frozenset({"-h", "--help", "--version"})
+
+# Exit codes, the same for every command.
+OK = 0
+FAILED = 1  # the work was done and failed: a tool's error result, a check that found a problem
+USAGE = 2  # the command line or the settings are wrong; nothing was sent to Gitea
+INTERRUPTED = 128 + signal.SIGINT  # 130: Ctrl-C, as shells report it
+TERMINATED = 128 + signal.SIGTERM  # 143: a stop request (SIGTERM)
+EXIT_CODES = "0 ok, 1 failed (a tool error, check not ready), 2 usage or settings error, 130 Ctrl-C, 143 SIGTERM"
 # Commands that work without a configured Gitea (they bring their own or need none).
 NO_SETTINGS: frozenset[str] = frozenset({"demo", "config"})
 
@@ -37,62 +51,128 @@ def _command(name: str) -> ModuleType:
     return importlib.import_module(f"gitea_mcp.commands.{name}")
 
 
-def _settings_arguments() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    group = common.add_argument_group("settings (each flag can also come from the environment variable named)")
-    group.add_argument("--url", help="Gitea base URL, e.g. https://gitea.example.com [GITEA_URL or GITEA_HOST]")
-    group.add_argument("--token", help="access token; prefer the environment [GITEA_TOKEN or GITEA_ACCESS_TOKEN]")
+def _add_settings(parser: argparse.ArgumentParser, default: Any) -> None:
+    """The settings every command takes. `default` is None on the top-level parser and SUPPRESS on each command's:
+    argparse copies every attribute of a command's namespace over the top level's, so a command-level default
+    would erase a flag given before the command (`--url X check`)."""
+    group = parser.add_argument_group("settings (each flag can also come from the environment variable named)")
     group.add_argument(
-        "--allowed-owners", help="comma-separated owners agents may use, '*' for all [GITEA_ALLOWED_OWNERS]"
-    )
-    group.add_argument("--read-only", action="store_true", default=None, help="offer no write tools [GITEA_READ_ONLY]")
-    group.add_argument(
-        "--timeout", type=float, help="seconds to wait for Gitea per request (default 30) [GITEA_TIMEOUT]"
+        "--url", default=default, help="Gitea base URL, e.g. https://gitea.example.com [GITEA_URL or GITEA_HOST]"
     )
     group.add_argument(
-        "--log-level", help="DEBUG, INFO, WARNING (default) or ERROR; logs go to stderr [GITEA_LOG_LEVEL]"
+        "--token", default=default, help="access token; prefer the environment [GITEA_TOKEN or GITEA_ACCESS_TOKEN]"
     )
-    group.add_argument("--ca-bundle", help="CA certificates file for a private CA [GITEA_CA_BUNDLE]")
     group.add_argument(
-        "--insecure", action="store_true", default=None, help="do not verify TLS (test instances only) [GITEA_INSECURE]"
+        "--allowed-owners",
+        default=default,
+        help="comma-separated owners agents may use, '*' for all [GITEA_ALLOWED_OWNERS]",
     )
-    http = common.add_argument_group("streamable HTTP transport")
-    http.add_argument("--transport", choices=["stdio", "http"], help="stdio (default) or http [GITEA_MCP_TRANSPORT]")
-    http.add_argument("--host", help="address to listen on (default 127.0.0.1) [GITEA_MCP_HOST]")
-    http.add_argument("--port", type=int, help="port to listen on (default 8000) [GITEA_MCP_PORT]")
+    group.add_argument(
+        "--read-only", action="store_true", default=default, help="offer no write tools [GITEA_READ_ONLY]"
+    )
+    group.add_argument(
+        "--timeout",
+        type=float,
+        default=default,
+        help="seconds to wait for Gitea per request (default 30) [GITEA_TIMEOUT]",
+    )
+    group.add_argument(
+        "--log-level",
+        default=default,
+        help="DEBUG, INFO, WARNING (default) or ERROR; logs go to stderr [GITEA_LOG_LEVEL]",
+    )
+    group.add_argument("--ca-bundle", default=default, help="CA certificates file for a private CA [GITEA_CA_BUNDLE]")
+    group.add_argument(
+        "--insecure",
+        action="store_true",
+        default=default,
+        help="do not verify TLS (test instances only) [GITEA_INSECURE]",
+    )
+    http = parser.add_argument_group("streamable HTTP transport")
     http.add_argument(
-        "--allowed-hosts", help="Host headers to accept, e.g. mcp.example.com:*; '*' = any [GITEA_MCP_ALLOWED_HOSTS]"
+        "--transport",
+        choices=["stdio", "http"],
+        default=default,
+        help="stdio (default) or http [GITEA_MCP_TRANSPORT]",
+    )
+    http.add_argument("--host", default=default, help="address to listen on (default 127.0.0.1) [GITEA_MCP_HOST]")
+    http.add_argument("--port", type=int, default=default, help="port to listen on (default 8000) [GITEA_MCP_PORT]")
+    http.add_argument(
+        "--allowed-hosts",
+        default=default,
+        help="Host headers to accept, e.g. mcp.example.com:*; '*' = any [GITEA_MCP_ALLOWED_HOSTS]",
     )
     http.add_argument(
         "--http-secret",
+        default=default,
         help="secret that lets a request use GITEA_TOKEN; prefer the environment [GITEA_MCP_HTTP_SECRET]",
     )
-    return common
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = _settings_arguments()
     # The settings appear at the top level too, so `--help` lists every one with its variable.
     parser = argparse.ArgumentParser(
         prog=PROG,
-        parents=[common],
         description="MCP server for the issues of a Gitea, Forgejo or Codeberg instance.",
-        epilog=f"Run '{PROG} COMMAND --help' for a command's own options. Without a command: serve.",
+        epilog=f"Run '{PROG} COMMAND --help' for a command's own options. Without a command: serve. "
+        f"Exit codes: {EXIT_CODES}.",
     )
+    _add_settings(parser, default=None)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         module = _command(name)
-        sub = commands.add_parser(name, parents=[common], help=module.HELP, description=module.HELP)
+        sub = commands.add_parser(name, help=module.HELP, description=module.HELP)
+        _add_settings(sub, default=argparse.SUPPRESS)
         module.add_arguments(sub)
     return parser
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """Settings before or after the command alike; no command means serve; an unknown one is named (exit 2)."""
+    parser = build_parser()
     args = list(argv)
-    if not args or (args[0] not in COMMANDS and args[0] not in ("-h", "--help", "--version")):
-        args.insert(0, "serve")
-    return build_parser().parse_args(args)
+    at = _command_index(args, _value_flags(parser))
+    if at is None:
+        if not _HELP_OR_VERSION.intersection(args):  # `--help` alone is the top level's help, not serve's
+            args.insert(0, DEFAULT_COMMAND)
+    elif args[at] not in COMMANDS:
+        parser.exit(USAGE, f"{PROG}: {no_command(args[at])}\n")
+    return parser.parse_args(args)
+
+
+def no_command(word: str) -> str:
+    close = difflib.get_close_matches(word, COMMANDS, n=1)
+    guess = f"; did you mean {close[0]}?" if close else "."
+    return f"no command {word!r}{guess} Commands: {', '.join(COMMANDS)}."
+
+
+def _value_flags(parser: argparse.ArgumentParser) -> dict[str, bool]:
+    """Each top-level option and whether it takes a value (argparse keeps no public list of them)."""
+    return {flag: action.nargs != 0 for action in parser._actions for flag in action.option_strings}
+
+
+def _command_index(args: list[str], flags: dict[str, bool]) -> int | None:
+    """Where the command is: the first word that is neither an option nor an option's value."""
+    skip = False
+    for index, arg in enumerate(args):
+        if skip:
+            skip = False
+        elif arg == "--":
+            return index + 1 if index + 1 < len(args) else None
+        elif arg.startswith("-") and arg != "-":
+            skip = "=" not in arg and _takes_value(arg, flags)
+        else:
+            return index
+    return None
+
+
+def _takes_value(arg: str, flags: dict[str, bool]) -> bool:
+    if arg in flags:
+        return flags[arg]
+    # argparse accepts any unambiguous prefix of a long option (`--allowed-o acme`): read it the same way.
+    matches = [flag for flag in flags if flag.startswith("--") and flag.startswith(arg)]
+    return len(matches) == 1 and flags[matches[0]]
 
 
 def _seconds(raw: str | None) -> float:
@@ -146,12 +226,16 @@ def configure_logging(level: str | None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # the program itself; a test calling main([...]) keeps its own process's signal handlers
+        _stop_quietly_on_signals()
     try:
         return _main(argv)
     except BrokenPipeError:
         # `gitea-issues-mcp config vscode | head`: the reader left; that is not an error worth a traceback.
         sys.stderr.close()
-        return 0
+        return OK
+    except KeyboardInterrupt:  # Ctrl-C where no handler of ours was installed
+        return INTERRUPTED
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -163,5 +247,24 @@ def _main(argv: Sequence[str] | None) -> int:
         code: int = module.run(ns, settings)
     except ConfigError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
-        return 2
+        return USAGE
     return code
+
+
+def _stop_quietly_on_signals() -> None:
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _stop)
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    """Ctrl-C or SIGTERM: end now, without a traceback, with 128 + the signal's number.
+
+    Unwinding with an exception cannot be relied on: the stdio server reads stdin in a thread blocked in read(),
+    which nothing wakes, so the process would wait for the client's next line (and then print a traceback). The
+    HTTP server still shuts down gracefully first: uvicorn holds these signals while it serves and raises them
+    again, here, once it has stopped.
+    """
+    for stream in (sys.stdout, sys.stderr):  # what a command already printed must not be lost
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(128 + signum)

@@ -1,0 +1,83 @@
+"""Global flags before or after the command, for every command; an unknown command named with the closest one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gitea_mcp.cli import COMMANDS, USAGE, _value_flags, build_parser, main, parse_args
+
+# Each global flag: what is typed after it (None for a switch) and the value it must leave in the namespace.
+FLAGS: list[tuple[str, str | None, str, Any]] = [
+    ("--url", "https://g.example", "url", "https://g.example"),
+    ("--token", "t0k", "token", "t0k"),
+    ("--allowed-owners", "acme", "allowed_owners", "acme"),
+    ("--read-only", None, "read_only", True),
+    ("--timeout", "3", "timeout", 3.0),
+    ("--log-level", "DEBUG", "log_level", "DEBUG"),
+    ("--ca-bundle", "/etc/ca.pem", "ca_bundle", "/etc/ca.pem"),
+    ("--insecure", None, "insecure", True),
+    ("--transport", "http", "transport", "http"),
+    ("--host", "0.0.0.0", "host", "0.0.0.0"),
+    ("--port", "8001", "port", 8001),
+    ("--allowed-hosts", "mcp.example.com:*", "allowed_hosts", "mcp.example.com:*"),
+    ("--http-secret", "s3", "http_secret", "s3"),
+]
+# What each command needs besides the flags.
+OPERANDS: dict[str, list[str]] = {"serve": [], "demo": [], "check": [], "config": ["vscode"], "call": ["issue_list"]}
+
+
+def test_the_table_covers_every_global_flag_and_command() -> None:
+    listed = {flag for flag in _value_flags(build_parser()) if flag not in ("-h", "--help", "--version")}
+    assert listed == {flag for flag, *_ in FLAGS}
+    assert set(OPERANDS) == set(COMMANDS)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize(("flag", "typed", "attribute", "value"), FLAGS, ids=[flag for flag, *_ in FLAGS])
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_global_flags_work_before_and_after_the_command(
+    command: str, flag: str, typed: str | None, attribute: str, value: Any, where: str
+) -> None:
+    given = [flag] if typed is None else [flag, typed]
+    command_line = [command, *OPERANDS[command]]
+    argv = [*given, *command_line] if where == "before" else [*command_line, *given]
+    ns = parse_args(argv)
+    assert ns.command == command and getattr(ns, attribute) == value
+
+
+@pytest.mark.parametrize(
+    ("argv", "command", "attribute", "value"),
+    [
+        pytest.param([], "serve", "url", None, id="nothing-is-serve"),
+        pytest.param(["--url", "https://g.example"], "serve", "url", "https://g.example", id="flags-only-is-serve"),
+        pytest.param(["--url=https://g.example", "check"], "check", "url", "https://g.example", id="flag=value"),
+        pytest.param(["--allowed-o", "acme", "check"], "check", "allowed_owners", "acme", id="abbreviated-flag"),
+        pytest.param(
+            ["--url", "https://a", "check", "--url", "https://b"], "check", "url", "https://b", id="later-wins"
+        ),
+    ],
+)
+def test_where_the_command_is(argv: list[str], command: str, attribute: str, value: Any) -> None:
+    ns = parse_args(argv)
+    assert ns.command == command and getattr(ns, attribute) == value
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        pytest.param(["chek"], "no command 'chek'; did you mean check?", id="typo"),
+        pytest.param(["--url", "http://x", "serv"], "no command 'serv'; did you mean serve?", id="after-a-flag"),
+        pytest.param(["confg", "vscode"], "no command 'confg'; did you mean config?", id="with-operands"),
+        pytest.param(["frobnicate"], "no command 'frobnicate'.", id="nothing-close"),
+    ],
+)
+def test_an_unknown_command_is_named_with_the_closest(
+    argv: list[str], said: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    out, err = capfd.readouterr()
+    assert exited.value.code == USAGE and out == ""
+    assert err == f"gitea-issues-mcp: {said} Commands: serve, demo, check, config, call.\n", "one line, on stderr"
