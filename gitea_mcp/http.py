@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import hmac
 import json
-import logging
 import re
+import socket
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
@@ -25,7 +27,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gitea_mcp.config import Settings
 
-log = logging.getLogger("gitea_mcp.http")
 MCP_PATH = "/mcp"
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -116,9 +117,55 @@ def app(server: MCPServer, settings: Settings) -> ASGIApp:
 def serve(server: MCPServer, settings: Settings) -> None:
     import uvicorn
 
+    class _Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started:  # said once the port is bound, so the line is true when it appears
+                print(startup_line(settings, _bound_port(self) or settings.port), file=sys.stderr, flush=True)
+
+    config = uvicorn.Config(
+        app(server, settings),
+        host=settings.host,
+        port=settings.port,
+        log_level="warning",  # uvicorn's own start-up lines would repeat ours
+        timeout_graceful_shutdown=GRACE,
+    )
+    _Server(config).run()
+
+
+# Seconds a stop (Ctrl-C, SIGTERM) waits for calls in flight; an idle server stops at once.
+GRACE = 5
+
+
+def startup_line(settings: Settings, port: int) -> str:
+    """The one line HTTP mode prints: where it listens, who may call, which Host headers it accepts."""
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    url = f"http://{host}:{port}{MCP_PATH}"
+    return f"gitea-issues-mcp: serving MCP (streamable HTTP) at {url}; auth: {auth_mode(settings)}; {_hosts(settings)}"
+
+
+def auth_mode(settings: Settings) -> str:
+    own = "each request's own Gitea token (Authorization: Bearer)"
+    if settings.http_secret is None:
+        unused = " (GITEA_TOKEN unused: it needs GITEA_MCP_HTTP_SECRET)" if settings.token is not None else ""
+        return own + unused
+    return f"{own}, or the operator's secret (X-Gitea-MCP-Secret) to act with GITEA_TOKEN"
+
+
+def _hosts(settings: Settings) -> str:
+    if "*" in settings.allowed_hosts:
+        return "allowed hosts: any (Host and Origin unchecked)"
+    hosts = ", ".join(security(settings).allowed_hosts or [])
     if settings.host not in _LOOPBACK and not settings.allowed_hosts:
-        log.warning("listening on %s: set GITEA_MCP_ALLOWED_HOSTS to the names clients use", settings.host)
-    if settings.token is not None and settings.http_secret is None:
-        log.warning("GITEA_TOKEN is not used over HTTP unless GITEA_MCP_HTTP_SECRET is set; callers bring tokens")
-    config = uvicorn.Config(app(server, settings), host=settings.host, port=settings.port, log_level="warning")
-    uvicorn.Server(config).run()
+        # Reachable from elsewhere, yet every other name is refused (421): say so before the first client tries.
+        return f"allowed hosts: {hosts} only (set GITEA_MCP_ALLOWED_HOSTS to the names clients use)"
+    return f"allowed hosts: {hosts}"
+
+
+def _bound_port(server: Any) -> int | None:
+    """The port actually bound (differs from the setting for --port 0)."""
+    for listener in getattr(server, "servers", []):
+        for sock in listener.sockets:
+            port: int = sock.getsockname()[1]
+            return port
+    return None

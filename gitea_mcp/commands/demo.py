@@ -2,13 +2,13 @@
 
 Nothing to configure: the stand-in (a real HTTP server on 127.0.0.1 with sample data) starts here, the
 server runs as its own process over stdio, and each call is printed with the text an agent would read.
-`demo --serve` instead serves MCP on stdio against the stand-in, for plugging into an MCP client.
+`demo --serve` instead serves MCP against the stand-in, for plugging into an MCP client: on stdio, or on
+streamable HTTP with `--transport http` (each request sends the stand-in's token as its bearer).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any, TextIO
 
@@ -41,7 +41,11 @@ SCRIPT: list[tuple[str, dict[str, Any], str]] = [
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--serve", action="store_true", help="serve MCP on stdio against the stand-in instead")
+    parser.add_argument(
+        "--serve",
+        action="store_true",
+        help="serve MCP against the stand-in instead: on stdio, or streamable HTTP with --transport http --port N",
+    )
 
 
 def server_env(url: str, token: str) -> dict[str, str]:
@@ -70,17 +74,26 @@ def run(ns: argparse.Namespace, settings: Settings | None) -> int:
 
     with StandIn() as forge:
         if ns.serve:
-            return _serve(forge.url, DEMO_TOKEN)
+            return _serve(ns, forge.url, DEMO_TOKEN)
         sys.stdout.write(f"Gitea stand-in at {forge.url} (sample data; owners acme, demo, other)\n")
         anyio.run(_script, forge.url, DEMO_TOKEN, sys.stdout)
     return 0
 
 
-def _serve(url: str, token: str) -> int:
-    from gitea_mcp.cli import parse_args, settings_from
+def _serve(ns: argparse.Namespace, url: str, token: str) -> int:
+    from gitea_mcp.cli import settings_from
+    from gitea_mcp.commands.serve import run_server
     from gitea_mcp.server import build_server
 
-    os.environ.update(server_env(url, token))
-    print(f"gitea-issues-mcp demo: serving MCP on stdio against the stand-in at {url}", file=sys.stderr)
-    build_server(settings_from(parse_args(["serve"]))).run("stdio")
+    # The command line's settings (transport, host, port, read-only…) with the stand-in as the forge.
+    settings = settings_from(
+        argparse.Namespace(**{**vars(ns), "url": url, "token": token, "allowed_owners": DEMO_OWNERS})
+    )
+    how = "on stdio"
+    if settings.transport == "http":
+        # Over HTTP each request brings its own token; the stand-in's guards sample data only, so it is shown.
+        settings = settings.model_copy(update={"token": None})
+        how = f"over HTTP (each request sends 'Authorization: Bearer {token}')"
+    print(f"gitea-issues-mcp demo: serving MCP {how} against the stand-in at {url}", file=sys.stderr, flush=True)
+    run_server(build_server(settings), settings)
     return 0

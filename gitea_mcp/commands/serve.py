@@ -1,12 +1,26 @@
-"""serve (the default): run the MCP server on stdio, or on streamable HTTP for many users."""
+"""serve (the default): run the MCP server on stdio, or on streamable HTTP for many users.
+
+Ctrl-C and SIGTERM end it quietly (exit 130 and 143, see cli._stop); stdin closing ends the stdio server with 0.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import TYPE_CHECKING
 
 from gitea_mcp.config import Settings
 
+if TYPE_CHECKING:  # the SDK import is most of start-up: at run time only when serving
+    from mcp.server.mcpserver import MCPServer
+
 HELP = "run the MCP server (stdio by default; --transport http for streamable HTTP)"
+# Someone started the server by hand in a terminal: without this they would face a silent, waiting process.
+ON_A_TERMINAL = (
+    "gitea-issues-mcp: speaking MCP on stdio, waiting for an MCP client on stdin (Ctrl-C stops). "
+    "To try it: gitea-issues-mcp demo; client setup: gitea-issues-mcp config --help; all options: "
+    "gitea-issues-mcp --help"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -14,13 +28,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace, settings: Settings) -> int:
-    from gitea_mcp.server import build_server  # the SDK import is most of start-up: only when serving
+    from gitea_mcp.server import build_server
 
-    server = build_server(settings)
+    run_server(build_server(settings), settings)
+    return 0
+
+
+def run_server(server: MCPServer, settings: Settings) -> None:
+    """Serve on the configured transport until the client leaves (stdio) or a signal stops it."""
     if settings.transport == "http":
         from gitea_mcp.http import serve
 
         serve(server, settings)
-    else:
-        server.run("stdio")
-    return 0
+        return
+    if _on_terminal():
+        print(ON_A_TERMINAL, file=sys.stderr, flush=True)
+    server.run("stdio")
+
+
+def _on_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (OSError, ValueError):  # a closed or detached stdin is no terminal
+        return False

@@ -1,14 +1,23 @@
-"""The newcomer's first command: `demo` runs a whole session out of the box; `demo --serve` serves MCP."""
+"""The newcomer's first command: `demo` runs a whole session out of the box; `demo --serve` serves MCP (stdio, HTTP)."""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
 import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from gitea_mcp.cli import INTERRUPTED
+from gitea_mcp.standin import DEMO_TOKEN
+from tests.cli.process import Running
+from tests.e2e.conftest import free_port
+from tests.e2e.test_http import rpc
+
+LOCAL = "http://127.0.0.1"
 
 
 def test_demo_runs_a_scripted_session_without_configuration() -> None:
@@ -40,3 +49,21 @@ def test_demo_serve_speaks_mcp_on_stdio() -> None:
                 assert result.structured_content["title"].startswith("Crash when opening the date picker")
 
     anyio.run(scenario)
+
+
+def test_demo_serve_speaks_streamable_http() -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITEA_")}
+    argv = ["demo", "--serve", "--transport", "http", "--port", str(port)]
+    running = Running(argv, env)
+    try:
+        said = running.err_line()
+        assert "over HTTP (each request sends 'Authorization: Bearer " in said
+        assert running.err_line().startswith(f"gitea-issues-mcp: serving MCP (streamable HTTP) at {LOCAL}:{port}/mcp;")
+        call = {"name": "issue_get", "arguments": {"owner": "acme", "name": "widgets", "number": 320}}
+        result = rpc(f"{LOCAL}:{port}", "tools/call", call, DEMO_TOKEN).json()["result"]
+        assert result["structuredContent"]["title"].startswith("Crash when opening the date picker")
+        assert running.signal(signal.SIGINT) == INTERRUPTED
+        assert "Traceback" not in running.stderr()
+    finally:
+        running.kill()
