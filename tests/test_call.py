@@ -83,28 +83,44 @@ def test_typed_arguments_reach_gitea(mocked: responses.RequestsMock, capfd: pyte
         pytest.param(["issue_get", "owner=acme", "name=../x", "number=7"], ["not a valid Gitea name"], id="bad-name"),
     ],
 )
-@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
 def test_error_results_go_to_stderr_before_gitea(
-    mocked: responses.RequestsMock,
-    capfd: pytest.CaptureFixture[str],
-    argv: list[str],
-    phrases: list[str],
-    as_json: bool,
+    mocked: responses.RequestsMock, capfd: pytest.CaptureFixture[str], argv: list[str], phrases: list[str]
 ) -> None:
-    code, out, err = call(capfd, *argv, *(["--json"] if as_json else []))
-    assert (code, out) == (1, ""), "stdout stays clean: a script reading --json sees nothing"
+    code, out, err = call(capfd, *argv)
+    assert (code, out) == (1, ""), "stdout holds results only"
     for phrase in phrases:
         assert phrase in err
     assert len(mocked.calls) == 0
 
 
-def test_gitea_failure_is_the_tools_error(mocked: responses.RequestsMock, capfd: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("argv", "phrase"),
+    [
+        pytest.param(["issue_get", "owner=acme", "name=widgets", "number=abc"], "use a whole number", id="validation"),
+        pytest.param(["issue_get", "owner=other", "name=widgets", "number=7"], "'other' is not allowed", id="policy"),
+    ],
+)
+def test_json_error_results_are_json_on_stdout(
+    mocked: responses.RequestsMock, capfd: pytest.CaptureFixture[str], argv: list[str], phrase: str
+) -> None:
+    code, out, err = call(capfd, *argv, "--json")
+    assert (code, err) == (1, ""), "a script reading --json finds the error where it reads"
+    data = json.loads(out)
+    assert data["tool"] == "issue_get" and phrase in data["error"] and set(data) == {"error", "tool"}
+    assert len(mocked.calls) == 0
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_gitea_failure_is_the_tools_error(
+    mocked: responses.RequestsMock, capfd: pytest.CaptureFixture[str], as_json: bool
+) -> None:
     mocked.get(ISSUE, status=404, json=api_error("issue does not exist"))
     mocked.get(f"{ISSUE}/comments", status=404, json=api_error("issue does not exist"))
     mocked.get(f"{API}/repos/acme/widgets/labels", json=[])
-    code, out, err = call(capfd, "issue_get", "owner=acme", "name=widgets", "number=7")
-    assert (code, out) == (1, "")
-    assert "acme/widgets has no issue or pull request #7" in err
+    code, out, err = call(capfd, "issue_get", "owner=acme", "name=widgets", "number=7", *(["--json"] * as_json))
+    said = json.loads(out)["error"] if as_json else err
+    assert code == 1 and (err if as_json else out) == ""
+    assert "acme/widgets has no issue or pull request #7" in said
 
 
 @pytest.mark.parametrize(
@@ -142,6 +158,9 @@ def test_command_line_mistakes_exit_2_and_send_nothing(
     code, out, err = call(capfd, *argv)
     assert (code, out) == (2, "")
     assert phrase in err
+    code, out, err = call(capfd, *argv, "--json")
+    assert (code, err) == (2, ""), "with --json a usage error is JSON on stdout too"
+    assert phrase in json.loads(out)["error"] and json.loads(out)["tool"] == argv[0]
     assert len(mocked.calls) == 0
 
 

@@ -45,15 +45,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace, settings: Settings) -> int:
+    from gitea_mcp.cli import USAGE
     from gitea_mcp.server import build_server
 
     try:
         result = asyncio.run(call(build_server(settings), ns.tool, ns.arguments))
     except UsageError as exc:
         hint = " (GITEA_READ_ONLY hides the write tools)" if isinstance(exc, UnknownTool) and settings.read_only else ""
-        print(f"gitea-issues-mcp call: {exc}{hint}", file=sys.stderr)
-        return 2
-    return emit(result, ns.json)
+        if ns.json:  # a script reading --json gets its error where it reads, in the same shape as a tool's
+            print(error_json(f"{exc}{hint}", ns.tool))
+        else:
+            print(f"gitea-issues-mcp call: {exc}{hint}", file=sys.stderr)
+        return USAGE
+    return emit(result, ns.json, ns.tool)
 
 
 async def call(server: MCPServer, tool: str, pairs: Sequence[str]) -> CallToolResult:
@@ -69,17 +73,23 @@ async def call(server: MCPServer, tool: str, pairs: Sequence[str]) -> CallToolRe
         return await client.call_tool(tool, arguments)
 
 
-def emit(result: CallToolResult, as_json: bool) -> int:
-    """stdout gets the result only; an error result goes to stderr so `--json` output stays parseable."""
+def emit(result: CallToolResult, as_json: bool, tool: str) -> int:
+    """Text mode: the result on stdout, an error result on stderr. `--json`: stdout holds JSON either way."""
     from mcp_types import TextContent
+
+    from gitea_mcp.cli import FAILED, OK
 
     text = "\n".join(block.text for block in result.content if isinstance(block, TextContent))
     if result.is_error:
-        print(text, file=sys.stderr)
-        return 1
+        print(error_json(text, tool) if as_json else text, file=sys.stdout if as_json else sys.stderr)
+        return FAILED
     # ASCII-escaped JSON reads the same anywhere, whatever the console's code page.
     print(json.dumps(result.structured_content, indent=2) if as_json else text)
-    return 0
+    return OK
+
+
+def error_json(sentence: str, tool: str) -> str:
+    return json.dumps({"error": sentence, "tool": tool}, indent=2)
 
 
 def parse_arguments(pairs: Sequence[str], schema: Mapping[str, Any]) -> dict[str, Any]:
