@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import ssl
 from typing import Any
 
 import pytest
 import requests
 import responses
+import urllib3
 from pydantic import SecretStr
 from responses import matchers
 
@@ -49,6 +51,16 @@ def answers(**changes: dict[str, Any]) -> dict[str, dict[str, Any]]:
     }
 
 
+def ssl_error(verify_message: str) -> requests.exceptions.SSLError:
+    """What requests raises for a refused certificate: OpenSSL's error inside urllib3's inside requests'."""
+    refused = ssl.SSLCertVerificationError(
+        1, f"[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: {verify_message} (_ssl.c:1006)"
+    )
+    refused.verify_message = verify_message
+    wrapped = urllib3.exceptions.MaxRetryError(None, "/api/v1/version", urllib3.exceptions.SSLError(refused))  # type: ignore[arg-type]
+    return requests.exceptions.SSLError(wrapped)
+
+
 def serve(rsps: responses.RequestsMock, answer: dict[str, dict[str, Any]], owners: tuple[str, ...] = ("acme",)) -> None:
     optional(rsps).get(f"{API}/version", **answer["version"])
     optional(rsps).get(f"{API}/user", **answer["user"])
@@ -88,9 +100,9 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
             [
                 "✓ Gitea 1.22.3 at https://gitea.test",
                 "✓ token valid: acts as @alice",
-                "✓ read:issue: 12 open issues visible",
+                "✓ read:issue: 12 open issues visible across every repository it can read",
                 "✓ write:issue (probed with an empty title Gitea refuses; nothing was created)",
-                "✓ owner acme: 7 issues visible",
+                "✓ owner acme: 7 issues (open and closed) visible in its repositories",
                 "✓ max_response_items=50: pages of up to 50 arrive whole",
                 "\nready",
             ],
@@ -121,7 +133,11 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
         pytest.param(
             answers(version={"status": 404, "body": "404 page not found"}),
             {},
-            ["✗ no Gitea API answers at https://gitea.test/api/v1", "fix: set GITEA_URL", "- other checks skipped"],
+            [
+                "✗ https://gitea.test/api/v1/version answers 404: the URL does not look like a Gitea or Forgejo API",
+                "fix: set GITEA_URL to the address of Gitea's home page",
+                "- other checks skipped",
+            ],
             1,
             id="not-gitea",
         ),
@@ -135,7 +151,10 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
         pytest.param(
             answers(version={"json": {"name": "something else"}}),
             {},
-            ["✗ https://gitea.test/api/v1/version answers, but not as Gitea does", "fix: set GITEA_URL"],
+            [
+                "✗ https://gitea.test/api/v1/version answers without a version: the URL does not look like a Gitea",
+                "fix: set",
+            ],
             1,
             id="other-json",
         ),
@@ -147,9 +166,13 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
             id="unreachable",
         ),
         pytest.param(
-            answers(version={"body": requests.exceptions.SSLError()}),
+            answers(version={"body": ssl_error("self-signed certificate")}),
             {},
-            ["(SSLError)", "fix: for a private certificate authority set GITEA_CA_BUNDLE"],
+            [
+                "✗ TLS with https://gitea.test failed: certificate verify failed: self-signed certificate\n",
+                "    fix: If Gitea's certificate comes from a private CA, set GITEA_CA_BUNDLE=/path/to/ca.pem",
+                "GITEA_INSECURE=true turns verification off, for test instances only.",
+            ],
             1,
             id="private-ca",
         ),
@@ -242,7 +265,11 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
         pytest.param(
             answers(**{"owner:ghost": {"status": 400, "json": api_error("user does not exist [uid: 0, name: ghost]")}}),
             {"allowed_owners": frozenset({"acme", "ghost"})},
-            ["✓ owner acme: 7 issues visible", "✗ owner ghost: no such user or organisation", "GITEA_ALLOWED_OWNERS"],
+            [
+                "✓ owner acme: 7 issues (open and closed) visible in its repositories",
+                "✗ owner ghost: no such user or organisation",
+                "GITEA_ALLOWED_OWNERS",
+            ],
             1,
             id="unknown-owner",
         ),

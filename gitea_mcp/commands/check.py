@@ -18,7 +18,16 @@ from urllib.parse import urlsplit, urlunsplit
 from gitea_mcp import scopes
 from gitea_mcp.config import Settings
 from gitea_mcp.gitea.client import GiteaClient
-from gitea_mcp.gitea.errors import Forbidden, GiteaError, NoAnswer, NotFound, Rejected, ServerFailed, Unauthorized
+from gitea_mcp.gitea.errors import (
+    Forbidden,
+    GiteaError,
+    NoAnswer,
+    NotFound,
+    Rejected,
+    ServerFailed,
+    TlsFailed,
+    Unauthorized,
+)
 from gitea_mcp.policy import MAX_LIMIT
 from gitea_mcp.spec import ToolSpec
 
@@ -133,11 +142,17 @@ def parse_version(version: str) -> tuple[str, tuple[int, ...] | None]:
 def check_version(client: GiteaClient, url: str) -> Line:
     try:
         data = _version(client)
+    except TlsFailed as exc:
+        return Line("fail", f"TLS with {url} failed: {exc.reason}", exc.remedy)
+    except NotFound:
+        # Every Gitea and Forgejo answers /version (without a token too), so a 404 is some other server or page,
+        # not a missing repository or owner as a 404 means elsewhere.
+        return Line("fail", f"{url}/api/v1/version answers 404: {_NOT_GITEA}", _SITE_ROOT)
     except GiteaError as exc:
         return Line("fail", f"no Gitea API answers at {url}/api/v1: {exc}", _version_fix(exc))
     version = data.get("version") if isinstance(data, dict) else None
     if not isinstance(version, str):
-        return Line("fail", f"{url}/api/v1/version answers, but not as Gitea does", _SITE_ROOT)
+        return Line("fail", f"{url}/api/v1/version answers without a version: {_NOT_GITEA}", _SITE_ROOT)
     kind, level = parse_version(version)
     api = f" (Gitea {'.'.join(map(str, level))} API)" if kind == "Forgejo" and level else ""
     if level is None:
@@ -162,12 +177,14 @@ def _version(client: GiteaClient) -> object:
         return client.with_token(None).get(["version"]).data
 
 
-_SITE_ROOT = "set GITEA_URL to the address of Gitea's web pages, e.g. GITEA_URL=https://gitea.example.com"
+_NOT_GITEA = "the URL does not look like a Gitea or Forgejo API"
+_SITE_ROOT = (
+    "set GITEA_URL to the address of Gitea's home page, without a repository or other page after it, "
+    "e.g. GITEA_URL=https://gitea.example.com (or https://example.com/gitea when Gitea lives under a path)"
+)
 
 
 def _version_fix(exc: GiteaError) -> str:
-    if "SSLError" in str(exc):
-        return "for a private certificate authority set GITEA_CA_BUNDLE=/path/to/ca.pem"
     if isinstance(exc, Unauthorized | Forbidden):
         return "this Gitea requires sign-in for its API: set GITEA_TOKEN"
     return _SITE_ROOT
@@ -224,8 +241,10 @@ def check_read(client: GiteaClient, url: str) -> Line:
             fix = f"create a token at {url}/user/settings/applications with read:issue, set GITEA_TOKEN"
             return Line("fail", "the token lacks read:issue: no tool can read issues", fix)
         return Line("fail", f"reading issues failed: {exc}")
-    seen = f": {response.total} open issues visible" if response.total is not None else ""
-    return Line("ok", f"read:issue{seen}")
+    # The search without an owner: every repository the token can read, whoever owns it; open issues only.
+    if response.total is None:
+        return Line("ok", "read:issue")
+    return Line("ok", f"read:issue: {response.total} open issues visible across every repository it can read")
 
 
 def _write_tools() -> str:
@@ -278,7 +297,7 @@ def _check_owner(client: GiteaClient, owner: str) -> Line:
         return Line("warn", f"owner {owner}: exists, but this token sees no issues there", access)
     total = response.total
     count = "issues" if total is None else f"{total} issue{'' if total == 1 else 's'}"
-    return Line("ok", f"owner {owner}: {count} visible")
+    return Line("ok", f"owner {owner}: {count} (open and closed) visible in its repositories")
 
 
 def check_page_size(client: GiteaClient) -> Line:

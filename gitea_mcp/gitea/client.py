@@ -27,7 +27,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from gitea_mcp.errors import ToolFailure
-from gitea_mcp.gitea.errors import GiteaError, NoAnswer, from_status, redirected
+from gitea_mcp.gitea.errors import GiteaError, NoAnswer, TlsFailed, from_status, redirected, tls_problem
 
 if TYPE_CHECKING:
     import requests
@@ -265,7 +265,8 @@ class GiteaClient:
             with response:
                 response._content = _read_body(response, deadline, MAX_BODY)
         except _requests().RequestException as exc:
-            return self._transport_error(exc, method, path, timeout), 0.0
+            error = self._transport_error(exc, method, path, timeout)
+            return error, None if isinstance(error, TlsFailed) else 0.0  # a refused certificate stays refused
         except _Overrun as exc:
             return self._overrun_error(exc, method, path, response.status_code, timeout), None if exc.too_big else 0.0
         if response.status_code < 300:
@@ -314,7 +315,12 @@ class GiteaClient:
 
     def _transport_error(self, exc: requests.RequestException, method: str, path: str, timeout: float) -> GiteaError:
         requests = _requests()
-        if isinstance(exc, requests.Timeout):
+        if isinstance(exc, requests.exceptions.SSLError):  # before ConnectionError, which it is too
+            tls = tls_problem(exc)
+            text = f"TLS with Gitea at {self.url} failed: {tls.reason}. {tls.remedy}"
+            if tls.certificate:
+                return TlsFailed(text, tls.reason, tls.remedy)
+        elif isinstance(exc, requests.Timeout):
             text = f"Gitea did not answer {method} {path} {self._within(timeout)}."
         elif isinstance(exc, requests.ConnectionError):
             text = (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from urllib.parse import unquote, urljoin, urlsplit
 
 from gitea_mcp.errors import ToolFailure
@@ -161,3 +162,68 @@ def redirected(status: int, location: str, method: str, path: str, base_url: str
 
 def _names(match: re.Match[str]) -> tuple[str, str]:
     return match.group(1).lower(), match.group(2).lower()
+
+
+class TlsFailed(GiteaError):
+    """Gitea's certificate was refused in the TLS handshake: nothing was sent, and retrying will not help."""
+
+    def __init__(self, message: str, reason: str, remedy: str) -> None:
+        super().__init__(message)
+        self.reason = reason  # e.g. "certificate verify failed: self-signed certificate"
+        self.remedy = remedy
+
+
+@dataclass(frozen=True)
+class Tls:
+    """What went wrong in TLS, in OpenSSL's words without its codes, and what to do about it."""
+
+    reason: str
+    remedy: str
+    certificate: bool  # refused during the handshake, so before any request was sent
+
+
+_PRIVATE_CA = (
+    "If Gitea's certificate comes from a private CA, set GITEA_CA_BUNDLE=/path/to/ca.pem (or REQUESTS_CA_BUNDLE for "
+    "the whole machine); GITEA_INSECURE=true turns verification off, for test instances only."
+)
+_REMEDIES = (  # (words in OpenSSL's verify message, what to do) — the first that matches
+    ("mismatch", "GITEA_URL must use a host name the certificate is issued for. "),
+    ("expired", "Gitea's certificate must be renewed, or this machine's clock is wrong. "),
+    ("not yet valid", "This machine's clock is wrong, or Gitea's certificate is not valid yet. "),
+)
+# "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: … (_ssl.c:1006)": the words without the codes.
+_SSL_CODES = re.compile(r"^\[[^\]]*\]\s*|\s*\(_ssl\.c:\d+\)$")
+
+
+def tls_problem(exc: BaseException) -> Tls:
+    """The TLS failure inside a requests/urllib3 SSL error, which wrap OpenSSL's own error two or three deep."""
+    import ssl  # off the start-up path, like requests
+
+    found = _innermost(exc, ssl.SSLError)
+    if isinstance(found, ssl.SSLCertVerificationError):
+        detail = str(getattr(found, "verify_message", "") or "")
+        reason = f"certificate verify failed: {detail}" if detail else _words(found)
+        hint = next((remedy for words, remedy in _REMEDIES if words in detail.lower()), "")
+        return Tls(reason, hint + _PRIVATE_CA, certificate=True)
+    reason = _words(found) if found is not None else "the TLS connection failed"
+    check = "Check that GITEA_URL's scheme and port match Gitea's (https:// to a plain-HTTP port fails this way)."
+    return Tls(reason, check, certificate=False)
+
+
+def _words(error: BaseException) -> str:
+    return _SSL_CODES.sub("", str(error)).strip() or type(error).__name__
+
+
+def _innermost(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """The first `kind` among exc, its args (how urllib3 and requests wrap), `reason`, cause and context."""
+    pending, seen = [exc], set()
+    while pending:
+        current = pending.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, kind):
+            return current
+        linked = [*current.args, getattr(current, "reason", None), current.__cause__, current.__context__]
+        pending += [item for item in linked if isinstance(item, BaseException)]
+    return None
