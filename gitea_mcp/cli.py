@@ -118,14 +118,19 @@ def build_parser() -> argparse.ArgumentParser:
         f"Exit codes: {EXIT_CODES}.",
     )
     _add_settings(parser, default=None)
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    _add_version(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         module = _command(name)
         sub = commands.add_parser(name, help=module.HELP, description=module.HELP)
         _add_settings(sub, default=argparse.SUPPRESS)
+        _add_version(sub)
         module.add_arguments(sub)
     return parser
+
+
+def _add_version(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from gitea_mcp import __version__
 from gitea_mcp.cli import COMMANDS, USAGE, _value_flags, build_parser, main, parse_args
 
 # Each global flag: what is typed after it (None for a switch) and the value it must leave in the namespace.
@@ -81,3 +82,10 @@ def test_an_unknown_command_is_named_with_the_closest(
     out, err = capfd.readouterr()
     assert exited.value.code == USAGE and out == ""
     assert err == f"gitea-issues-mcp: {said} Commands: serve, demo, check, config, call.\n", "one line, on stderr"
+
+
+@pytest.mark.parametrize("argv", [["--version"], *([command, "--version"] for command in COMMANDS)])
+def test_version_before_or_after_the_command(argv: list[str], capfd: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 0 and capfd.readouterr().out == f"gitea-issues-mcp {__version__}\n"
