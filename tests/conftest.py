@@ -19,6 +19,16 @@ from gitea_mcp.tools.base import Deps
 from tests.support import TOKEN
 from tests.support.gitea_json import ROOT
 
+# What `task fast` leaves out: tests that start processes, build packages or install them (all run in `task check`).
+SLOW = ("e2e", "install", "cli", "test_packaging.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        parts = item.path.relative_to(item.config.rootpath).parts
+        if parts[:1] == ("tests",) and parts[1] in SLOW:
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(autouse=True)
 def no_token_anywhere(caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]) -> Iterator[None]:

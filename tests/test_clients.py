@@ -18,6 +18,7 @@ from gitea_mcp.launch import launch
 from tests.support import TOKEN
 
 README = Path(__file__).resolve().parent.parent / "README.md"
+CLIENTS_DOC = Path(__file__).resolve().parent.parent / "docs" / "clients.md"
 PYTHON = Setup(command="/opt/py/bin/python3", args=("-m", "gitea_mcp"))
 SETUPS = {
     "uvx": Setup(),
@@ -271,11 +272,11 @@ def test_readme_sections_cover_every_client_in_both_modes() -> None:
     assert TOKEN not in text
 
 
-def test_readme_has_the_generated_client_sections() -> None:
-    """README.md carries readme_sections() verbatim between the markers, so the docs cannot drift from `config`."""
-    readme = README.read_text(encoding="utf-8")
-    found = re.search(r"<!-- clients:start -->\n(.*?)<!-- clients:end -->", readme, re.DOTALL)
-    assert found, "README.md lacks the <!-- clients:start --> ... <!-- clients:end --> markers"
+def test_clients_doc_has_the_generated_client_sections() -> None:
+    """docs/clients.md carries readme_sections() verbatim between the markers: the docs cannot drift from `config`."""
+    doc = CLIENTS_DOC.read_text(encoding="utf-8")
+    found = re.search(r"<!-- clients:start -->\n(.*?)<!-- clients:end -->", doc, re.DOTALL)
+    assert found, "docs/clients.md lacks the <!-- clients:start --> ... <!-- clients:end --> markers"
     assert found.group(1) == readme_sections(), "paste the output of gitea_mcp.clients.readme_sections() there"
 
 

@@ -1,0 +1,120 @@
+"""The README's commands, run verbatim in a fresh copy of the repository with a fresh HOME: the try-it command, and
+each install path, each followed by starting the installed server and listing its tools over MCP.
+
+The test command (`task check`) is not run from here — it would run this very suite again; CI runs it verbatim
+from the README (.ci/run, checked in tests/test_readme.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitea_mcp.stdio_client import stdio_session
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+TOOLS = {"issue_list", "issue_search", "issue_get", "issue_create", "issue_update", "issue_comment"}
+
+
+def readme_block(marker: str) -> str:
+    """The shell block right after `<!-- marker -->`."""
+    found = re.search(rf"<!-- {marker} -->\n```sh\n(.*?)\n```", README, re.DOTALL)
+    assert found, f"README.md lacks the {marker} block"
+    return found.group(1)
+
+
+def install_lines() -> list[str]:
+    """The lines of the first sh block under '### Install', without their comments."""
+    section = README[README.index("### Install") :]
+    block = re.search(r"```sh\n(.*?)\n```", section, re.DOTALL)
+    assert block
+    return [line.split("  #")[0].strip() for line in block.group(1).splitlines() if line.strip()]
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    """The files git tracks (what a clone has), copied; never the work tree, where builds would collide."""
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    target = tmp_path / "gitea-mcp"
+    for name in files.splitlines():
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return target
+
+
+def fresh_env(home: Path, path_first: list[Path]) -> dict[str, str]:
+    """A new HOME; on PATH only the tools asked for and the system's (no venv of ours, no GITEA_ settings)."""
+    keep = {key: value for key, value in os.environ.items() if not key.startswith(("GITEA_", "VIRTUAL_ENV", "PYTHON"))}
+    home.mkdir(parents=True, exist_ok=True)
+    system = [p for p in keep.get("PATH", "").split(os.pathsep) if p and not p.startswith(str(ROOT))]
+    # uv's package cache stays shared: a cold one only costs downloads, not a different result.
+    cache = os.environ.get("UV_CACHE_DIR") or str(Path.home() / ".cache" / "uv")
+    return {**keep, "HOME": str(home), "UV_CACHE_DIR": cache,
+            "PATH": os.pathsep.join([*map(str, path_first), *system])}  # fmt: skip
+
+
+def sh(command: str, cwd: Path, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+def serves(command: list[str], env: dict[str, str]) -> set[str]:
+    """Start the installed server on stdio, as a client would, and list its tools."""
+    settings = {**env, "GITEA_URL": "http://127.0.0.1:9", "GITEA_ALLOWED_OWNERS": "acme"}
+
+    async def listed() -> set[str]:
+        async with stdio_session(settings, command=command) as session:
+            return {tool.name for tool in (await session.list_tools()).tools}
+
+    return asyncio.run(listed())
+
+
+def test_try_it_command_runs_the_demo_from_a_fresh_checkout(checkout: Path, tmp_path: Path) -> None:
+    env = fresh_env(tmp_path / "home", [])
+    done = sh(readme_block("setup:try"), checkout, env)
+    assert "── an owner outside the allowlist" in done.stdout, done.stdout[-2000:]
+    assert "owner 'other' is not allowed" in done.stdout
+    installed = checkout / ".venv" / "bin" / "gitea-issues-mcp"
+    assert serves([str(installed)], env) == TOOLS
+    # The runtime install has none of the development tools.
+    dev = subprocess.run([str(checkout / ".venv" / "bin" / "python"), "-c", "import pytest"], capture_output=True)
+    assert dev.returncode != 0
+
+
+def _path(line: str) -> str:
+    return line.split()[0] if not line.startswith("python3") else "venv"
+
+
+@pytest.mark.parametrize("line", install_lines(), ids=_path)
+def test_each_install_path_in_the_readme_gives_a_server_that_starts(checkout: Path, tmp_path: Path, line: str) -> None:
+    home = tmp_path / "home"
+    tools = Path(sys.executable).parent  # pipx and uv come with the dev extras
+    fresh = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", fresh], check=True)
+    env = fresh_env(home, [fresh / "bin", home / ".local" / "bin", tools])
+    done = sh(line, checkout, env)
+    command = _installed_command(line, home, fresh, checkout)
+    version = subprocess.run([*command, "--version"], env=env, capture_output=True, text=True, timeout=120)
+    assert version.stdout.startswith("gitea-issues-mcp "), version.stderr + done.stderr
+    assert serves(command, env) == TOOLS
+
+
+def _installed_command(line: str, home: Path, fresh: Path, checkout: Path) -> list[str]:
+    if line.startswith("pipx"):
+        return [str(home / ".local" / "bin" / "gitea-issues-mcp")]
+    if line.startswith("uvx"):
+        return ["uvx", "--from", str(checkout), "gitea-issues-mcp"]
+    if line.startswith("python3"):
+        return [str(home / ".venvs" / "gitea-mcp" / "bin" / "gitea-issues-mcp")]
+    return [str(fresh / "bin" / "gitea-issues-mcp")]  # the wheel, into the venv first on PATH

@@ -1,0 +1,87 @@
+"""The README for a newcomer: its generated tools reference equals what the tools declare and print, and its
+set-up commands are the ones tested (tests/install/) and run by CI (.ci/run).
+
+Regenerate the reference deliberately with `UPDATE_README=1 pytest tests/test_readme.py` and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from gitea_mcp import reference, render
+from gitea_mcp.server import READ_TOOLS, WRITE_TOOLS
+from tests.golden.test_screens import CASES, SCREENS, SHOWN_URL, WRITES
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+# Which screens show each tool; every error screen is shown after the tools.
+EXAMPLES = {
+    "issue_list": ["list"],
+    "issue_search": ["search_many", "search_link"],
+    "issue_get": ["get_link"],
+    "issue_create": ["create"],
+    "issue_update": ["update"],
+    "issue_comment": ["comment"],
+}
+ERRORS = [
+    "error_unknown_argument", "error_invalid_value", "error_owner_not_allowed", "error_unknown_label",
+    "error_unknown_user", "error_missing_issue", "error_refused_query", "error_link_elsewhere",
+    "error_nothing_to_change",
+]  # fmt: skip
+
+
+def _call(screen: str) -> str:
+    tool, args = {**CASES, **WRITES}[screen]
+    shown: dict[str, Any] = {k: v.replace("{url}", SHOWN_URL) if isinstance(v, str) else v for k, v in args.items()}
+    shown = {k: ",".join(v) if isinstance(v, list) else v for k, v in shown.items()}
+    return f"{tool.spec.name} {render.args_text(shown)}"
+
+
+def _screen(name: str) -> str:
+    return (SCREENS / f"{name}.txt").read_text(encoding="utf-8").rstrip("\n")
+
+
+def tools_reference() -> str:
+    parts = []
+    for tool in READ_TOOLS + WRITE_TOOLS:
+        name = tool.spec.name
+        parts += [f"### `{name}`", tool.spec.description, reference.argument_table(tool)]
+        for screen in EXAMPLES[name]:
+            parts.append(f"`{_call(screen)}`:\n\n```text\n{_screen(screen)}\n```")
+    errors = "\n\n".join(f"→ {_call(name)}\n{_screen(name)}" for name in ERRORS)
+    parts += ["### Errors, as the agent reads them", f"```text\n{errors}\n```"]
+    return "\n\n".join(parts) + "\n"
+
+
+def test_readme_tools_reference_is_generated() -> None:
+    readme = README.read_text(encoding="utf-8")
+    pattern = re.compile(r"(<!-- tools:start -->\n)(.*?)(<!-- tools:end -->)", re.DOTALL)
+    found = pattern.search(readme)
+    assert found, "README.md lacks the <!-- tools:start --> ... <!-- tools:end --> markers"
+    wanted = tools_reference()
+    if os.environ.get("UPDATE_README"):
+        README.write_text(readme[: found.start(2)] + wanted + readme[found.end(2) :], encoding="utf-8")
+        return
+    assert found.group(2) == wanted, "the tools reference changed: review, then UPDATE_README=1"
+
+
+def test_every_example_and_error_screen_exists() -> None:
+    for name in [*(screen for screens in EXAMPLES.values() for screen in screens), *ERRORS]:
+        assert (SCREENS / f"{name}.txt").exists(), name
+    assert set(EXAMPLES) == {tool.spec.name for tool in READ_TOOLS + WRITE_TOOLS}
+
+
+def test_ci_runs_the_readmes_test_command_verbatim() -> None:
+    """.ci/run executes exactly the README's block under <!-- setup:test --> (its sed pipeline, run here)."""
+    found = re.search(r"<!-- setup:test -->\n```sh\n(.*?)\n```", README.read_text(encoding="utf-8"), re.DOTALL)
+    assert found, "README.md lacks the setup:test block"
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    extraction = re.search(r"command=\$\((.*)\)\n", script)
+    assert extraction and 'bash -euo pipefail -c "$command"' in script
+    done = subprocess.run(["bash", "-c", extraction.group(1)], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == found.group(1)
+    assert found.group(1).endswith("&& task check"), "the test command ends in the gate"
