@@ -22,6 +22,7 @@ from gitea_mcp.gitea.errors import (
     Forbidden,
     GiteaError,
     NoAnswer,
+    NoEndpoint,
     NotFound,
     Rejected,
     ServerFailed,
@@ -144,7 +145,7 @@ def check_version(client: GiteaClient, url: str) -> Line:
         data = _version(client)
     except TlsFailed as exc:
         return Line("fail", f"TLS with {url} failed: {exc.reason}", exc.remedy)
-    except NotFound:
+    except (NotFound, NoEndpoint):
         # Every Gitea and Forgejo answers /version (without a token too), so a 404 is some other server or page,
         # not a missing repository or owner as a 404 means elsewhere.
         return Line("fail", f"{url}/api/v1/version answers 404: {_NOT_GITEA}", _SITE_ROOT)

@@ -27,7 +27,15 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from gitea_mcp.errors import ToolFailure
-from gitea_mcp.gitea.errors import GiteaError, NoAnswer, TlsFailed, from_status, redirected, tls_problem
+from gitea_mcp.gitea.errors import (
+    GiteaError,
+    NoAnswer,
+    TlsFailed,
+    from_status,
+    no_endpoint,
+    redirected,
+    tls_problem,
+)
 
 if TYPE_CHECKING:
     import requests
@@ -334,6 +342,8 @@ class GiteaClient:
         if 300 <= response.status_code < 400:
             return redirected(response.status_code, response.headers.get("Location", ""), method, path, self.url)
         message, errors = _gitea_message(response)
+        if response.status_code == 404 and not message and not errors:
+            return no_endpoint(method, path, self.url)
         return from_status(response.status_code, message, method, path, errors)
 
     def _parse(self, response: requests.Response, method: str, path: str) -> ApiResponse:

@@ -71,6 +71,22 @@ class NotFound(GiteaError):
     """404: a missing repository or issue, or an unknown user filter (`unknown_user`); tools/missing.py tells."""
 
 
+class NoEndpoint(GiteaError):
+    """A 404 without Gitea's JSON error body: Gitea's router found no such API route (this release lacks it), or
+    GITEA_URL points at something that is not Gitea's API at all. Never "no such repository"."""
+
+
+def no_endpoint(method: str, path: str, base_url: str) -> NoEndpoint:
+    """Gitea's router answers an unknown route with a plain-text `404 page not found` (verified on Gitea 1.22–1.25,
+    Forgejo 11–12: test_no_route_is_a_plain_text_404_and_a_wrong_method_a_bare_405), its handlers with JSON."""
+    return NoEndpoint(
+        f"{method} {path} answered 404 without Gitea's error body: GITEA_URL ({base_url}) may not point at a Gitea "
+        "or Forgejo API (check it, and its sub-path), or this server's release lacks that endpoint; "
+        "`gitea-issues-mcp check` tells which.",
+        status=404,
+    )
+
+
 class Rejected(GiteaError):
     """400 or 422: Gitea refused the request's content; nothing changed."""
 

@@ -14,7 +14,7 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import unquote
 
-from gitea_mcp.standin.core import ApiError, Call, NotFound, Redirect, Request, Response, json_response
+from gitea_mcp.standin.core import ApiError, Call, NoRoute, NotFound, Redirect, Request, Response, json_response
 from gitea_mcp.standin.endpoints import ROUTES, Route
 from gitea_mcp.standin.profile import Profile
 from gitea_mcp.standin.render import View
@@ -58,6 +58,8 @@ class Api:
         try:
             with self.store.lock:
                 response = self._dispatch(request)
+        except NoRoute:
+            response = Response(404, b"404 page not found\n", "text/plain; charset=utf-8")
         except Redirect as moved:
             response = _redirect(request, moved.location, self.profile.redirect_status)
         except NotFound as exc:
@@ -101,7 +103,7 @@ class Api:
 def _match(request: Request) -> tuple[Route, dict[str, str]]:
     path = request.raw_path
     if not path.startswith(API_PREFIX + "/"):
-        raise NotFound()
+        raise NoRoute()
     segments = path[len(API_PREFIX) :].split("/")
     method = "GET" if request.method == "HEAD" else request.method  # Gitea answers HEAD like GET
     allowed = False
@@ -112,7 +114,8 @@ def _match(request: Request) -> tuple[Route, dict[str, str]]:
         if route.method == method:
             return route, args
         allowed = True
-    raise ApiError(405, "method not allowed") if allowed else NotFound()
+    # Gitea's router, not a handler, answers these: a bare 405, and a plain-text 404 (no JSON error body).
+    raise ApiError(405, None) if allowed else NoRoute()
 
 
 def _bind_path(template: list[str], segments: list[str]) -> dict[str, str] | None:

@@ -64,6 +64,10 @@ class NotFound(ApiError):
         self.errors = list(errors)
 
 
+class NoRoute(Exception):
+    """No API route matches: Gitea's router answers a plain-text `404 page not found`, not a JSON error."""
+
+
 class Redirect(Exception):
     """A renamed repository: Gitea answers 307 or 301 (by release) with the new path."""
 

@@ -433,3 +433,14 @@ def test_users_search_finds_one_user_by_id(http: Http, lab: Lab) -> None:
     nobody = http.get("/users/search", lab.tokens["writer"], uid=2_000_000_000)
     assert nobody.status == 200 and nobody.body["data"] == []
     assert http.get("/users/search", lab.tokens["writer_issue_only"], uid=writer["id"]).status == 403
+
+
+# -- what answers when no API route matches: not Gitea's JSON error ----------------------------------------------
+
+
+def test_no_route_is_a_plain_text_404_and_a_wrong_method_a_bare_405(http: Http, lab: Lab) -> None:
+    """A 404 without Gitea's JSON body means "no such endpoint" (or no Gitea at all), never "no such repository"."""
+    missing = http.get("/no/such/route", lab.tokens["writer"])
+    assert (missing.status, missing.text, missing.body) == (404, "404 page not found\n", None)
+    wrong = http.call("DELETE", "/version", lab.tokens["writer"])
+    assert (wrong.status, wrong.text) == (405, "")

@@ -100,7 +100,6 @@ def test_write_answers(fresh: Client) -> None:
         ("GET", "/repos/issues/search?owner=nobody", ALICE_TOKEN, 400),
         ("GET", f"{ISSUES}/9999/comments", ALICE_TOKEN, 500),
         ("PATCH", f"{ISSUES}/1", ALICE_TOKEN, 412),
-        ("GET", "/nope", None, 404),
     ],
 )
 def test_errors(fresh: Client, method: str, path: str, token: str | None, status: int) -> None:

@@ -100,3 +100,14 @@ def test_refused_owner_sends_nothing(mocked: responses.RequestsMock, deps: Deps)
     result = issue_get.run(deps, GetArgs(owner="other", name="secret", number=1))
     assert "not allowed" in failed(result)
     assert len(mocked.calls) == 0
+
+
+def test_a_404_without_giteas_error_body_is_not_blamed_on_the_repository(
+    mocked: responses.RequestsMock, deps: Deps
+) -> None:
+    """A proxy page or an older release without the endpoint: Gitea's router answers plain text, never JSON."""
+    mocked.get(ISSUE, status=404, body="404 page not found\n", content_type="text/plain")
+    mocked.get(f"{ISSUE}/comments", status=404, body="404 page not found\n", content_type="text/plain")
+    text = failed(run(deps))
+    assert text.startswith("GET /repos/acme/widgets/issues/7 answered 404 without Gitea's error body: GITEA_URL")
+    assert "repository" not in text.split(":")[1] and "not found, or this token" not in text
