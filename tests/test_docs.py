@@ -36,3 +36,14 @@ def test_nothing_points_outside_the_repository(outside: str) -> None:
     this = Path(__file__).resolve()
     offenders = [str(p.relative_to(ROOT)) for p in SOURCES if p != this and outside in p.read_text(encoding="utf-8")]
     assert offenders == [], f"{outside!r} is cited by {offenders}"
+
+
+def test_readme_anchors_lead_to_its_headings() -> None:
+    """Every `](#anchor)` in the README names one of its headings, as GitHub spells their anchors."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^#+ (.+)$", readme, re.MULTILINE)
+    slugs = {re.sub(r"[^\w\- ]", "", heading.lower()).strip().replace(" ", "-") for heading in headings}
+    anchors = set(re.findall(r"\]\(#([^)]+)\)", readme))
+    assert anchors and anchors <= slugs, anchors - slugs
