@@ -8,19 +8,25 @@ from the README (.ci/run, checked in tests/test_readme.py).
 from __future__ import annotations
 
 import asyncio
+import inspect
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
 
+import gitea_mcp
+from gitea_mcp import cli
 from gitea_mcp.stdio_client import stdio_session
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+SETTINGS = sorted(set(re.findall(r'"(GITEA_[A-Z_]+)"', inspect.getsource(cli))))
 TOOLS = {"issue_list", "issue_search", "issue_get", "issue_create", "issue_update", "issue_comment"}
 
 
@@ -106,8 +112,27 @@ def test_each_install_path_in_the_readme_gives_a_server_that_starts(checkout: Pa
     done = sh(line, checkout, env)
     command = _installed_command(line, home, fresh, checkout)
     version = subprocess.run([*command, "--version"], env=env, capture_output=True, text=True, timeout=120)
-    assert version.stdout.startswith("gitea-issues-mcp "), version.stderr + done.stderr
+    assert version.stdout.strip() == f"gitea-issues-mcp {gitea_mcp.__version__}", version.stderr + done.stderr
     assert serves(command, env) == TOOLS
+    helped = subprocess.run([*command, "--help"], env=env, capture_output=True, text=True, timeout=120).stdout
+    assert all(variable in helped for variable in SETTINGS) and all(name in helped for name in cli.COMMANDS)
+    # config launches what was installed: the command's own path, or uvx --from this checkout again.
+    configured = subprocess.run([*command, "config", "vscode"], env=env, capture_output=True, text=True, timeout=120)
+    entry = json.loads(configured.stdout)["servers"]["gitea"]
+    launched = [entry["command"], *entry["args"]]
+    assert launched == command or Path(launched[0]).resolve() == Path(command[0]).resolve(), launched
+    if line.startswith("pip wheel"):
+        _wheel_carries_the_registry_name(next((checkout / "dist").glob("*.whl")))
+
+
+def _wheel_carries_the_registry_name(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        text = archive.read(next(name for name in names if name.endswith(".dist-info/METADATA"))).decode("utf-8")
+    assert "Name: gitea-issues-mcp" in text and f"Version: {gitea_mcp.__version__}" in text
+    server = json.loads((ROOT / "server.json").read_text(encoding="utf-8"))
+    assert f"mcp-name: {server['name']}" in text, "PyPI shows the README: the registry reads mcp-name there"
+    assert "gitea_mcp/py.typed" in names
 
 
 def _installed_command(line: str, home: Path, fresh: Path, checkout: Path) -> list[str]:
