@@ -20,6 +20,11 @@ class ToolSpec:
     idempotent: bool = True  # the same call twice leaves the same state; a write that files again is not
 
     @classmethod
+    def reading(cls, name: str, description: str, *scopes: str, scope_note: str = "") -> ToolSpec:
+        """A tool that only reads: read-only, idempotent."""
+        return cls(name=name, description=description, writes=False, scopes=scopes, scope_note=scope_note)
+
+    @classmethod
     def written_once(cls, name: str, description: str, *scopes: str) -> ToolSpec:
         """A tool that files something new (an issue, a comment) at most once: not idempotent (a second call with
         allow_duplicate files again; docs/decisions/0003-writes-once.md), and it reads the token's own login

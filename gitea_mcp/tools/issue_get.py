@@ -23,12 +23,7 @@ DESCRIPTION = (
     "Read one issue or PR (by owner, name, number, or its web link): body, comments (oldest first, 20 per "
     "page), labels, assignees, milestone, state, dates, URL. Texts are cut at max_chars, full size stated."
 )
-SPEC = ToolSpec(
-    name=NAME,
-    description=DESCRIPTION,
-    writes=False,
-    scopes=(scopes.READ_ISSUE,),
-)
+SPEC = ToolSpec.reading(NAME, DESCRIPTION, scopes.READ_ISSUE)
 COMMENTS_PER_PAGE = 20
 DEFAULT_MAX_CHARS = 3000
 

@@ -22,12 +22,7 @@ DESCRIPTION = (
     "List a repository's issues, newest first, a line each, with the total. Pull requests only with type=pulls "
     "or all. since/before: RFC 3339 or YYYY-MM-DD. Text search: issue_search; body and comments: issue_get."
 )
-SPEC = ToolSpec(
-    name=NAME,
-    description=DESCRIPTION,
-    writes=False,
-    scopes=(scopes.READ_ISSUE,),
-)
+SPEC = ToolSpec.reading(NAME, DESCRIPTION, scopes.READ_ISSUE)
 
 STATES = ("open", "closed", "all")
 TYPES = ("issues", "pulls", "all")

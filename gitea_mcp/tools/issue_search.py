@@ -36,13 +36,7 @@ DESCRIPTION = (
     "updated:>=YYYY-MM-DD (>, <, <=, A..B), repo:owner/name, org:X; others are refused. Default: all states, "
     "and all of owner's repositories unless name or repo: is given."
 )
-SPEC = ToolSpec(
-    name=NAME,
-    description=DESCRIPTION,
-    writes=False,
-    scopes=(scopes.READ_ISSUE,),
-    scope_note="(and `read:user` for `@me`)",
-)
+SPEC = ToolSpec.reading(NAME, DESCRIPTION, scopes.READ_ISSUE, scope_note="(and `read:user` for `@me`)")
 
 
 class SearchHit(BaseModel):
