@@ -1,6 +1,6 @@
 """A refused certificate is named by its reason, with the remedy, in `check` and in tool errors — never a trace.
 
-A real HTTPS server on 127.0.0.1 with a self-signed certificate made here by the openssl command; the reasons
+A real HTTPS server on 127.0.0.1 with a self-signed certificate made here (cryptography); the reasons
 this machine cannot produce on demand (an expired certificate) are built as requests would raise them.
 """
 
@@ -9,16 +9,19 @@ from __future__ import annotations
 import http.server
 import json
 import re
-import shutil
 import ssl
-import subprocess
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 import requests
 import urllib3
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from gitea_mcp.cli import FAILED, main
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
@@ -42,19 +45,31 @@ class Forge(http.server.BaseHTTPRequestHandler):
         pass
 
 
-OPENSSL = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost"]
-
-
 @pytest.fixture(scope="module")
 def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A self-signed certificate for the name localhost only (so 127.0.0.1 mismatches it)."""
-    if shutil.which("openssl") is None:
-        pytest.skip("the openssl command makes the test certificate")
+    """A self-signed certificate for the name localhost only (so 127.0.0.1 mismatches it), valid for two days."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.now(UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=5))
+        .not_valid_after(now + timedelta(days=2))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
     where = tmp_path_factory.mktemp("tls")
-    cert, key = where / "cert.pem", where / "key.pem"
-    names = ["-addext", "subjectAltName=DNS:localhost"]
-    subprocess.run([*OPENSSL, *names, "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
-    return cert, key
+    cert_path, key_path = where / "cert.pem", where / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    return cert_path, key_path
 
 
 @pytest.fixture(scope="module")
