@@ -14,6 +14,7 @@ from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue
+from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.issue_filter import IssueFilter
 from gitea_mcp.tools import missing
 from gitea_mcp.tools.base import Deps, rfc3339
@@ -31,8 +32,15 @@ def with_dates(query: IssueFilter) -> IssueFilter:
     return replace(query, since=since, before=before)
 
 
-def fetch_issues(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, limit: int) -> ApiResponse:
-    """One page of issues, with label and milestone names checked in the same round trip."""
+def repo_page(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, limit: int) -> Page[Issue]:
+    """One page of a repository's issues, label and milestone names checked in the same round trip, every row
+    checked to come from there."""
+    served = page_of(_fetch_issues(deps, owner, name, query, page, limit), Issue, limit, page)
+    check_places(deps, served.rows, owner, name)
+    return served
+
+
+def _fetch_issues(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, limit: int) -> ApiResponse:
     checks: list[Callable[[], object]] = []
     if query.labels:
         checks.append(lambda: check_labels(deps, owner, name, list(query.labels)))

@@ -9,7 +9,6 @@ from pydantic import BaseModel, Field
 
 from gitea_mcp import render, scopes
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.gitea.page import page_of
 from gitea_mcp.issue_filter import USER_FILTERS, IssueFilter
 from gitea_mcp.policy import DEFAULT_LIMIT, validate_name
 from gitea_mcp.spec import ToolSpec
@@ -90,8 +89,7 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
             mentioned_by=args.mentioned_by,
         )
     )
-    page = page_of(filters.fetch_issues(deps, owner, name, query, page=args.page, limit=limit), Issue, limit, args.page)
-    filters.check_places(deps, page.rows, owner, name)
+    page = filters.repo_page(deps, owner, name, query, page=args.page, limit=limit)
     out = IssueListResult(
         issues=[_row(issue) for issue in page.rows],
         total=page.total,

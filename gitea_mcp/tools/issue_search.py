@@ -135,11 +135,10 @@ def _from_link(deps: Deps, args: SearchArgs) -> tuple[Scope, Hits]:
     page = args.page if "page" in args.model_fields_set else web.page
     limit = args.limit if "limit" in args.model_fields_set else links.WEB_PAGE_SIZE
     query = web.query
-    served = page_of(filters.fetch_issues(deps, owner, name, query, page, limit), Issue, limit, page)
+    served = filters.repo_page(deps, owner, name, query, page, limit)
     if not web.state_given and query.state == "open" and page == 1 and not served.rows:
         query = replace(query, state="all")  # the web shows every state when the filter matches no open issue
-        served = page_of(filters.fetch_issues(deps, owner, name, query, page, limit), Issue, limit, page)
-    filters.check_places(deps, served.rows, owner, name)
+        served = filters.repo_page(deps, owner, name, query, page, limit)
     return Scope(owner, name), Hits(served, query.list_params())
 
 
@@ -158,15 +157,11 @@ def _fetch(
     quotes = server is not None and server.keyword_mode == "words"
     if scope.name is not None:
         query = ql.repo_filter(parsed, me=me, quotes=quotes)
-        params = query.list_params()
-        response = filters.fetch_issues(deps, scope.owner, scope.name, query, page, limit)
-    else:
-        params = ql.search_filter(parsed, me=me, quotes=quotes).search_params(scope.owner)
-        response = _search_owner(deps, params, page, limit)
-    served = page_of(response, Issue, limit, page)
-    filters.check_places(deps, served.rows, scope.owner, scope.name)
-    if scope.name is None:
-        _check_not_ignored(parsed, served.rows, me)
+        return Hits(filters.repo_page(deps, scope.owner, scope.name, query, page, limit), query.list_params())
+    params = ql.search_filter(parsed, me=me, quotes=quotes).search_params(scope.owner)
+    served = page_of(_search_owner(deps, params, page, limit), Issue, limit, page)
+    filters.check_places(deps, served.rows, scope.owner, None)
+    _check_not_ignored(parsed, served.rows, me)
     return Hits(served, params)
 
 
