@@ -274,6 +274,19 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
             id="unknown-owner",
         ),
         pytest.param(
+            answers(
+                read={"json": [issue(1)], "headers": {"X-Total-Count": "1"}},
+                owner={"json": [issue(1)], "headers": {"X-Total-Count": "1"}},
+            ),
+            {},
+            [
+                "✓ read:issue: 1 open issue visible across every repository it can read",
+                "✓ owner acme: 1 issue (open and closed) visible in its repositories",
+            ],
+            0,
+            id="one-issue-in-the-singular",
+        ),
+        pytest.param(
             answers(owner={"json": [], "headers": {"X-Total-Count": "0"}}),
             {},
             ["! owner acme: exists, but this token sees no issues there", "give the token's user access"],

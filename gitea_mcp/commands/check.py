@@ -245,7 +245,7 @@ def check_read(client: GiteaClient, url: str) -> Line:
     # The search without an owner: every repository the token can read, whoever owns it; open issues only.
     if response.total is None:
         return Line("ok", "read:issue")
-    return Line("ok", f"read:issue: {response.total} open issues visible across every repository it can read")
+    return Line("ok", f"read:issue: {_issues(response.total, 'open ')} visible across every repository it can read")
 
 
 def _write_tools() -> str:
@@ -296,9 +296,13 @@ def _check_owner(client: GiteaClient, owner: str) -> Line:
     if response.total == 0 or (response.total is None and not response.data):
         access = "if its repositories are private, give the token's user access to them"
         return Line("warn", f"owner {owner}: exists, but this token sees no issues there", access)
-    total = response.total
-    count = "issues" if total is None else f"{total} issue{'' if total == 1 else 's'}"
+    count = "issues" if response.total is None else _issues(response.total)
     return Line("ok", f"owner {owner}: {count} (open and closed) visible in its repositories")
+
+
+def _issues(count: int, kind: str = "") -> str:
+    """`1 open issue`, `239 open issues`: both counts check prints agree in number."""
+    return f"{count} {kind}issue{'' if count == 1 else 's'}"
 
 
 def check_page_size(client: GiteaClient) -> Line:
