@@ -34,8 +34,8 @@ def launch(kind: str = "installed", argv0: str | None = None, executable: str | 
     python = Launch(executable or sys.executable, ("-m", "gitea_mcp"))
     if kind == "python":
         return python
-    source = local_source()
     if kind == "uvx" or _in_uv_cache(argv0):
+        source = local_source()  # read from the installed metadata only when uvx needs it
         return Launch("uvx", ("--from", source, DIST) if source else (DIST,))
     if Path(argv0).name.startswith(DIST) and Path(argv0).is_file():
         return Launch(os.path.abspath(argv0))  # not resolved: pipx's link survives an upgrade, its target may not
