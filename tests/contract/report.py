@@ -3,49 +3,92 @@
     python -m tests.contract.report "Gitea 1.25.4=run-1.25.xml" "Forgejo 11.0.15=run-f11.xml" > table.md
 
 Each file comes from `pytest tests/contract --junitxml=FILE` with GITEA_LIVE_URL set (docs/compatibility.md).
+Every test case counts: a parametrized probe (ten web pages, say) is one row whose cell fails when any of its cases
+fails and shows the counts, the totals count cases, and the failed cases are named under the table. This module's
+own tests (test_report) run with the suite but say nothing about a server: they are left out.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import xml.etree.ElementTree as ET
+from collections import Counter
 from dataclasses import dataclass
+
+# A date the label already ends with, e.g. a label copied from an earlier table's header: the run's own date
+# replaces it, so a header never reads `Gitea 1.25.4 (2026-12-01) (2026-12-01)`.
+_DATED = re.compile(r"(\s*\(\d{4}-\d\d-\d\d\))+$")
+
+_OWN_TESTS = "test_report"
 
 
 @dataclass(frozen=True)
 class Run:
     server: str
     date: str
-    results: dict[str, str]  # "test_server::test_x" -> "pass" | "FAIL" | "skip"
+    cases: list[tuple[str, str]]  # ("test_server::test_x[live]", "pass" | "FAIL" | "skip"), every case in order
+
+    @property
+    def probes(self) -> dict[str, list[str]]:
+        """Each probe (a test function) with the outcomes of all its cases."""
+        grouped: dict[str, list[str]] = {}
+        for case, outcome in self.cases:
+            grouped.setdefault(probe_of(case), []).append(outcome)
+        return grouped
+
+
+def probe_of(case: str) -> str:
+    return case.split("[", 1)[0]
 
 
 def read(server: str, path: str) -> Run:
-    suite = ET.parse(path).getroot()
-    suite = suite.find("testsuite") if suite.tag == "testsuites" else suite
+    root = ET.parse(path).getroot()
+    suite = root.find("testsuite") if root.tag == "testsuites" else root
     assert suite is not None, f"{path}: no testsuite"
-    results: dict[str, str] = {}
+    cases: list[tuple[str, str]] = []
     for case in suite.iter("testcase"):
-        probe = f"{case.attrib['classname'].rsplit('.', 1)[-1]}::{case.attrib['name'].split('[')[0]}"
+        module = case.attrib["classname"].rsplit(".", 1)[-1]
+        if module == _OWN_TESTS:
+            continue
         outcome = "pass"
         if case.find("failure") is not None or case.find("error") is not None:
             outcome = "FAIL"
         elif case.find("skipped") is not None:
             outcome = "skip"
-        results[probe] = outcome
-    return Run(server, suite.attrib.get("timestamp", "")[:10], results)
+        cases.append((f"{module}::{case.attrib['name']}", outcome))
+    return Run(_DATED.sub("", server), suite.attrib.get("timestamp", "")[:10], cases)
+
+
+def cell(outcomes: list[str]) -> str:
+    """`pass`, `FAIL`, `skip` for one case; for several, the verdict of them all with the counts."""
+    if len(outcomes) == 1:
+        return outcomes[0]
+    count, n = Counter(outcomes), len(outcomes)
+    skipped = f", {count['skip']} skipped" if count["skip"] else ""
+    if count["FAIL"]:
+        return f"FAIL ({count['pass']}/{n} passed{skipped})"
+    if count["pass"]:
+        return f"pass ({count['pass']}/{n}{skipped})"
+    return f"skip ({n})"
 
 
 def table(runs: list[Run]) -> str:
-    probes = list(dict.fromkeys(probe for run in runs for probe in run.results))
+    grouped = [run.probes for run in runs]
+    probes = list(dict.fromkeys(probe for probes in grouped for probe in probes))
     lines = [
         "| probe | " + " | ".join(f"{run.server} ({run.date})" for run in runs) + " |",
         "|---|" + "---|" * len(runs),
     ]
     for probe in probes:
-        cells = [run.results.get(probe, "—") for run in runs]
+        cells = [cell(probes[probe]) if probe in probes else "—" for probes in grouped]
         lines.append(f"| `{probe}` | " + " | ".join(cells) + " |")
-    totals = [f"{sum(v == 'pass' for v in run.results.values())}/{len(run.results)}" for run in runs]
+    totals = [f"{sum(outcome == 'pass' for _, outcome in run.cases)}/{len(run.cases)}" for run in runs]
     lines.append("| **passed** | " + " | ".join(totals) + " |")
+    failed = [(run.server, [case for case, outcome in run.cases if outcome == "FAIL"]) for run in runs]
+    if any(cases for _, cases in failed):
+        lines += ["", "Failed cases:"]
+        lines += [f"- {server}: " + ", ".join(f"`{case}`" for case in cases) for server, cases in failed if cases]
     return "\n".join(lines)
 
 

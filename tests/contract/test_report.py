@@ -1,8 +1,11 @@
-"""The compatibility table: one column per server run, one row per probe, failures visible."""
+"""The compatibility table: one column per server run, one row per probe, every parametrized case counted."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
+
+import pytest
 
 from tests.contract.report import read, table
 
@@ -10,6 +13,19 @@ RUN = """<?xml version="1.0"?><testsuites><testsuite name="pytest" timestamp="20
 <testcase classname="tests.contract.test_server" name="test_a[live]"/>
 <testcase classname="tests.contract.test_server" name="test_b[live]"><failure message="x"/></testcase>
 </testsuite></testsuites>"""
+
+# Ten cases of one parametrized probe, as pytest writes them; `failing` says which fail, `skipped` which skip.
+WEB = "tests.contract.test_web_pages"
+
+
+def web_run(tmp_path: Path, failing: Collection[int], skipped: Collection[int] = ()) -> Path:
+    cases = []
+    for i in range(10):
+        inner = '<failure message="rows differ"/>' if i in failing else '<skipped message="s"/>' if i in skipped else ""
+        cases.append(f'<testcase classname="{WEB}" name="test_pages[live-issues?page={i}]">{inner}</testcase>')
+    path = tmp_path / "web.xml"
+    path.write_text(RUN.replace("</testsuite>", "".join(cases) + "</testsuite>"), encoding="utf-8")
+    return path
 
 
 def test_table_from_runs(tmp_path: Path) -> None:
@@ -24,5 +40,63 @@ def test_table_from_runs(tmp_path: Path) -> None:
             "| `test_server::test_a` | pass | pass |",
             "| `test_server::test_b` | FAIL | pass |",
             "| **passed** | 1/2 | 2/2 |",
+            "",
+            "Failed cases:",
+            "- Gitea 1.25.4: `test_server::test_b[live]`",
         ]
     )
+
+
+@pytest.mark.parametrize(
+    ("failing", "skipped", "cell", "total"),
+    [
+        (set(), set(), "pass (10/10)", "11/12"),
+        ({0}, set(), "FAIL (9/10 passed)", "10/12"),  # the first case: it was overwritten by the nine after it
+        ({4}, set(), "FAIL (9/10 passed)", "10/12"),
+        ({9}, set(), "FAIL (9/10 passed)", "10/12"),
+        ({2, 3}, {5}, "FAIL (7/10 passed, 1 skipped)", "8/12"),
+        (set(), {1}, "pass (9/10, 1 skipped)", "10/12"),
+        (set(), set(range(10)), "skip (10)", "1/12"),
+    ],
+)
+def test_every_parametrized_case_counts(
+    tmp_path: Path, failing: set[int], skipped: set[int], cell: str, total: str
+) -> None:
+    lines = table([read("Gitea 1.25.4", str(web_run(tmp_path, failing, skipped)))]).splitlines()
+    assert f"| `test_web_pages::test_pages` | {cell} |" in lines
+    assert f"| **passed** | {total} |" in lines
+
+
+def test_a_failing_case_is_named_under_the_table(tmp_path: Path) -> None:
+    text = table([read("Gitea 1.25.4", str(web_run(tmp_path, failing={3})))])
+    assert text.splitlines()[-3:] == [
+        "",
+        "Failed cases:",
+        "- Gitea 1.25.4: `test_server::test_b[live]`, `test_web_pages::test_pages[live-issues?page=3]`",
+    ]
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "Gitea 1.25.4",
+        "Gitea 1.25.4 (2026-12-01)",
+        "Gitea 1.25.4 (2026-11-30)",
+        "Gitea 1.25.4 (2026-12-01) (2026-12-01)",
+    ],
+)
+def test_the_run_date_is_shown_once(tmp_path: Path, label: str) -> None:
+    """A label copied from an earlier table's header (`Gitea 1.25.4 (2026-12-01)`) keeps only this run's date."""
+    path = tmp_path / "run.xml"
+    path.write_text(RUN, encoding="utf-8")
+    assert table([read(label, str(path))]).splitlines()[0] == "| probe | Gitea 1.25.4 (2026-12-01) |"
+
+
+def test_the_reports_own_tests_are_no_probe(tmp_path: Path) -> None:
+    path = tmp_path / "run.xml"
+    own = '<testcase classname="tests.contract.test_report" name="test_table_from_runs"/>'
+    path.write_text(RUN.replace("</testsuite>", own + "</testsuite>"), encoding="utf-8")
+    lines = table([read("Gitea 1.25.4", str(path))]).splitlines()
+    rows = [line.split(" | ")[0] for line in lines[2:5]]
+    assert rows == ["| `test_server::test_a`", "| `test_server::test_b`", "| **passed**"]
+    assert "| **passed** | 1/2 |" in lines
