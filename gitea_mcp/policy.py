@@ -10,6 +10,14 @@ from gitea_mcp.errors import ToolFailure, shown
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 30
 
+
+def cap_limit(limit: int) -> int:
+    """Rows per page, at most MAX_LIMIT: a larger limit is served at the cap (and the answer says so) rather than
+    refused, which would cost the agent a round trip. A server with a smaller MAX_RESPONSE_ITEMS serves fewer still;
+    the page notices that (gitea/page.py). Below 1 is refused by the argument's type (tools/arguments.py)."""
+    return min(limit, MAX_LIMIT)
+
+
 # Gitea's own rule for user, organisation and repository names (letters, digits, - _ .; never . or ..).
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 

@@ -15,7 +15,7 @@ def argument_table(tool: ToolDefinition) -> str:
     rows = ["| argument | type | default | values | meaning |", "|---|---|---|---|---|"]
     for name, prop in schema["properties"].items():
         default = "required" if name in required else _default(prop)
-        meaning = prop.get("description") or _MEANINGS.get(name, "")
+        meaning = " ".join(part for part in (_MEANINGS.get(name), prop.get("description")) if part)
         rows.append(f"| `{name}` | {_type(prop)} | {default} | {_values(prop)} | {meaning} |")
     return "\n".join(rows)
 
@@ -51,4 +51,6 @@ def _values(prop: dict[str, Any]) -> str:
     low, high = prop.get("minimum"), prop.get("maximum")
     if low is not None and high is not None:
         return f"{low}–{high:,}".replace(",", " ")
+    if low is not None:
+        return f"{low} or more"
     return ""

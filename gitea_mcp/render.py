@@ -13,7 +13,7 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel
 
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.policy import DEFAULT_LIMIT
+from gitea_mcp.policy import DEFAULT_LIMIT, MAX_LIMIT
 
 # Characters that render as nothing or reorder text: zero-width, bidirectional overrides and isolates,
 # the Unicode "tag" block. In other people's text they only serve to hide instructions from a reader.
@@ -122,8 +122,12 @@ def counted(number: int, singular: str, plural: str | None = None) -> str:
 
 
 def served_fewer(asked: int, size: int) -> str:
-    """The server's own page-size cap (its MAX_RESPONSE_ITEMS) is below the limit asked for."""
-    return f"limit={asked}, but this server serves at most {size} per page (its MAX_RESPONSE_ITEMS); pages are {size}."
+    """Why pages are `size`, not the limit asked for: more than MAX_LIMIT was asked (policy.cap_limit), and/or the
+    server's own page-size cap (its MAX_RESPONSE_ITEMS) is smaller."""
+    if asked > MAX_LIMIT and size >= MAX_LIMIT:
+        return f"limit={asked} is capped at {MAX_LIMIT}, the most per page; pages are {size}."
+    why = f"limit={asked} is capped at {MAX_LIMIT}, and" if asked > MAX_LIMIT else f"limit={asked}, but"
+    return f"{why} this server serves at most {size} per page (its MAX_RESPONSE_ITEMS); pages are {size}."
 
 
 def span(count: int, page: int, limit: int, total: int | None, has_more: bool) -> str:

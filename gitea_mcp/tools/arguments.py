@@ -11,6 +11,7 @@ import difflib
 import functools
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
@@ -47,7 +48,18 @@ RepoName = Annotated[str, Field(description="Repository.")]
 # Whole numbers only: pydantic would otherwise read `true` as 1 (and edit issue #1) and "7" as 7.
 Number = Annotated[int, Strict(), Field(description="Issue or PR number.", ge=1, le=MAX_NUMBER)]
 PageNumber = Annotated[int, Strict(), Field(ge=1, le=MAX_PAGE)]
-Limit = Annotated[int, Strict(), Field(ge=1, le=MAX_LIMIT)]  # rows per page
+
+
+@dataclass(frozen=True)
+class Capped:
+    """Marks an integer argument whose larger values are capped at `at` (by the tool, through policy), not refused:
+    its schema has no maximum, so a client checking the schema sends limit=100 instead of refusing it."""
+
+    at: int
+
+
+# Rows per page: policy.cap_limit caps it; the schema says so in the fewest bytes (agents read it every turn).
+Limit = Annotated[int, Strict(), Field(ge=1, description=f"Capped at {MAX_LIMIT}."), Capped(MAX_LIMIT)]
 Flag = Annotated[bool, Strict()]  # true or false: not "yes", not 1
 # One schema type (array) for portability; a comma-separated string is accepted too.
 Names = Annotated[
@@ -165,7 +177,11 @@ def _invalid(tool: str, model: type[Arguments], error: Any, given: Mapping[str, 
     if error["type"] == "missing":
         required = [name for name, f in model.model_fields.items() if f.is_required()]
         return f"{key} is required; {tool} needs {', '.join(required)}."
-    return f"{key}={_as_sent(given.get(key))} is not valid; use {expected(field_schema(model, key))}."
+    schema = field_schema(model, key)
+    capped = next((m.at for m in field.metadata if isinstance(m, Capped)), None)
+    if capped is not None:  # the useful range, though more than `capped` is taken (and capped)
+        schema = {**schema, "maximum": capped}
+    return f"{key}={_as_sent(given.get(key))} is not valid; use {expected(schema)}."
 
 
 def _as_sent(value: object) -> str:

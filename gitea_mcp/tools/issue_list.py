@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from gitea_mcp import render, scopes
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.issue_filter import USER_FILTERS, IssueFilter
-from gitea_mcp.policy import DEFAULT_LIMIT, validate_name
+from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import filters
 from gitea_mcp.tools.arguments import Arguments, Limit, Names, Owner, PageNumber, RepoName
@@ -75,7 +75,7 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
     for key in USER_FILTERS:  # usernames follow the same rule as owner names
         if (login := getattr(args, key)) is not None:
             validate_name(login, key)
-    limit = args.limit
+    limit = cap_limit(args.limit)
     query = filters.with_dates(
         IssueFilter(
             state=choice(args.state, STATES, "state"),  # type: ignore[arg-type]  # checked against STATES

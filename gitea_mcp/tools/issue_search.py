@@ -21,7 +21,7 @@ from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.gitea.server import ServerInfo
-from gitea_mcp.policy import DEFAULT_LIMIT, validate_name
+from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import filters, links
 from gitea_mcp.tools.arguments import Arguments, Limit, PageNumber
@@ -86,10 +86,13 @@ def run(deps: Deps, args: SearchArgs) -> CallToolResult:
 def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
     if web_links.looks_like_link(args.query):
         scope, hits = _from_link(deps, args)
-        return _answer(args, scope, hits, [_WEB_NOTE] if hits.page.size == links.WEB_PAGE_SIZE else [])
+        notes = [_WEB_NOTE] if hits.page.size == links.WEB_PAGE_SIZE else []
+        if "limit" in args.model_fields_set and hits.page.size != args.limit:
+            notes.append(render.served_fewer(args.limit, hits.page.size))
+        return _answer(args, scope, hits, notes)
     parsed = ql.parse_query(args.query)
     scope = _scope(deps, parsed, args)
-    limit = args.limit
+    limit = cap_limit(args.limit)
     me = _me(deps, parsed)
     named_author = parsed.author is not None and not ql.is_me(parsed.author, me)
     server = deps.catalog.server(deps.client) if parsed.keywords or named_author else None
@@ -133,7 +136,7 @@ def _from_link(deps: Deps, args: SearchArgs) -> tuple[Scope, Hits]:
         raise ToolFailure(f"owner/name disagree with the link ({owner}/{name}); give one or the other.")
     web = links.web_list(deps, link)
     page = args.page if "page" in args.model_fields_set else web.page
-    limit = args.limit if "limit" in args.model_fields_set else links.WEB_PAGE_SIZE
+    limit = cap_limit(args.limit) if "limit" in args.model_fields_set else links.WEB_PAGE_SIZE
     query = web.query
     served = filters.repo_page(deps, owner, name, query, page, limit)
     if not web.state_given and query.state == "open" and page == 1 and not served.rows:

@@ -179,6 +179,14 @@ def test_the_agents_own_page_and_limit_win(forge: StandIn, deps: Deps) -> None:
     )
 
 
+def test_a_limit_above_the_cap_on_a_link_is_capped_and_said(forge: StandIn, deps: Deps) -> None:
+    url = f"{forge.url}/acme/widgets/issues?state=all"
+    text, data = ok(issue_search.TOOL.call(deps, {"query": url, "limit": 100}))
+    assert data["limit"] == 50 and len(data["results"]) == 50 and data["has_more"] is True
+    assert "note: limit=100 is capped at 50, the most per page; pages are 50." in text.splitlines()
+    assert text.splitlines()[-1].endswith(" limit=50 page=2")
+
+
 @pytest.mark.parametrize(
     ("link", "sentence"),
     [

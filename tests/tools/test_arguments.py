@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
-from gitea_mcp.tools.arguments import parse
+from gitea_mcp.tools.arguments import input_schema, parse
 from gitea_mcp.tools.base import Deps, ToolDefinition
 from tests.support.results import failed
 
@@ -102,3 +102,11 @@ def test_null_is_not_given() -> None:
     args = parse("issue_update", issue_update.UpdateArgs, {**ISSUE, "labels": None, "title": None, "state": None})
     assert not args.edits_fields() and not args.edits_labels()
     assert parse("issue_list", issue_list.ListArgs, {**REPO, "labels": None, "limit": None}).limit == 30
+
+
+@pytest.mark.parametrize("tool", [issue_list.TOOL, issue_search.TOOL])
+def test_the_schema_says_a_larger_limit_is_capped_not_refused(tool: ToolDefinition) -> None:
+    """A client that checks arguments against the schema must not refuse limit=100 before the tool can cap it."""
+    limit = input_schema(tool.args)["properties"]["limit"]
+    assert "maximum" not in limit and limit["minimum"] == 1
+    assert limit["description"] == "Capped at 50."

@@ -124,9 +124,38 @@ def test_total_header(
     assert phrase in text
 
 
-@pytest.mark.parametrize("asked", [100, 51, 0, -5])
-def test_limit_out_of_range_is_refused_before_a_request(deps: Deps, asked: int) -> None:
+@pytest.mark.parametrize("asked", [0, -5])
+def test_limit_below_one_is_refused_before_a_request(deps: Deps, asked: int) -> None:
     assert failed(run(deps, limit=asked)) == f"limit={asked!r} is not valid; use a whole number from 1 to 50."
+
+
+@pytest.mark.parametrize(
+    ("asked", "served", "note", "next_limit"),
+    [
+        pytest.param(51, 50, "limit=51 is capped at 50, the most per page; pages are 50.", 50, id="just-over"),
+        pytest.param(100, 50, "limit=100 is capped at 50, the most per page; pages are 50.", 50, id="hundred"),
+        pytest.param(10**9, 50, "limit=1000000000 is capped at 50, the most per page; pages are 50.", 50, id="huge"),
+        pytest.param(
+            100,
+            20,
+            "limit=100 is capped at 50, and this server serves at most 20 per page (its MAX_RESPONSE_ITEMS); "
+            "pages are 20.",
+            20,
+            id="server-serves-fewer",
+        ),
+    ],
+)
+def test_limit_above_the_cap_is_capped_and_said(
+    mocked: responses.RequestsMock, deps: Deps, asked: int, served: int, note: str, next_limit: int
+) -> None:
+    """A larger limit costs no round trip: the page is served at the cap, the answer says so, and the next-page hint
+    carries the limit really served."""
+    mocked.get(ISSUES, json=page_of(served), headers={"X-Total-Count": "120"})
+    text, data = ok(run(deps, limit=asked))
+    assert sent_params(mocked)["limit"] == "50"
+    assert data["limit"] == next_limit and len(data["issues"]) == served
+    assert f"note: {note}" in text.splitlines()
+    assert f"help: next page: issue_list owner=acme name=widgets limit={next_limit} page=2" in text.splitlines()
 
 
 def test_limit_at_the_bounds(mocked: responses.RequestsMock, deps: Deps) -> None:

@@ -253,3 +253,30 @@ def test_rows_of_other_owners_are_never_shown(mocked: responses.RequestsMock, de
         "shown. A proxy in front of Gitea may be dropping parameters."
     )
     assert "secret" not in text.split("'other/secret'")[1]
+
+
+@pytest.mark.parametrize(
+    ("url", "kw", "expected_call"),
+    [
+        pytest.param(REPO_ISSUES, {"owner": "acme", "name": "widgets"}, "owner=acme name=widgets", id="one-repository"),
+        pytest.param(SEARCH, {"owner": "acme"}, "owner=acme", id="across-repositories"),
+    ],
+)
+def test_a_limit_above_the_cap_is_capped_and_said(
+    mocked: responses.RequestsMock, deps: Deps, url: str, kw: dict[str, Any], expected_call: str
+) -> None:
+    mocked.get(url, json=[issue(n) for n in range(100, 50, -1)], headers={"X-Total-Count": "75"})
+    text, data = ok(run(deps, "crash", limit=100, **kw))
+    assert sent_params(mocked)["limit"] == "50" and data["limit"] == 50 and len(data["results"]) == 50
+    assert "note: limit=100 is capped at 50, the most per page; pages are 50." in text.splitlines()
+    assert f"help: next page: issue_search query=crash {expected_call} limit=50 page=2" in text.splitlines()
+
+
+def test_keywords_with_assignee_filtered_here_are_capped_too(mocked: responses.RequestsMock, deps: Deps) -> None:
+    serve_version(mocked, "1.25.4")
+    rows = [assigned(n, "bob") for n in range(100, 40, -1)]
+    mocked.get(REPO_ISSUES, json=rows[:50], headers={"X-Total-Count": "60"})
+    mocked.get(REPO_ISSUES, json=rows[50:], headers={"X-Total-Count": "60"})
+    text, data = ok(run(deps, "crash assignee:bob", owner="acme", name="widgets", limit=80))
+    assert data["limit"] == 50 and len(data["results"]) == 50 and data["has_more"] is True
+    assert "note: limit=80 is capped at 50, the most per page; pages are 50." in text.splitlines()
