@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import unicodedata
@@ -35,11 +34,50 @@ def clean(text: str) -> str:
 
 
 def one_line(text: str) -> str:
-    """A title or name made safe for a one-line row: cleaned, newlines shown as ⏎, runs of spaces folded."""
+    """Text made safe for one line of our own (an error, a fence's label): cleaned, newlines shown as ⏎, runs of
+    spaces folded. Not for other people's titles and names in a result: those are `exact` (it reads back)."""
     if text.isascii() and text.isprintable() and "  " not in text and text == text.strip():
         return text  # most titles: nothing to clean (no controls, no invisible characters are ASCII-printable)
     text = clean(text).replace("\r\n", "\n").replace("\r", "\n").replace("\n", " ⏎ ").replace("\t", " ")
     return " ".join(text.split())
+
+
+# What the text face never shows raw in other people's one-line text: what `clean` removes (invisible, bidi, tag
+# characters, controls) and every whitespace character but the plain space (line breaks, tabs, no-break spaces).
+_HIDDEN = re.compile(f"{_INVISIBLE.pattern}|{_CONTROL.pattern}|[^\\S ]")
+_ESCAPED = re.compile(f'{_HIDDEN.pattern}|["\\\\]')
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group(0)
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    code = ord(char)
+    if code > 0xFFFF:  # JSON spells a character beyond the BMP (the tag block) as its UTF-16 surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def quoted(text: str) -> str:
+    """The exact text as a JSON string: `"Double  spaced   title"`, `"Zero\\u200bwidth"`. Decoded, it is the text
+    itself; shown, it holds no line break, control or invisible character (those are escaped, so a reader sees
+    them instead of being fooled by them)."""
+    return '"' + _ESCAPED.sub(_escape, text) + '"'
+
+
+def plain(text: str) -> bool:
+    """Whether the text shown bare reads back exactly: no run of spaces, no space at either end, nothing hidden,
+    not empty, and no leading quote (which would read as a quoted text)."""
+    return bool(text) and not _HIDDEN.search(text) and "  " not in text and text.strip(" ") == text and text[0] != '"'
+
+
+def exact(text: str) -> str:
+    """Other people's one-line text (a title, a label or milestone name, an author) in the text face: as it is
+    when that reads back exactly, else quoted JSON-style. Copied back into a tool (issue_update title=…, labels=…)
+    it is the server's text, so it rewrites nothing: folding `Double  spaced   title` to single spaces would."""
+    return text if plain(text) else quoted(text)
 
 
 # What could pass for one of a row's fields after the title: [labels], @assignees, Nc, a date, or a quote.
@@ -48,26 +86,28 @@ _LABEL_LIKE = re.compile(r'[\[\],"]')
 
 
 def inline(text: str, risky: re.Pattern[str] = _FIELD_LIKE) -> str:
-    """Other people's one-line text inside a row: quoted, JSON-style, when it could pass for another field
+    """Other people's one-line text inside a row: `exact`, and quoted too when it could pass for another field
     (a title `Fix [security] @admin 9c` would otherwise read as labels, an assignee and a count)."""
-    return json.dumps(text, ensure_ascii=False) if risky.search(text) else text
+    return quoted(text) if risky.search(text) else exact(text)
 
 
 def label_inline(name: str) -> str:
     return inline(name, _LABEL_LIKE)
 
 
-# The facts of an issue as every tool shows them: other people's names cleaned, nulls as defaults. One table,
-# built once; `issue_facts` picks the fields a model declares.
+# The facts of an issue as the structured face holds them: the server's exact text (titles, label and milestone
+# names, authors: nothing folded, cleaned or normalised, so they read back and match when sent back; JSON escapes
+# line breaks and controls), nulls as defaults. The text face shows them through `exact`, `inline`, `facts_line`.
+# One table, built once; `issue_facts` picks the fields a model declares.
 _FACTS: dict[str, Callable[[Issue], Any]] = {
     "number": lambda issue: issue.number,
-    "title": lambda issue: one_line(issue.title),
+    "title": lambda issue: issue.title,
     "state": lambda issue: issue.state,
     "is_pull": lambda issue: issue.pull_request is not None,
-    "author": lambda issue: one_line(issue.author),  # original_author of a migrated issue is free text
-    "labels": lambda issue: [one_line(label.name) for label in issue.labels],
+    "author": lambda issue: issue.author,  # original_author of a migrated issue is free text
+    "labels": lambda issue: [label.name for label in issue.labels],
     "assignees": lambda issue: [user.login for user in issue.assignees],
-    "milestone": lambda issue: one_line(issue.milestone.title) if issue.milestone else None,
+    "milestone": lambda issue: issue.milestone.title if issue.milestone else None,
     "comments": lambda issue: issue.comments,
     "created_at": lambda issue: issue.created_at,
     "updated_at": lambda issue: issue.updated_at,
@@ -82,16 +122,17 @@ def issue_facts(issue: Issue, fields: Iterable[str]) -> dict[str, Any]:
     return {field: _FACTS[field](issue) for field in fields if field in _FACTS}
 
 
-# How each fact of an issue reads in a facts line; a fact that is empty is left out.
+# How each fact of an issue reads in a facts line; a fact that is empty is left out. Other people's text through
+# `exact`, label names so that none can split the list.
 _FACT_TEXT: dict[str, Callable[[Any], str]] = {
     "state": lambda v: f"state {v}",
-    "author": lambda v: f"author @{v}",
+    "author": lambda v: f"author @{exact(v)}",
     "created_at": lambda v: f"created {v}",
     "updated_at": lambda v: f"updated {v}",
     "closed_at": lambda v: f"closed {v}",
     "due_date": lambda v: f"due {v}",
-    "milestone": lambda v: f"milestone {v}",
-    "labels": lambda v: f"labels {', '.join(v)}",
+    "milestone": lambda v: f"milestone {exact(v)}",
+    "labels": lambda v: f"labels {', '.join(label_inline(name) for name in v)}",
     "assignees": lambda v: f"assignees {' '.join('@' + a for a in v)}",
 }
 
@@ -110,7 +151,9 @@ def clip(text: str, max_chars: int) -> tuple[str, bool]:
 
 
 def untrusted(label: str, text: str) -> str:
-    """Wrap other people's text so a model can tell data from instructions, and so it cannot close the wrapper."""
+    """Wrap other people's text so a model can tell data from instructions, and so it cannot close the wrapper.
+    Cleaned (render.clean): the text face never shows invisible or bidi characters; the structured face has the
+    exact text."""
     body = _FENCE_TAG.sub("‹", clean(text))
     source = re.sub(r'["<>]', "", one_line(label))
     return f'<untrusted source="{source}">\n{body}\n{_UNTRUSTED_END}'

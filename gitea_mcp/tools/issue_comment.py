@@ -107,7 +107,7 @@ def _answer(owner: str, name: str, number: int, comment: Comment, count: int, ou
     out = WrittenComment(
         id=comment.id,
         issue=number,
-        author=render.one_line(comment.author),
+        author=comment.author,
         created_at=comment.created_at,
         html_url=comment.html_url,
         issue_comments=count,
@@ -121,7 +121,8 @@ def _answer(owner: str, name: str, number: int, comment: Comment, count: int, ou
     lines = [
         f"{owner}/{name}#{number} comment {out.id} {verb}",
         f"url {out.html_url}",
-        f"author @{out.author} · created {out.created_at} · the issue now has {render.counted(count, 'comment')}",
+        f"author @{render.exact(out.author)} · created {out.created_at} · "
+        f"the issue now has {render.counted(count, 'comment')}",
     ]
     if outcome == "already_existed":
         lines += render.help_lines(["to post it again anyway, call issue_comment with allow_duplicate=true."])

@@ -138,7 +138,7 @@ def _to_linked_comment(args: GetArgs, comments: list[Comment], linked: int | Non
 
 
 def _detail(issue: Issue, comments: list[Comment], args: GetArgs) -> IssueDetail:
-    body = render.clean(issue.body or "")
+    body = issue.body or ""  # exact here; the text face cleans it inside its fence (render.untrusted)
     start = (args.comments_page - 1) * COMMENTS_PER_PAGE
     return IssueDetail(
         # `comments` here is the comments themselves, not Gitea's count.
@@ -154,10 +154,10 @@ def _detail(issue: Issue, comments: list[Comment], args: GetArgs) -> IssueDetail
 
 
 def _comment(comment: Comment, max_chars: int) -> CommentOut:
-    body = render.clean(comment.body)
+    body = comment.body
     return CommentOut(
         id=comment.id,
-        author=render.one_line(comment.author),
+        author=comment.author,
         created_at=comment.created_at,
         updated_at=comment.updated_at,
         body=render.clip(body, max_chars)[0],
@@ -169,7 +169,7 @@ def _comment(comment: Comment, max_chars: int) -> CommentOut:
 def _text(owner: str, name: str, d: IssueDetail, args: GetArgs, failed: GiteaError | None, linked: int | None) -> str:
     kind = "pull request" if d.is_pull else "issue"
     state = "merged" if d.merged else d.state
-    lines = [f"{owner}/{name}#{d.number} ({state} {kind}{', locked' if d.locked else ''}) {d.title}"]
+    lines = [f"{owner}/{name}#{d.number} ({state} {kind}{', locked' if d.locked else ''}) {render.exact(d.title)}"]
     facts = render.facts_line(
         d, ("author", "created_at", "updated_at", "closed_at", "due_date", "milestone", "labels", "assignees")
     )

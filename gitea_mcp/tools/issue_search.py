@@ -278,10 +278,10 @@ def _hit(issue: Issue, scope: Scope) -> SearchHit:
     repo = issue.repository.full_name if issue.repository and issue.repository.full_name else str(scope)
     return SearchHit(
         number=issue.number,
-        title=render.one_line(issue.title),
+        title=issue.title,
         state=issue.state,
         is_pull=issue.pull_request is not None,
-        author=render.one_line(issue.author),
+        author=issue.author,
         created_at=issue.created_at,
         repository=repo,
         html_url=issue.html_url,
@@ -304,7 +304,7 @@ def _text(out: SearchResult, scope: Scope, args: SearchArgs, notes: list[str]) -
 def _row(hit: SearchHit, cross: bool) -> str:
     where = f"{hit.repository}#{hit.number}" if cross else f"#{hit.number}"
     kind = "PR, " if hit.is_pull else ""
-    return f"{where} ({kind}{hit.state}) {render.inline(hit.title)} @{hit.author} {hit.created_at[:10]}"
+    return f"{where} ({kind}{hit.state}) {render.inline(hit.title)} @{render.inline(hit.author)} {hit.created_at[:10]}"
 
 
 def _next_steps(out: SearchResult, scope: Scope, args: SearchArgs) -> list[str]:

@@ -243,7 +243,7 @@ def _changes_only(payload: dict[str, Any], current: Issue) -> dict[str, Any]:
     """Leave out what is already as asked, so the answer reports real changes only (milestone="" on an issue with
     none is "unchanged", not "updated (milestone)") and a no-op sends no write at all."""
     now: dict[str, object] = {
-        "title": current.title,
+        "title": current.title.strip(),  # the title is sent stripped; one with spaces at either end is the same
         "body": current.body or "",
         "state": current.state,
         "milestone": current.milestone.id if current.milestone else 0,

@@ -169,7 +169,7 @@ def written(issue: Issue, outcome: str, warnings: list[str]) -> WrittenIssue:
 def written_text(owner: str, name: str, out: WrittenIssue, verb: str, hints: list[str]) -> str:
     """`acme/widgets#7 created: Title`, the URL, one line of facts, warnings and hints."""
     facts = render.facts_line(out, ("state", "author", "updated_at", "labels", "assignees", "milestone", "due_date"))
-    lines = [f"{owner}/{name}#{out.number} {verb}: {out.title}", f"url {out.html_url}", facts]
+    lines = [f"{owner}/{name}#{out.number} {verb}: {render.exact(out.title)}", f"url {out.html_url}", facts]
     lines += [f"warning: {w}" for w in out.warnings]
     lines += render.help_lines(hints)
     return "\n".join(lines)

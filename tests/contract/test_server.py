@@ -296,6 +296,16 @@ def test_create_answers_201(http: Http, lab: Lab) -> None:
     assert answer.body["milestone"]["title"] == "v1" and answer.body["assignees"][0]["login"] == lab.assignee
 
 
+def test_text_is_kept_exactly_but_create_trims_the_titles_ends(http: Http, lab: Lab) -> None:
+    """Runs of spaces, tabs, invisible characters stay in titles and bodies; only creating trims a title's ends."""
+    title, body = " Double  spaced\ttitle\u200b ", "a  b\n\u200b "
+    created = create(http, lab, "writer", title=title, body=body)
+    assert created.status == 201
+    assert (created.body["title"], created.body["body"]) == ("Double  spaced\ttitle\u200b", body)
+    edited = http.call("PATCH", lab.path("issues", created.body["number"]), lab.tokens["writer"], json={"title": title})
+    assert edited.status == 201 and edited.body["title"] == title
+
+
 def test_create_silently_drops_unknown_label_and_milestone_ids(http: Http, lab: Lab) -> None:
     answer = create(http, lab, "writer", labels=[999999], milestone=999999)
     assert answer.status == 201 and answer.body["labels"] == [] and answer.body["milestone"] is None

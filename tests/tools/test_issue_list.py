@@ -77,7 +77,7 @@ def test_happy_path_text_and_structure(mocked: responses.RequestsMock, deps: Dep
     lines = text.splitlines()
     assert lines[0] == "acme/widgets issues (state=open): 42 matches, showing 1–2"
     assert "#12 Crash on login [bug,ui] @bob 3c 2026-11-20/11-28" in lines
-    assert "#11 Title with ⏎ newline 2025-12-01/2026-01-02" in lines
+    assert '#11 "Title with\\nnewline" 2025-12-01/2026-01-02' in lines
     assert "help: web URL: https://gitea.test/acme/widgets/issues/<number>" in lines
     assert "help: next page: issue_list owner=acme name=widgets limit=2 page=2" in lines
     assert "https://gitea.test/acme/widgets/issues/12" not in text, "no per-row URL"
@@ -330,3 +330,14 @@ def test_never_more_rows_than_asked(mocked: responses.RequestsMock, deps: Deps) 
     mocked.get(ISSUES, json=[issue(n) for n in range(500, 0, -1)], headers={"X-Total-Count": "500"})
     _, data = ok(run(deps, limit=5))
     assert [row["number"] for row in data["issues"]] == [500, 499, 498, 497, 496]
+
+
+def test_whitespace_in_titles_and_label_names_is_kept_exactly(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """Gitea keeps runs of spaces (and a label name's trailing space): the structured face holds the exact text, the
+    text face quotes it where showing it bare would not be exact, so a copied title rewrites nothing."""
+    rows = [issue(5, "Double  spaced   title", labels=[label("needs  triage ", 9), label("bug", 1)])]
+    mocked.get(ISSUES, json=rows, headers={"X-Total-Count": "1"})
+    text, data = ok(run(deps))
+    assert data["issues"][0]["title"] == "Double  spaced   title"
+    assert data["issues"][0]["labels"] == ["needs  triage ", "bug"]
+    assert '#5 "Double  spaced   title" ["needs  triage ",bug] 2026-11-20/11-28' in text.splitlines()

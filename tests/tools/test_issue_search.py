@@ -280,3 +280,13 @@ def test_keywords_with_assignee_filtered_here_are_capped_too(mocked: responses.R
     text, data = ok(run(deps, "crash assignee:bob", owner="acme", name="widgets", limit=80))
     assert data["limit"] == 50 and len(data["results"]) == 50 and data["has_more"] is True
     assert "note: limit=80 is capped at 50, the most per page; pages are 50." in text.splitlines()
+
+
+def test_titles_are_exact_in_both_faces(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(SEARCH, json=[issue(4, "Double  spaced   title", repo="gadgets"), issue(3, "Zero\u200bwidth")],
+               headers={"X-Total-Count": "2"})  # fmt: skip
+    text, data = ok(run(deps, "title", owner="acme"))
+    assert [hit["title"] for hit in data["results"]] == ["Double  spaced   title", "Zero\u200bwidth"]
+    lines = text.splitlines()
+    assert 'acme/gadgets#4 (open) "Double  spaced   title" @alice 2026-11-20' in lines
+    assert 'acme/widgets#3 (open) "Zero\\u200bwidth" @alice 2026-11-20' in lines

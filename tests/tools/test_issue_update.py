@@ -75,6 +75,8 @@ def test_only_given_fields_are_sent(
         pytest.param({"due_date": ""}, {}, id="clear-a-due-date-there-is-none-of"),
         pytest.param({"state": "open"}, {}, id="open-an-open-issue"),
         pytest.param({"title": "Crash on login "}, {}, id="same-title"),
+        # Gitea keeps what an edit sends, spaces at either end included: the exact title copied back is no change.
+        pytest.param({"title": " Double  spaced "}, {"title": " Double  spaced "}, id="same-title-with-spaces"),
         pytest.param({"due_date": "2026-12-24"}, {"due_date": "2026-12-24T23:59:59Z"}, id="same-due-day"),
         pytest.param(
             {"milestone": "5", "state": "closed"}, {"milestone_": MILESTONES[0], "state": "closed"}, id="both"
@@ -271,3 +273,14 @@ def test_fields_a_non_writer_cannot_change_are_reported(gitea: responses.Request
         "here."
     ]
     assert "warning: Gitea did not apply assignees" in text
+
+
+def test_the_written_issue_is_the_exact_text(gitea: responses.RequestsMock, deps: Deps) -> None:
+    title = "Double  spaced   title"
+    gitea.patch(ISSUE, status=201, json=issue(7, title, labels=[label("needs  triage ", 9)]))
+    text, data = ok(run(deps, title=title))
+    assert writes_sent(gitea) == [("PATCH", "/repos/acme/widgets/issues/7", {"title": title})]
+    assert data["title"] == title and data["labels"] == ["needs  triage "]
+    lines = text.splitlines()
+    assert lines[0] == f'acme/widgets#7 updated (title): "{title}"'
+    assert 'labels "needs  triage "' in lines[2]

@@ -45,6 +45,7 @@ def create_issue(call: Call) -> Response:
         raise ApiError(422, "[Title]: Required")
     if len(title) > 255:
         raise ApiError(422, "[Title]: MaxSize")
+    title = title.strip()  # creating trims the title's ends (after the form's checks); editing keeps it as sent
     writer = can_write(call, repo)
     assignees = _create_assignees(call, repo, form) if writer else []
     issue = call.store.new_issue(
