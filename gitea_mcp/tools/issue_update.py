@@ -69,19 +69,24 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
     current, catalogue, milestone_id = _load(deps, owner, name, base, args)
     done = Done()
     issue = current
-    if args.assignees is not None:
+    if args.assignees is not None and not _same_people(args.assignees, current):
         # Alone first: an unknown assignee makes Gitea fail (500) after saving whatever else came with it.
         issue = _patch(deps, base, {"assignees": args.assignees}, done, assignees=args.assignees)
+        done.changed += ["assignees"] if _same_people(args.assignees, issue) else []  # else see _ignored
     if catalogue is not None:
         issue = _write_labels(deps, base, issue, catalogue, args, done)
     payload = _changes_only(_payload(args, milestone_id, current.server_offset), current)
     if payload:
         issue = _patch(deps, base, payload, done)
-        done.changed += [key for key in ("title", "body", "state", "milestone", "due_date") if key in payload]
-        done.changed += ["due_date"] if "unset_due_date" in payload else []
+        before, after = _facts(current), _facts(issue)  # what Gitea left as it was is not a change: see _ignored
+        done.changed += [_FIELD_OF.get(key, key) for key in payload if before[key] != after[key]]
     warnings = _ignored(issue, args, milestone_id)
     out = writes.written(issue, "updated" if done.changed else "unchanged", [*done.notes, *warnings])
-    verb = f"updated ({', '.join(done.changed)})" if done.changed else "unchanged (it already was as asked)"
+    verb = (
+        f"updated ({', '.join(done.changed)})"
+        if done.changed
+        else f"unchanged ({'Gitea did not apply what was asked' if warnings else 'it already was as asked'})"
+    )
     return render.result(writes.written_text(owner, name, out, verb, []), out)
 
 
@@ -93,16 +98,16 @@ class Done:
     notes: list[str] = field(default_factory=list)
 
 
+_FIELD_OF = {"unset_due_date": "due_date"}  # a payload key as the field it changes
+
+
 def _patch(
     deps: Deps, base: list[Segment], payload: dict[str, Any], done: Done, assignees: list[str] | None = None
 ) -> Issue:
     try:
-        issue = deps.client.write("PATCH", base, payload).one(Issue)
+        return deps.client.write("PATCH", base, payload).one(Issue)
     except GiteaError as exc:
         raise _failed(exc, done, assignees) from None
-    if assignees is not None:
-        done.changed.append("assignees")
-    return issue
 
 
 def _failed(exc: GiteaError, done: Done, assignees: list[str] | None) -> ToolFailure:
@@ -242,15 +247,26 @@ def _payload(args: UpdateArgs, milestone_id: int | None, offset: str) -> dict[st
 def _changes_only(payload: dict[str, Any], current: Issue) -> dict[str, Any]:
     """Leave out what is already as asked, so the answer reports real changes only (milestone="" on an issue with
     none is "unchanged", not "updated (milestone)") and a no-op sends no write at all."""
-    now: dict[str, object] = {
-        "title": current.title.strip(),  # the title is sent stripped; one with spaces at either end is the same
-        "body": current.body or "",
-        "state": current.state,
-        "milestone": current.milestone.id if current.milestone else 0,
-        "unset_due_date": current.due_date is None or None,
-        "due_date": f"{current.due_date}T12:00:00" if current.due_date else None,
-    }
+    now = _facts(current)
     return {key: value for key, value in payload.items() if not _same(now.get(key), value)}
+
+
+def _facts(issue: Issue) -> dict[str, object]:
+    """The issue's fields under the payload's keys, as a payload would set them."""
+    return {
+        "title": issue.title.strip(),  # the title is sent stripped; one with spaces at either end is the same
+        "body": issue.body or "",
+        "state": issue.state,
+        "milestone": issue.milestone.id if issue.milestone else 0,
+        "unset_due_date": issue.due_date is None or None,
+        "due_date": f"{issue.due_date}T12:00:00" if issue.due_date else None,
+    }
+
+
+def _same_people(asked: list[str], current: Issue) -> bool:
+    """Whether the issue already has exactly these assignees (logins compare case-insensitively, as Gitea's do):
+    then nothing is sent, since Gitea would answer a PATCH of the same set as if it had changed something."""
+    return {login.lower() for login in asked} == {user.login.lower() for user in current.assignees}
 
 
 def _same(now: object, asked: object) -> bool:

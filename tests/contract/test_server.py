@@ -363,6 +363,26 @@ def test_edit_with_an_unknown_assignee_fails_after_saving_the_title(http: Http, 
     assert http.ok("GET", lab.path("issues", number), lab.tokens["writer"])["title"] == "Saved anyway"
 
 
+# (title sent, kept by Gitea from 1.24: by display width, kept by older Gitea and Forgejo: at 252 bytes).
+LONG_TITLES = [
+    ("a" * 300, "a" * 252 + "…", "a" * 252 + "…"),
+    ("漢" * 130, "漢" * 126 + "…", "漢" * 84 + "…"),
+    ("é" * 200, "é" * 200, "é" * 126 + "…"),  # 400 bytes: whole by width (each counts 1)
+    ("a" * 254 + "é", "a" * 254 + "é", "a" * 252 + "…"),  # a rest of up to three characters that fits stays
+]
+
+
+def test_a_long_title_is_cut_on_create_and_on_edit(http: Http, lab: Lab, target: Target) -> None:
+    by_width = target.version.gitea(low=(1, 24))
+    for sent, *kept in LONG_TITLES:
+        created = create(http, lab, "writer", title=sent)
+        assert created.status == 201 and created.body["title"] == kept[not by_width], created.body["title"]
+    number = create(http, lab, "writer").body["number"]
+    for sent, *kept in LONG_TITLES[:2]:
+        edited = http.call("PATCH", lab.path("issues", number), lab.tokens["writer"], json={"title": sent})
+        assert edited.status == 201 and edited.body["title"] == kept[not by_width], edited.body["title"]
+
+
 def label_names(answer: Answer) -> list[str]:
     assert answer.status in (200, 201), answer.text
     return sorted(x["name"] for x in answer.body)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import pytest
@@ -47,7 +48,7 @@ def writes_sent(rsps: responses.RequestsMock) -> list[tuple[str, str, Any]]:
         pytest.param({"state": "closed"}, {"state": "closed"}, {}, id="close"),
         pytest.param({"state": "open"}, {"state": "open"}, {"state": "closed"}, id="reopen"),
         pytest.param({"assignees": ["bob", "carol"]}, {"assignees": ["bob", "carol"]}, {}, id="assignees"),
-        pytest.param({"assignees": []}, {"assignees": []}, {}, id="clear-assignees"),
+        pytest.param({"assignees": []}, {"assignees": []}, {"assignees": ["bob"]}, id="clear-assignees"),
         pytest.param({"milestone": "v1.1"}, {"milestone": 6}, {}, id="milestone-title"),
         pytest.param({"milestone": "5"}, {"milestone": 5}, {}, id="milestone-id"),
         pytest.param({"milestone": ""}, {"milestone": 0}, {"milestone_": MILESTONES[0]}, id="milestone-clear"),
@@ -62,10 +63,23 @@ def test_only_given_fields_are_sent(
     gitea: responses.RequestsMock, deps: Deps, args: dict[str, Any], payload: dict[str, Any], before: dict[str, Any]
 ) -> None:
     gitea.upsert(responses.GET, ISSUE, json=issue(7, labels=[LABELS[0]], **before))
-    gitea.patch(ISSUE, status=201, json=issue(7, state=args.get("state", "open")))
+    gitea.add_callback(responses.PATCH, ISSUE, callback=partial(edited, {"labels": [LABELS[0]], **before}))
     text, data = ok(run(deps, **args))
     assert writes_sent(gitea) == [("PATCH", "/repos/acme/widgets/issues/7", payload)]
     assert data["outcome"] == "updated" and text.startswith("acme/widgets#7 updated (")
+
+
+def edited(before: dict[str, Any], request: Any) -> tuple[int, dict[str, str], str]:
+    """Gitea's answer to a PATCH: the issue with the fields sent applied, as a writer's edit is."""
+    sent = json.loads(request.body)
+    after = {**before, **{key: sent[key] for key in ("title", "body", "state", "assignees") if key in sent}}
+    if "milestone" in sent:
+        after["milestone_"] = next((m for m in MILESTONES if m["id"] == sent["milestone"]), None)
+    if "due_date" in sent:
+        after["due_date"] = sent["due_date"][:10] + "T23:59:59Z"
+    if sent.get("unset_due_date"):
+        after["due_date"] = None
+    return 201, {}, json.dumps(issue(7, **after))
 
 
 @pytest.mark.parametrize(
@@ -81,6 +95,10 @@ def test_only_given_fields_are_sent(
         pytest.param(
             {"milestone": "5", "state": "closed"}, {"milestone_": MILESTONES[0], "state": "closed"}, id="both"
         ),
+        pytest.param({"assignees": ["bob"]}, {"assignees": ["bob"]}, id="same-assignee"),
+        pytest.param({"assignees": ["Bob"], "state": "open"}, {"assignees": ["bob"]}, id="same-assignee-open"),
+        pytest.param({"assignees": ["carol", "bob"]}, {"assignees": ["bob", "carol"]}, id="same-assignees"),
+        pytest.param({"assignees": []}, {}, id="clear-assignees-there-are-none-of"),
     ],
 )
 def test_what_is_already_as_asked_is_reported_unchanged_and_not_sent(
@@ -90,6 +108,35 @@ def test_what_is_already_as_asked_is_reported_unchanged_and_not_sent(
     text, data = ok(run(deps, **args))
     assert writes_sent(gitea) == []
     assert data["outcome"] == "unchanged" and text.startswith("acme/widgets#7 unchanged (it already was as asked)")
+
+
+@pytest.mark.parametrize(
+    ("args", "before", "payload", "changed"),
+    [
+        pytest.param(
+            {"assignees": ["bob"], "title": "New title"}, {"assignees": ["bob"]}, {"title": "New title"}, "title",
+            id="assignee-as-is",
+        ),
+        pytest.param(
+            {"assignees": ["carol"], "state": "open"}, {"assignees": ["bob"]}, {"assignees": ["carol"]}, "assignees",
+            id="state-as-is",
+        ),
+    ],
+)
+def test_a_partly_unchanged_call_sends_and_reports_only_what_changes(
+    gitea: responses.RequestsMock,
+    deps: Deps,
+    args: dict[str, Any],
+    before: dict[str, Any],
+    payload: dict[str, Any],
+    changed: str,
+) -> None:
+    gitea.upsert(responses.GET, ISSUE, json=issue(7, **before))
+    after = {**before, **{k: v for k, v in args.items() if k in ("title", "assignees")}}
+    gitea.patch(ISSUE, status=201, json=issue(7, **after))
+    text, data = ok(run(deps, **args))
+    assert writes_sent(gitea) == [("PATCH", "/repos/acme/widgets/issues/7", payload)]
+    assert data["outcome"] == "updated" and text.startswith(f"acme/widgets#7 updated ({changed}): ")
 
 
 def label_calls(rsps: responses.RequestsMock) -> list[tuple[str, str, Any]]:
@@ -273,6 +320,7 @@ def test_fields_a_non_writer_cannot_change_are_reported(gitea: responses.Request
         "here."
     ]
     assert "warning: Gitea did not apply assignees" in text
+    assert text.startswith("acme/widgets#7 updated (title): New title")
 
 
 def test_the_written_issue_is_the_exact_text(gitea: responses.RequestsMock, deps: Deps) -> None:
@@ -284,3 +332,10 @@ def test_the_written_issue_is_the_exact_text(gitea: responses.RequestsMock, deps
     lines = text.splitlines()
     assert lines[0] == f'acme/widgets#7 updated (title): "{title}"'
     assert 'labels "needs  triage "' in lines[2]
+
+
+def test_what_gitea_ignored_is_not_reported_as_changed(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.patch(ISSUE, status=201, json=issue(7, labels=[LABELS[0]]))  # a non-writer's assignees, ignored
+    text, data = ok(run(deps, assignees=["bob"]))
+    assert data["outcome"] == "unchanged"
+    assert text.startswith("acme/widgets#7 unchanged (Gitea did not apply what was asked): Crash on login")

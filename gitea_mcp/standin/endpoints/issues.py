@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, TypedDict
 
+from gitea_mcp.gitea import titles
 from gitea_mcp.standin.core import ApiError, Call, Response, bind, json_response
 from gitea_mcp.standin.endpoints.common import assign_repo, can_write, dedupe, find_issue
 from gitea_mcp.standin.gotime import parse_rfc3339
@@ -43,9 +44,8 @@ def create_issue(call: Call) -> Response:
     title = form.get("title") or ""
     if not title:
         raise ApiError(422, "[Title]: Required")
-    if len(title) > 255:
-        raise ApiError(422, "[Title]: MaxSize")
-    title = title.strip()  # creating trims the title's ends (after the form's checks); editing keeps it as sent
+    # Gitea's NewIssue cuts a long title (never refused), then trims its ends; editing cuts but keeps the ends.
+    title = titles.cut(title, by_width=call.profile.release.cuts_titles_by_width).strip()
     writer = can_write(call, repo)
     assignees = _create_assignees(call, repo, form) if writer else []
     issue = call.store.new_issue(
@@ -143,8 +143,10 @@ def _facts(issue: Issue) -> tuple[object, ...]:
 
 
 def _edit_text(call: Call, issue: Issue, form: dict[str, Any]) -> None:
-    if form.get("title"):
-        call.store.edit(issue, title=form["title"])
+    if form.get("title") and form["title"] != issue.title:
+        # Gitea compares the title sent, then stores its cut: a long title sent again is recorded as a change.
+        call.store.edit(issue, title=titles.cut(form["title"], by_width=call.profile.release.cuts_titles_by_width))
+        call.store.touch(issue)
     if form.get("body") is not None:
         version = form.get("content_version")
         if version is not None and version != issue.content_version:
