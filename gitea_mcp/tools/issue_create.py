@@ -52,8 +52,9 @@ def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
         raise ToolFailure("title is empty; give the issue a one-line title.")
     plan = _prepare(deps, owner, name, args, title)
     login = deps.catalog.me(deps.client).login
-    if not args.allow_duplicate and (existing := writes.same_issue(plan.recent, login, title, args.body)):
-        return _answer(owner, name, existing, "already_existed", [])
+    kept = writes.kept_title(deps, title)  # what Gitea stores of it, and so what a duplicate's title is
+    if not args.allow_duplicate and (existing := writes.same_issue(plan.recent, login, kept, args.body)):
+        return _answer(owner, name, existing, "already_existed", writes.title_notes(title, existing))
 
     def post() -> Issue:
         return deps.client.write("POST", ["repos", owner, name, "issues"], plan.payload).one(Issue)
@@ -61,12 +62,13 @@ def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
     before = max((issue.number for issue in plan.recent), default=0)
 
     def find() -> Issue | None:  # only an issue numbered above every one seen before the write can be ours
-        return writes.same_issue(writes.recent_issues(deps, owner, name), login, title, args.body, after=before)
+        return writes.same_issue(writes.recent_issues(deps, owner, name), login, kept, args.body, after=before)
 
     look = f"Look with issue_list owner={owner} name={name} state=all"
     created, looked_up = writes.send_once(post, find, "issue", look)
     created, warnings = _complete(deps, owner, name, created, plan, args)
-    return _answer(owner, name, created, "created_after_lost_answer" if looked_up else "created", warnings)
+    outcome = "created_after_lost_answer" if looked_up else "created"
+    return _answer(owner, name, created, outcome, [*writes.title_notes(title, created), *warnings])
 
 
 @dataclass(frozen=True)

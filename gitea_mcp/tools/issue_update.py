@@ -75,13 +75,15 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
         done.changed += ["assignees"] if _same_people(args.assignees, issue) else []  # else see _ignored
     if catalogue is not None:
         issue = _write_labels(deps, base, issue, catalogue, args, done)
-    payload = _changes_only(_payload(args, milestone_id, current.server_offset), current)
+    asked = _payload(args, milestone_id, current.server_offset)
+    payload = _changes_only(asked, current, writes.kept_title(deps, asked["title"]) if "title" in asked else None)
     if payload:
         issue = _patch(deps, base, payload, done)
         before, after = _facts(current), _facts(issue)  # what Gitea left as it was is not a change: see _ignored
         done.changed += [_FIELD_OF.get(key, key) for key in payload if before[key] != after[key]]
     warnings = _ignored(issue, args, milestone_id)
-    out = writes.written(issue, "updated" if done.changed else "unchanged", [*done.notes, *warnings])
+    notes = [*(writes.title_notes(asked["title"], issue) if "title" in asked else []), *done.notes, *warnings]
+    out = writes.written(issue, "updated" if done.changed else "unchanged", notes)
     verb = (
         f"updated ({', '.join(done.changed)})"
         if done.changed
@@ -244,11 +246,13 @@ def _payload(args: UpdateArgs, milestone_id: int | None, offset: str) -> dict[st
     return payload
 
 
-def _changes_only(payload: dict[str, Any], current: Issue) -> dict[str, Any]:
+def _changes_only(payload: dict[str, Any], current: Issue, kept_title: str | None = None) -> dict[str, Any]:
     """Leave out what is already as asked, so the answer reports real changes only (milestone="" on an issue with
-    none is "unchanged", not "updated (milestone)") and a no-op sends no write at all."""
+    none is "unchanged", not "updated (milestone)") and a no-op sends no write at all. A long title is compared
+    as Gitea keeps it (`kept_title`): sent again, Gitea would record a title change from its cut to the same."""
     now = _facts(current)
-    return {key: value for key, value in payload.items() if not _same(now.get(key), value)}
+    compared = payload if kept_title is None else {**payload, "title": kept_title}
+    return {key: payload[key] for key, value in compared.items() if not _same(now.get(key), value)}
 
 
 def _facts(issue: Issue) -> dict[str, object]:

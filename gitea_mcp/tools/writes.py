@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from gitea_mcp import render
 from gitea_mcp.errors import ToolFailure
+from gitea_mcp.gitea import titles
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer
 from gitea_mcp.gitea.models import Issue, Milestone
 from gitea_mcp.tools.base import Deps, guard
@@ -40,6 +41,23 @@ def resolve_milestone(deps: Deps, owner: str, name: str, wanted: str) -> Milesto
     raise ToolFailure(f"milestone {wanted!r} does not exist in {owner}/{name}. Milestones there: {titles}.")
 
 
+def kept_title(deps: Deps, title: str) -> str:
+    """The title as Gitea will store it: a title over 255 bytes is cut, by a rule that depends on the release."""
+    if not titles.may_cut(title):
+        return title
+    return titles.cut(title, by_width=deps.catalog.server(deps.client).cuts_titles_by_width)
+
+
+def title_notes(sent: str, issue: Issue) -> list[str]:
+    """Say so when the issue's title is Gitea's cut of the one sent: the agent would otherwise quote it whole."""
+    if not titles.may_cut(sent) or issue.title == sent:
+        return []
+    return [
+        f"Gitea shortened the title to {len(issue.title)} of its {len(sent)} characters (it cuts titles longer "
+        "than 255 bytes); the title above is what it kept."
+    ]
+
+
 def recent_issues(deps: Deps, owner: str, name: str) -> list[Issue]:
     """Issues touched in the duplicate window, newest first (one page: a busy repo is searched as far as 50)."""
     since = (datetime.now(UTC) - DUPLICATE_WINDOW).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -49,7 +67,10 @@ def recent_issues(deps: Deps, owner: str, name: str) -> list[Issue]:
 
 
 def same_issue(issues: list[Issue], login: str, title: str, body: str, after: int = 0) -> Issue | None:
-    """The issue this user filed in the window with the same title and body, if any (numbered above `after`)."""
+    """The issue this user filed in the window with the same title and body, if any (numbered above `after`).
+
+    `title` is the title as Gitea keeps it (`kept_title`): a long title is stored cut.
+    """
     cutoff = datetime.now(UTC) - DUPLICATE_WINDOW
     for issue in issues:
         if (

@@ -221,6 +221,41 @@ def test_due_date_round_trips(target: Target, lab: Lab) -> None:
     assert data["due_date"] == "2026-12-31"
 
 
+def test_a_long_title_filed_twice_is_one_issue_and_said_to_be_cut(target: Target, lab: Lab, http: Http) -> None:
+    deps = deps_for(target, lab)
+    title = "Contract: long " + "漢" * 130  # cut differently by Gitea from 1.24 (width) and before (bytes)
+    args = CreateArgs(owner=lab.org, name=lab.repo, title=title)
+    _, data = ok(issue_create.run(deps, args))
+    kept = data["title"]
+    assert len(kept) < len(title) and kept.endswith("…")
+    shortened = f"Gitea shortened the title to {len(kept)} of its {len(title)} characters"
+    assert data["outcome"] == "created" and data["warnings"][0].startswith(shortened)
+    _, again = ok(issue_create.run(deps, args))
+    assert again["outcome"] == "already_existed" and again["number"] == data["number"]
+    assert again["warnings"][0].startswith(shortened)
+    before = http.ok("GET", lab.path("issues", data["number"]), lab.tokens["writer"])["updated_at"]
+    edit = UpdateArgs(owner=lab.org, name=lab.repo, number=data["number"], title=title, state="open")
+    _, same = ok(issue_update.run(deps, edit))
+    assert same["outcome"] == "unchanged" and same["warnings"][0].startswith(shortened)
+    assert http.ok("GET", lab.path("issues", data["number"]), lab.tokens["writer"])["updated_at"] == before
+
+
+def test_an_update_to_what_already_is_sends_nothing(target: Target, lab: Lab, http: Http) -> None:
+    deps = deps_for(target, lab)
+    number = new_issue(target, lab, "Contract: as asked")
+    assign = UpdateArgs(owner=lab.org, name=lab.repo, number=number, assignees=[lab.assignee])
+    _, first = ok(issue_update.run(deps, assign))
+    assert first["outcome"] == "updated" and first["assignees"] == [lab.assignee]
+    before = http.ok("GET", lab.path("issues", number), lab.tokens["writer"])["updated_at"]
+    again = UpdateArgs(owner=lab.org, name=lab.repo, number=number, assignees=[lab.assignee.upper()], state="open")
+    text, same = ok(issue_update.run(deps, again))
+    assert same["outcome"] == "unchanged" and text.startswith(f"{lab.org}/{lab.repo}#{number} unchanged (it already")
+    assert http.ok("GET", lab.path("issues", number), lab.tokens["writer"])["updated_at"] == before
+    partly = UpdateArgs(owner=lab.org, name=lab.repo, number=number, assignees=[lab.assignee], title="Contract: renamed")
+    text, renamed = ok(issue_update.run(deps, partly))
+    assert renamed["outcome"] == "updated" and text.startswith(f"{lab.org}/{lab.repo}#{number} updated (title): ")
+
+
 def test_comment_and_retry(target: Target, lab: Lab) -> None:
     deps = deps_for(target, lab)
     args = CommentArgs(owner=lab.org, name=lab.repo, number=lab.issues["export"], body="Contract: a comment")

@@ -274,3 +274,38 @@ def test_redirect_on_write_names_new_location(gitea: responses.RequestsMock, dep
     gitea.post(ISSUES, status=status, headers={"Location": "/api/v1/repos/acme/gizmos/issues"})
     assert "call again with owner=acme name=gizmos" in failed(run(deps))
     assert len(posts(gitea)) == 1
+
+
+LONG = "Crash " + "a" * 300  # 306 bytes: Gitea keeps "Crash " + 246 × "a" + "…" (252 characters before the "…")
+KEPT = {"1.25.4": "Crash " + "a" * 246 + "…", "12.0.4+gitea-1.22.0": "Crash " + "a" * 246 + "…"}
+WIDE = "Absturz " + "漢" * 130  # Gitea from 1.24 counts 漢 as 2 wide, older Gitea and Forgejo as its 3 bytes
+WIDE_KEPT = {"1.25.4": "Absturz " + "漢" * 122 + "…", "12.0.4+gitea-1.22.0": "Absturz " + "漢" * 81 + "…"}
+
+
+@pytest.mark.parametrize("version", ["1.25.4", "12.0.4+gitea-1.22.0"])
+@pytest.mark.parametrize(("sent", "kept"), [(LONG, KEPT), (WIDE, WIDE_KEPT)], ids=["ascii", "wide"])
+def test_a_long_title_filed_again_is_the_issue_gitea_cut(
+    gitea: responses.RequestsMock, deps: Deps, version: str, sent: str, kept: dict[str, str]
+) -> None:
+    """Gitea stores a cut title: the duplicate check compares what it kept with what it would keep of this one."""
+    gitea.get(f"{API}/version", json={"version": version})
+    gitea.get(ISSUES, json=[issue(300, kept[version], body="same", author="demo", created=now(2), updated=now(2))])
+    text, data = ok(run(deps, title=sent, body="same"))
+    assert posts(gitea) == []
+    assert data["outcome"] == "already_existed" and data["number"] == 300
+    assert data["warnings"] == [f"Gitea shortened the title to {len(kept[version])} of its {len(sent)} characters "
+                                "(it cuts titles longer than 255 bytes); the title above is what it kept."]  # fmt: skip
+
+
+def test_a_long_title_is_reported_cut(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(f"{API}/version", json={"version": "1.25.4"})
+    gitea.get(ISSUES, json=[])
+    gitea.post(ISSUES, status=201, json=issue(301, KEPT["1.25.4"], author="demo", created=now()))
+    text, data = ok(run(deps, title=LONG))
+    assert posts(gitea) == [{"title": LONG, "body": ""}]
+    assert text.splitlines()[0] == f"acme/widgets#301 created: {KEPT['1.25.4']}"
+    assert data["warnings"] == [
+        "Gitea shortened the title to 253 of its 306 characters (it cuts titles longer than 255 bytes); the title "
+        "above is what it kept."
+    ]
+    assert "warning: Gitea shortened the title to 253 of its 306 characters" in text

@@ -339,3 +339,30 @@ def test_what_gitea_ignored_is_not_reported_as_changed(gitea: responses.Requests
     text, data = ok(run(deps, assignees=["bob"]))
     assert data["outcome"] == "unchanged"
     assert text.startswith("acme/widgets#7 unchanged (Gitea did not apply what was asked): Crash on login")
+
+
+LONG = "Crash " + "a" * 300  # Gitea keeps "Crash " + 246 × "a" + "…"
+KEPT = "Crash " + "a" * 246 + "…"
+SHORTENED = (
+    "Gitea shortened the title to 253 of its 306 characters (it cuts titles longer than 255 bytes); the title above "
+    "is what it kept."
+)
+
+
+def test_a_long_title_whose_cut_is_the_title_changes_nothing(gitea: responses.RequestsMock, deps: Deps) -> None:
+    """Gitea would record "changed the title" from the cut to the same cut: nothing is sent."""
+    gitea.get(f"{API}/version", json={"version": "1.25.4"})
+    gitea.upsert(responses.GET, ISSUE, json=issue(7, KEPT))
+    text, data = ok(run(deps, title=LONG))
+    assert writes_sent(gitea) == []
+    assert data["outcome"] == "unchanged" and data["warnings"] == [SHORTENED]
+    assert text.startswith(f"acme/widgets#7 unchanged (it already was as asked): {KEPT}")
+
+
+def test_a_long_title_is_sent_whole_and_reported_cut(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(f"{API}/version", json={"version": "1.25.4"})
+    gitea.patch(ISSUE, status=201, json=issue(7, KEPT, labels=[LABELS[0]]))
+    text, data = ok(run(deps, title=LONG))
+    assert writes_sent(gitea) == [("PATCH", "/repos/acme/widgets/issues/7", {"title": LONG})]
+    assert data["outcome"] == "updated" and data["warnings"] == [SHORTENED]
+    assert text.startswith(f"acme/widgets#7 updated (title): {KEPT}")
