@@ -28,6 +28,12 @@ def may_cut(title: str) -> bool:
     return len(_as_go(title).encode()) > LIMIT
 
 
+def stem(title: str) -> str:
+    """What every title Gitea could store as it stores this one starts with: its first 250 bytes (a cut keeps at
+    least 251: each character counts at most as wide as its bytes, and the cut stops at a width of 251 or more)."""
+    return _as_go(title).encode()[:250].decode(errors="ignore")
+
+
 def cut(title: str, *, by_width: bool) -> str:
     """The title as Gitea stores it."""
     text = _as_go(title)

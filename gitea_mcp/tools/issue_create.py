@@ -11,6 +11,7 @@ from pydantic import Field
 
 from gitea_mcp import render, scopes
 from gitea_mcp.errors import ToolFailure
+from gitea_mcp.gitea import titles
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue
@@ -41,8 +42,11 @@ class CreateArgs(Arguments):
 
 def run(deps: Deps, args: CreateArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
-    key = (args.owner.lower(), args.name.lower(), args.title.strip(), args.body.strip())
-    return writes.run_once(deps, NAME, args.allow_duplicate, key, lambda: _run(deps, args))
+    # The key is what the duplicate check may take for the same issue: titles Gitea may keep alike share a stem.
+    title = args.title.strip()
+    key = (args.owner.lower(), args.name.lower(), titles.stem(title), args.body.strip())
+    rest = (title, tuple(args.labels), tuple(a.lower() for a in args.assignees), args.milestone, args.due_date)
+    return writes.run_once(deps, NAME, args.allow_duplicate, key, lambda: _run(deps, args), rest)
 
 
 def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
@@ -54,7 +58,9 @@ def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
     login = deps.catalog.me(deps.client).login
     kept = writes.kept_title(deps, title)  # what Gitea stores of it, and so what a duplicate's title is
     if not args.allow_duplicate and (existing := writes.same_issue(plan.recent, login, kept, args.body)):
-        return _answer(owner, name, existing, "already_existed", writes.title_notes(title, existing))
+        differs, update = _differences(existing, plan, args)
+        warnings = [*writes.title_notes(title, existing), *differs]
+        return _answer(owner, name, existing, "already_existed", warnings, update)
 
     def post() -> Issue:
         return deps.client.write("POST", ["repos", owner, name, "issues"], plan.payload).one(Issue)
@@ -149,18 +155,53 @@ def _dropped(issue: Issue, args: CreateArgs) -> list[str]:
     return lost
 
 
-def _answer(owner: str, name: str, issue: Issue, outcome: str, warnings: list[str]) -> CallToolResult:
+def _differences(existing: Issue, plan: Plan, args: CreateArgs) -> tuple[list[str], dict[str, str]]:
+    """What this call asked for beyond title and body that the issue filed before does not have (a retry with
+    another label, say): none of it was applied. Fields the call left out are no request, so not compared.
+
+    Returns the warning and the issue_update arguments that would apply it."""
+    have: dict[str, str] = {}  # argument -> what the issue has, for each argument whose value it lacks
+    update: dict[str, str] = {}  # argument -> the value asked, as issue_update takes it
+    label_names = [label.name for label in existing.labels]
+    if args.labels and (
+        {label.id for label in existing.labels} != set(plan.payload.get("labels", []))
+        or not set(plan.names) <= set(label_names)
+    ):
+        have["labels"], update["labels"] = ", ".join(label_names), ",".join(args.labels)
+    logins = [user.login for user in existing.assignees]
+    if args.assignees and {a.lower() for a in args.assignees} != {login.lower() for login in logins}:
+        have["assignees"], update["assignees"] = ", ".join(logins), ",".join(args.assignees)
+    milestone = existing.milestone
+    if args.milestone and (milestone.id if milestone else 0) != plan.payload.get("milestone"):
+        have["milestone"], update["milestone"] = milestone.title if milestone else "", args.milestone
+    if args.due_date and (existing.due_date or "") != args.due_date.strip()[:10]:
+        have["due_date"], update["due_date"] = existing.due_date or "", args.due_date.strip()
+    if not update:
+        return [], {}
+    lists = ("labels", "assignees")
+    parts = [
+        f"{key.replace('_', ' ')} {have[key] or 'none'} (asked {asked.replace(',', ', ') if key in lists else asked})"
+        for key, asked in update.items()
+    ]
+    intro = f"#{existing.number} already existed, but not as this call asked, and nothing was changed: "
+    return [intro + "; ".join(parts) + "."], update
+
+
+def _answer(
+    owner: str, name: str, issue: Issue, outcome: str, warnings: list[str], update: dict[str, str] | None = None
+) -> CallToolResult:
     out = writes.written(issue, outcome, warnings)
     verb = {
         "created": "created",
         "created_after_lost_answer": "created (Gitea's answer was lost; found it by looking it up)",
         "already_existed": "already existed — you filed the same title and body minutes ago, so nothing new was filed",
     }[outcome]
-    hints = (
-        ["to file it again anyway, call issue_create with allow_duplicate=true."]
-        if outcome == "already_existed"
-        else []
-    )
+    hints = []
+    if update:
+        call = render.args_text({"owner": owner, "name": name, "number": issue.number, **update})
+        hints.append(f"to make #{issue.number} as asked, call issue_update {call}.")
+    if outcome == "already_existed":
+        hints.append("to file it again anyway, call issue_create with allow_duplicate=true.")
     return render.result(writes.written_text(owner, name, out, verb, hints), out)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -128,31 +128,45 @@ def send_once(write: Callable[[], T], find: Callable[[], Any | None], what: str,
 
 
 def run_once(
-    deps: Deps, tool: str, allow_duplicate: bool, key: tuple[object, ...], run: Callable[[], CallToolResult]
+    deps: Deps,
+    tool: str,
+    allow_duplicate: bool,
+    key: tuple[object, ...],
+    run: Callable[[], CallToolResult],
+    rest: tuple[object, ...] = (),
 ) -> CallToolResult:
-    """A deduplicated write tool's call: identical calls in flight share one run, unless duplicates are asked for."""
+    """A deduplicated write tool's call: calls in flight with the same `key` (what the duplicate check compares)
+    run one at a time, and identical ones (`rest` too) share one run, unless duplicates are asked for."""
     if allow_duplicate:  # asked to write each time: nothing to share
         return guard(run, tool, deps)
-    return guard(lambda: single_flight((tool, deps.client.cache_key, *key), run), tool, deps)
+    return guard(lambda: single_flight((tool, deps.client.cache_key, *key), run, rest), tool, deps)
 
 
-_IN_FLIGHT: dict[tuple[object, ...], Future[CallToolResult]] = {}
+_IN_FLIGHT: dict[tuple[object, ...], tuple[tuple[object, ...], Future[CallToolResult]]] = {}
 _IN_FLIGHT_LOCK = threading.Lock()
 
 
-def single_flight(key: tuple[object, ...], run: Callable[[], CallToolResult]) -> CallToolResult:
-    """Identical writes in flight at once in this process run once: a second waits and gets the first's outcome.
+def single_flight(
+    key: tuple[object, ...], run: Callable[[], CallToolResult], rest: tuple[object, ...] = ()
+) -> CallToolResult:
+    """Writes in flight at once in this process with the same key run once: a second waits and gets the first's
+    outcome when it asked for the same (`rest`), else it runs after the first, whose write its check then sees.
 
     The duplicate check reads before it writes, so two identical calls at the same moment would both see nothing
-    and both file; an agent that retries while the first call is still running does exactly that.
+    and both file; an agent that retries while the first call is still running does exactly that. A retry that
+    asks for more (another label) must hear what of it was not applied, not the first call's answer.
     """
-    with _IN_FLIGHT_LOCK:
-        running = _IN_FLIGHT.get(key)
-        if running is None:
-            mine: Future[CallToolResult] = Future()
-            _IN_FLIGHT[key] = mine
-    if running is not None:
-        return running.result()
+    while True:
+        with _IN_FLIGHT_LOCK:
+            running = _IN_FLIGHT.get(key)
+            if running is None:
+                mine: Future[CallToolResult] = Future()
+                _IN_FLIGHT[key] = (rest, mine)
+                break
+        asked, outcome = running
+        if asked == rest:
+            return outcome.result()
+        wait([outcome])  # then look again: the first call's write is there to be found
     try:
         result = run()
         mine.set_result(result)

@@ -135,6 +135,22 @@ def test_create_with_everything_and_retry(target: Target, lab: Lab) -> None:
     assert again["outcome"] == "already_existed" and again["number"] == data["number"]
 
 
+def test_a_retry_with_another_label_says_it_was_not_applied(target: Target, lab: Lab) -> None:
+    deps = deps_for(target, lab)
+    first = CreateArgs(owner=lab.org, name=lab.repo, title="Contract: retried", body="b", labels=["bug"])
+    _, data = ok(issue_create.run(deps, first))
+    retry = first.model_copy(update={"labels": ["bug", "ui"], "assignees": [lab.assignee]})
+    text, again = ok(issue_create.run(deps, retry))
+    assert again["outcome"] == "already_existed" and again["number"] == data["number"] and again["labels"] == ["bug"]
+    assert again["warnings"] == [
+        f"#{data['number']} already existed, but not as this call asked, and nothing was changed: labels bug (asked "
+        f"bug, ui); assignees none (asked {lab.assignee})."
+    ]
+    number = data["number"]
+    call = f"issue_update owner={lab.org} name={lab.repo} number={number} labels=bug,ui assignees={lab.assignee}"
+    assert f"help: to make #{data['number']} as asked, call {call}." in text
+
+
 def test_create_with_an_organisation_label(target: Target, lab: Lab) -> None:
     """The token cannot list organisation labels (no read:organization); Gitea 1.23+ and Forgejo find them by name."""
     args = CreateArgs(owner=lab.org, name=lab.repo, title="Contract: org label", labels=["bug", "triage"])
@@ -251,7 +267,9 @@ def test_an_update_to_what_already_is_sends_nothing(target: Target, lab: Lab, ht
     text, same = ok(issue_update.run(deps, again))
     assert same["outcome"] == "unchanged" and text.startswith(f"{lab.org}/{lab.repo}#{number} unchanged (it already")
     assert http.ok("GET", lab.path("issues", number), lab.tokens["writer"])["updated_at"] == before
-    partly = UpdateArgs(owner=lab.org, name=lab.repo, number=number, assignees=[lab.assignee], title="Contract: renamed")
+    partly = UpdateArgs(
+        owner=lab.org, name=lab.repo, number=number, assignees=[lab.assignee], title="Contract: renamed"
+    )
     text, renamed = ok(issue_update.run(deps, partly))
     assert renamed["outcome"] == "updated" and text.startswith(f"{lab.org}/{lab.repo}#{number} updated (title): ")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from gitea_mcp.gitea import titles
@@ -35,8 +37,10 @@ BY_BYTES = [
 
 @pytest.mark.parametrize(
     ("sent", "kept", "by_width"),
-    [*(pytest.param(*p.values, True, id=f"width-{p.id}") for p in BY_WIDTH),
-     *(pytest.param(*p.values, False, id=f"bytes-{p.id}") for p in BY_BYTES)],  # fmt: skip
+    [
+        *(pytest.param(*p.values, True, id=f"width-{p.id}") for p in BY_WIDTH),
+        *(pytest.param(*p.values, False, id=f"bytes-{p.id}") for p in BY_BYTES),
+    ],
 )
 def test_cut_is_what_gitea_keeps(sent: str, kept: str, by_width: bool) -> None:
     assert titles.cut(sent, by_width=by_width) == kept
@@ -48,3 +52,22 @@ def test_cut_is_what_gitea_keeps(sent: str, kept: str, by_width: bool) -> None:
 def test_a_lone_surrogate_is_the_replacement_character_and_no_cut(by_width: bool) -> None:
     assert titles.cut("a\ud800b", by_width=by_width) == "a\ufffdb"
     assert not titles.is_cut("a\ud800b", by_width=by_width)
+
+
+@pytest.mark.parametrize("sent", [p.values[0] for p in [*BY_WIDTH, *BY_BYTES]])
+@pytest.mark.parametrize("by_width", [True, False])
+def test_titles_kept_alike_share_a_stem(sent: str, by_width: bool) -> None:
+    kept = titles.cut(sent, by_width=by_width)
+    assert titles.stem(kept) == titles.stem(sent)
+    assert titles.stem(kept + "x" * 300) == titles.stem(sent)
+
+
+def test_a_cut_keeps_the_stem_whatever_the_characters() -> None:
+    pool = ["a", " ", "é", "漢", "🎉", "\u0301", "\u200b", "\u3000", "Ж", "\ufffd"]
+    rng = random.Random(19)
+    for _ in range(500):
+        sent = "".join(rng.choice(pool) for _ in range(rng.randint(60, 300)))
+        for by_width in (True, False):
+            kept = titles.cut(sent, by_width=by_width)
+            assert titles.stem(kept) == titles.stem(sent), (sent, by_width)
+            assert len(kept.encode()) <= 255 or by_width

@@ -290,7 +290,7 @@ def test_a_long_title_filed_again_is_the_issue_gitea_cut(
     """Gitea stores a cut title: the duplicate check compares what it kept with what it would keep of this one."""
     gitea.get(f"{API}/version", json={"version": version})
     gitea.get(ISSUES, json=[issue(300, kept[version], body="same", author="demo", created=now(2), updated=now(2))])
-    text, data = ok(run(deps, title=sent, body="same"))
+    _, data = ok(run(deps, title=sent, body="same"))
     assert posts(gitea) == []
     assert data["outcome"] == "already_existed" and data["number"] == 300
     assert data["warnings"] == [f"Gitea shortened the title to {len(kept[version])} of its {len(sent)} characters "
@@ -309,3 +309,97 @@ def test_a_long_title_is_reported_cut(gitea: responses.RequestsMock, deps: Deps)
         "above is what it kept."
     ]
     assert "warning: Gitea shortened the title to 253 of its 306 characters" in text
+
+
+def test_a_retry_with_other_fields_says_what_differs_and_how_to_apply_it(
+    gitea: responses.RequestsMock, deps: Deps
+) -> None:
+    """Same title and body, so the same issue; what this call asked for beyond them was not applied, and says so."""
+    existing = issue(300, "New bug", body="same", author="demo", labels=[LABELS[0]], created=now(2), updated=now(2))
+    gitea.get(ISSUES, json=[existing])
+    text, data = ok(
+        run(deps, body="same", labels=["bug", "ui"], assignees=["bob"], milestone="v1.1", due_date="2026-12-24")
+    )
+    assert posts(gitea) == []
+    assert data["outcome"] == "already_existed" and data["labels"] == ["bug"]
+    assert data["warnings"] == [
+        "#300 already existed, but not as this call asked, and nothing was changed: labels bug (asked bug, ui); "
+        "assignees none (asked bob); milestone none (asked v1.1); due date none (asked 2026-12-24)."
+    ]
+    assert text.splitlines()[-2:] == [
+        "help: to make #300 as asked, call issue_update owner=acme name=widgets number=300 labels=bug,ui "
+        "assignees=bob milestone=v1.1 due_date=2026-12-24.",
+        "help: to file it again anyway, call issue_create with allow_duplicate=true.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("existing", "asked"),
+    [
+        pytest.param({"labels": [LABELS[0]]}, {"labels": ["bug"]}, id="same-labels"),
+        pytest.param({"assignees": ["bob"]}, {"assignees": ["Bob"]}, id="same-assignee"),
+        pytest.param({"milestone_": MILESTONES[1]}, {"milestone": "v1.1"}, id="same-milestone"),
+        pytest.param({"due_date": "2026-12-24T12:00:00Z"}, {"due_date": "2026-12-24"}, id="same-due-date"),
+        pytest.param({"labels": [LABELS[0]], "assignees": ["bob"]}, {}, id="fields-not-asked-for"),
+    ],
+)
+def test_a_retry_as_filed_has_no_warning(
+    gitea: responses.RequestsMock, deps: Deps, existing: dict[str, Any], asked: dict[str, Any]
+) -> None:
+    gitea.get(ISSUES, json=[issue(300, "New bug", body="same", author="demo", created=now(2), **existing)])
+    _, data = ok(run(deps, body="same", **asked))
+    assert data["outcome"] == "already_existed" and data["warnings"] == []
+
+
+def test_a_create_with_other_fields_in_flight_waits_and_says_what_differs(
+    gitea: responses.RequestsMock, deps: Deps
+) -> None:
+    """A retry while the first call still runs, with another label: it is not handed the first's answer."""
+    gitea.get(ISSUES, json=[])
+    filed = issue(301, "New bug", body="b", author="demo", labels=[LABELS[0]], created=now())
+    entered, release = threading.Event(), threading.Event()
+
+    def slow_post(request: Any) -> tuple[int, dict[str, str], str]:
+        entered.set()
+        release.wait(3)
+        gitea.upsert(responses.GET, ISSUES, json=[filed])  # from now on the list holds it
+        return 201, {}, json.dumps(filed)
+
+    gitea.add_callback(responses.POST, ISSUES, callback=slow_post)
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(run, deps, body="b", labels=["bug"])
+        assert entered.wait(3), "the first call is writing"
+        second = pool.submit(run, deps, body="b", labels=["bug", "ui"])
+        time.sleep(0.2)
+        release.set()
+        (_, one), (_, two) = ok(first.result()), ok(second.result())
+    assert len(posts(gitea)) == 1
+    assert (one["outcome"], two["outcome"]) == ("created", "already_existed") and two["number"] == 301
+    assert two["warnings"] == [
+        "#301 already existed, but not as this call asked, and nothing was changed: labels bug (asked bug, ui)."
+    ]
+
+
+def test_long_titles_gitea_keeps_alike_in_flight_file_once(gitea: responses.RequestsMock, deps: Deps) -> None:
+    """Two titles that differ only past Gitea's cut are one issue to Gitea: the second waits and finds it."""
+    gitea.get(f"{API}/version", json={"version": "1.25.4"})
+    gitea.get(ISSUES, json=[])
+    filed = issue(301, KEPT["1.25.4"], body="b", author="demo", created=now())
+    entered, release = threading.Event(), threading.Event()
+
+    def slow_post(request: Any) -> tuple[int, dict[str, str], str]:
+        entered.set()
+        release.wait(3)
+        gitea.upsert(responses.GET, ISSUES, json=[filed])
+        return 201, {}, json.dumps(filed)
+
+    gitea.add_callback(responses.POST, ISSUES, callback=slow_post)
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(run, deps, title=LONG, body="b")
+        assert entered.wait(3), "the first call is writing"
+        second = pool.submit(run, deps, title=LONG + " and more", body="b")
+        time.sleep(0.2)
+        release.set()
+        (_, one), (_, two) = ok(first.result()), ok(second.result())
+    assert len(posts(gitea)) == 1
+    assert (one["outcome"], two["outcome"], two["number"]) == ("created", "already_existed", 301)

@@ -114,11 +114,17 @@ def test_what_is_already_as_asked_is_reported_unchanged_and_not_sent(
     ("args", "before", "payload", "changed"),
     [
         pytest.param(
-            {"assignees": ["bob"], "title": "New title"}, {"assignees": ["bob"]}, {"title": "New title"}, "title",
+            {"assignees": ["bob"], "title": "New title"},
+            {"assignees": ["bob"]},
+            {"title": "New title"},
+            "title",
             id="assignee-as-is",
         ),
         pytest.param(
-            {"assignees": ["carol"], "state": "open"}, {"assignees": ["bob"]}, {"assignees": ["carol"]}, "assignees",
+            {"assignees": ["carol"], "state": "open"},
+            {"assignees": ["bob"]},
+            {"assignees": ["carol"]},
+            "assignees",
             id="state-as-is",
         ),
     ],
