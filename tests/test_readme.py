@@ -24,13 +24,13 @@ EXAMPLES = {
     "issue_search": ["search_many", "search_link"],
     "issue_get": ["get_link"],
     "issue_create": ["create"],
-    "issue_update": ["update"],
+    "issue_update": ["update", "update_unchanged"],
     "issue_comment": ["comment"],
 }
 ERRORS = [
     "error_unknown_argument", "error_invalid_value", "error_owner_not_allowed", "error_unknown_label",
     "error_unknown_user", "error_missing_issue", "error_refused_query", "error_link_elsewhere",
-    "error_nothing_to_change",
+    "error_nothing_to_change", "error_moved_away",
 ]  # fmt: skip
 
 

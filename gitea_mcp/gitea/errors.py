@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote, urljoin, urlsplit
 
@@ -56,7 +57,28 @@ class NoAnswer(GiteaError):
 
 
 class Moved(GiteaError):
-    """A redirect (a renamed or transferred repository, or a proxy); never followed."""
+    """A redirect (a renamed or transferred repository, a renamed owner, or a proxy); never followed.
+
+    `str()` never names where it points: whether that place may be named, and called, is the owner allowlist's to
+    say, which this layer does not know. `advice` says it, given the allowlist.
+    """
+
+    def __init__(self, message: str, status: int = 0, to: tuple[str, str] | None = None) -> None:
+        super().__init__(message, status=status)
+        self.to = to  # (owner, name) of the repository's new place, when Gitea named one
+
+    def advice(self, allows: Callable[[str], bool]) -> str:
+        """The whole message for an agent: call again at the new place, or, when its owner is outside the allowlist,
+        only that it moved out of it (docs/decisions/0005-moves-outside-the-allowlist.md)."""
+        if self.to is None:
+            return str(self)
+        owner, name = self.to
+        if allows(owner):
+            return f"{self} It is now {owner}/{name}: call again with owner={owner} name={name}."
+        return (
+            f"{self} Its new owner is outside GITEA_ALLOWED_OWNERS, so this server cannot work with it there; "
+            "ask the operator to allow that owner if it should."
+        )
 
 
 class Unauthorized(GiteaError):
@@ -152,8 +174,9 @@ def redirected(status: int, location: str, method: str, path: str, base_url: str
     """A renamed or transferred repository answers with a redirect; it is never followed, but named.
 
     Real servers send a relative `Location` with the new names (`/api/v1/repos/acme/gizmos/issues`: 307 up to
-    Gitea 1.23.6 and Forgejo 11, 301 after). Only that case becomes "call again with"; a redirect to another host or
-    to the same names would make an agent loop, so it is reported as what it is.
+    Gitea 1.23.6 and Forgejo 11, 301 after; a renamed owner 307 on every release). Only that case can become "call
+    again with" (`Moved.advice`); a redirect to another host or to the same names would make an agent loop, so it
+    is reported as what it is.
     """
     target = urlsplit(urljoin(base_url + "/", location))
     here = urlsplit(base_url)
@@ -167,11 +190,11 @@ def redirected(status: int, location: str, method: str, path: str, base_url: str
         )
     asked, moved = _MOVED.match(path), _MOVED.search(unquote(target.path))
     if asked and moved and asked.groups() != ("issues", "search") and _names(asked) != _names(moved):
-        owner, name = moved.group(1), moved.group(2)
         return Moved(
-            f"The repository has moved: Gitea redirected {method} {path} to {owner}/{name} ({status}). "
-            f"Nothing was done; call again with owner={owner} name={name}.",
+            f"The repository {asked.group(1)}/{asked.group(2)} has moved: Gitea redirected {method} {path} ({status}) "
+            "and nothing was done.",
             status=status,
+            to=(moved.group(1), moved.group(2)),
         )
     return Moved(f"{nothing} A proxy in front of Gitea may be rewriting requests; check GITEA_URL.", status=status)
 

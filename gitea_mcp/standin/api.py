@@ -61,7 +61,7 @@ class Api:
         except NoRoute:
             response = Response(404, b"404 page not found\n", "text/plain; charset=utf-8")
         except Redirect as moved:
-            response = _redirect(request, moved.location, self.profile.redirect_status)
+            response = _redirect(request, moved.location, moved.status or self.profile.redirect_status)
         except NotFound as exc:
             response = self.not_found(exc.errors)
         except ApiError as exc:

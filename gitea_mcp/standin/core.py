@@ -69,11 +69,13 @@ class NoRoute(Exception):
 
 
 class Redirect(Exception):
-    """A renamed repository: Gitea answers 307 or 301 (by release) with the new path."""
+    """A renamed or transferred repository: Gitea answers 307 or 301 (by release) with the new path; a renamed owner
+    always 307 (`status`)."""
 
-    def __init__(self, location: str) -> None:
+    def __init__(self, location: str, status: int | None = None) -> None:
         super().__init__(location)
         self.location = location
+        self.status = status  # None: the release's status for a repository redirect
 
 
 def json_response(document: Any, status: int = 200) -> Response:

@@ -150,6 +150,7 @@ def _repos(store: Store) -> list[Repo]:
     for repo in (widgets, gadgets, empty, notes, secret):
         repo.created_at = repo.updated_at = SEED_START - timedelta(days=30)
     store.redirects[("acme", "old-widgets")] = widgets.id
+    store.redirects[("acme", "secret")] = secret.id  # as if transferred from acme to other, outside the allowlist
     team = store.next_id("team")
     store.teams[team] = _team(team, {"demo", "alice", "bob"}, {widgets.id, gadgets.id})
     return [widgets, gadgets, empty, notes, secret]

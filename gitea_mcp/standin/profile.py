@@ -86,6 +86,12 @@ class Profile:
         return 301 if self._gitea((1, 23, 7)) or self._forgejo((12,)) else 307
 
     @property
+    def redirect_needs_access(self) -> bool:
+        """A moved repository's old name redirects only a caller who can see it at the new place on Forgejo (11, 12:
+        a 404 otherwise); Gitea (1.22, 1.25) redirects anyone, naming the new place."""
+        return self.is_forgejo
+
+    @property
     def missing_issue_comments_status(self) -> int:
         """Reading or adding comments of a missing issue: Gitea answers 500, Forgejo from 11 answers 404."""
         return 404 if self._forgejo((11,)) else 500

@@ -197,6 +197,7 @@ class Store:
         self.tokens: dict[str, Token] = {}
         self.repos: dict[int, Repo] = {}
         self.redirects: dict[tuple[str, str], int] = {}  # (owner, old name) lower-case -> repo id
+        self.user_redirects: dict[str, str] = {}  # a renamed user's or organisation's old login, lower-case -> new
         self.teams: dict[int, Team] = {}
         self.labels: dict[int, Label] = {}
         self.milestones: dict[int, Milestone] = {}
@@ -218,6 +219,20 @@ class Store:
         user = User(self.next_id("user"), login, full_name or login.title(), is_org, created or utcnow())
         self.users[login.lower()] = user
         return user
+
+    def rename_user(self, old: str, new: str) -> None:
+        """Rename a user or organisation, with what it owns; its old name redirects to the new, as in Gitea."""
+        with self.lock:
+            user = self.users.pop(old.lower())
+            user.login = new
+            self.users[new.lower()] = user
+            for repo in self.repos.values():
+                repo.owner = new if repo.owner.lower() == old.lower() else repo.owner
+            for label in self.labels.values():
+                label.org = new if label.org and label.org.lower() == old.lower() else label.org
+            for team in self.teams.values():
+                team.org = new if team.org.lower() == old.lower() else team.org
+            self.user_redirects[old.lower()] = new
 
     def user(self, login: str | None) -> User | None:
         return self.users.get(login.lower()) if login else None

@@ -19,6 +19,7 @@ from gitea_mcp import render
 from gitea_mcp.errors import ToolFailure, shown
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, call_deadline
+from gitea_mcp.gitea.errors import Moved
 from gitea_mcp.policy import Policy
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools.arguments import Arguments, compact_schema, input_schema, parse
@@ -44,6 +45,8 @@ def guard(call: Callable[[], CallToolResult], tool: str, deps: Deps) -> CallTool
     try:
         with call_deadline(deps.client.call_budget):
             return call()
+    except Moved as exc:  # where it moved may be named only inside the allowlist
+        return render.error(exc.advice(deps.policy.allows))
     except ToolFailure as exc:
         return render.error(str(exc))
     except Exception as exc:

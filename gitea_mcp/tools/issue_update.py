@@ -269,7 +269,7 @@ def _facts(issue: Issue) -> dict[str, object]:
 
 def _same_people(asked: list[str], current: Issue) -> bool:
     """Whether the issue already has exactly these assignees (logins compare case-insensitively, as Gitea's do):
-    then nothing is sent, since Gitea would answer a PATCH of the same set as if it had changed something."""
+    then nothing is sent, and nothing is reported changed (Gitea answers such a PATCH 201 and changes nothing)."""
     return {login.lower() for login in asked} == {user.login.lower() for user in current.assignees}
 
 

@@ -36,6 +36,10 @@ class Lab:
     many_repo: str = "many"
     renamed_from: str = "before"
     renamed_to: str = "after"
+    moved_repo: str = "moving"  # transferred from `org` to `away`, an owner outside the tools' allowlist
+    away: str = ""
+    old_owner: str = ""  # an organisation renamed to `new_owner`, with the repository `moved_repo`
+    new_owner: str = ""
     tokens: dict[str, str] = field(default_factory=dict)
     issues: dict[str, int] = field(default_factory=dict)
     labels: dict[str, int] = field(default_factory=dict)
@@ -60,6 +64,8 @@ class Seeder(Protocol):
     def comment(self, owner: str, repo: str, number: int, login: str, body: str) -> int: ...
     def lock(self, owner: str, repo: str, number: int) -> bool: ...
     def rename(self, owner: str, old: str, new: str) -> None: ...
+    def transfer(self, owner: str, name: str, new_owner: str) -> None: ...
+    def rename_org(self, old: str, new: str) -> None: ...
 
 
 # The scopes of each role's token: the documented minimum, and the ones a probe needs to show what is missing.
@@ -74,7 +80,8 @@ ROLE_SCOPES = {
 
 
 def seed(seeder: Seeder, run: str) -> Lab:
-    lab = Lab(run=run, org=f"c{run}", writer=f"w{run}", poster=f"p{run}", assignee=f"a{run}")
+    lab = Lab(run=run, org=f"c{run}", writer=f"w{run}", poster=f"p{run}", assignee=f"a{run}", away=f"x{run}",
+              old_owner=f"o{run}", new_owner=f"n{run}")  # fmt: skip
     for login in (lab.writer, lab.poster, lab.assignee):
         seeder.user(login)
     for role, (login, scopes) in ROLE_SCOPES.items():
@@ -91,7 +98,23 @@ def seed(seeder: Seeder, run: str) -> Lab:
     lab.issues["private"] = seeder.issue(lab.org, lab.private_repo, lab.writer, "Private plans")
     lab.issues["renamed"] = seeder.issue(lab.org, lab.renamed_from, lab.writer, "Issue of a renamed repository")
     seeder.rename(lab.org, lab.renamed_from, lab.renamed_to)
+    _seed_moves(seeder, lab)
     return lab
+
+
+def _seed_moves(seeder: Seeder, lab: Lab) -> None:
+    """A repository transferred to another organisation, and an organisation renamed: each answers its old
+    names with a redirect to the new."""
+    for org in (lab.away, lab.old_owner):
+        seeder.org(org)
+    for owner in (lab.org, lab.old_owner):
+        seeder.repo(owner, lab.moved_repo, private=True)
+        seeder.collaborator(owner, lab.moved_repo, lab.writer, "write")
+        lab.issues[f"moved-{owner}"] = seeder.issue(
+            owner, lab.moved_repo, lab.writer, "Issue of a repository that moved"
+        )
+    seeder.transfer(lab.org, lab.moved_repo, lab.away)
+    seeder.rename_org(lab.old_owner, lab.new_owner)
 
 
 def _seed_main(seeder: Seeder, lab: Lab) -> None:
@@ -222,6 +245,15 @@ class LiveSeeder:
     def rename(self, owner: str, old: str, new: str) -> None:
         self.http.ok("PATCH", f"/repos/{owner}/{old}", self.admin, json={"name": new})
 
+    def transfer(self, owner: str, name: str, new_owner: str) -> None:
+        answer = self.http.call("POST", f"/repos/{owner}/{name}/transfer", self.admin, json={"new_owner": new_owner})
+        assert answer.status == 202, answer.text  # an administrator's transfer is done at once
+
+    def rename_org(self, old: str, new: str) -> None:
+        answer = self.http.call("POST", f"/orgs/{old}/rename", self.admin, json={"new_name": new})
+        assert answer.status == 204, answer.text
+        self.orgs[self.orgs.index(old)] = new
+
     def cleanup(self) -> None:
         for org in self.orgs:
             repos = self.http.call("GET", f"/orgs/{org}/repos", self.admin, params={"limit": 50}).body or []
@@ -303,6 +335,15 @@ class StandInSeeder:
         assert found is not None
         found.name = new
         self.store.redirects[(owner.lower(), old.lower())] = found.id
+
+    def transfer(self, owner: str, name: str, new_owner: str) -> None:
+        found = self.store.find_repo(owner, name)
+        assert found is not None
+        found.owner = new_owner
+        self.store.redirects[(owner.lower(), name.lower())] = found.id
+
+    def rename_org(self, old: str, new: str) -> None:
+        self.store.rename_user(old, new)
 
     def cleanup(self) -> None:
         """Nothing outlives the stand-in."""

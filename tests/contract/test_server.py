@@ -175,6 +175,28 @@ def test_a_renamed_repository_redirects(http: Http, lab: Lab, target: Target) ->
     assert answer.headers["Location"].startswith(f"/api/v1/repos/{lab.org}/{lab.renamed_to}/issues")
 
 
+def test_a_transferred_repository_redirects_and_gitea_tells_even_who_cannot_see_it(
+    http: Http, lab: Lab, target: Target
+) -> None:
+    v = target.version
+    expected = 307 if v.gitea(high=(1, 23, 6)) or v.forgejo(high=(11,)) else 301
+    answer = http.get(lab.path("issues", repo=lab.moved_repo), lab.tokens["writer"], state="all")
+    assert answer.status == expected, answer.text
+    assert answer.headers["Location"] == f"/api/v1/repos/{lab.away}/{lab.moved_repo}/issues?state=all"
+    # The poster cannot see the (private) repository: Gitea still names its new place, Forgejo answers 404.
+    assert http.get(f"/repos/{lab.away}/{lab.moved_repo}/issues", lab.tokens["poster"]).status == 404
+    unseen = http.get(lab.path("issues", repo=lab.moved_repo), lab.tokens["poster"], state="all")
+    assert unseen.status == (404 if v.forgejo() else expected), unseen.text
+    if v.gitea():
+        assert unseen.headers["Location"] == answer.headers["Location"]
+
+
+def test_a_renamed_owner_redirects_with_307_on_every_release(http: Http, lab: Lab) -> None:
+    answer = http.get(f"/repos/{lab.old_owner}/{lab.moved_repo}/issues", lab.tokens["writer"], state="all")
+    assert answer.status == 307, answer.text
+    assert answer.headers["Location"] == f"/api/v1/repos/{lab.new_owner}/{lab.moved_repo}/issues?state=all"
+
+
 # -- keyword search -----------------------------------------------------------------------------------------------
 
 

@@ -339,3 +339,51 @@ def test_search_by_author_across_the_owner(target: Target, lab: Lab) -> None:
         issue_search.run(deps_for(target, lab), SearchArgs(query=f"author:{lab.poster}", owner=lab.org, name=lab.repo))
     )
     assert data["results"] and all(hit["author"] == lab.poster for hit in data["results"])
+
+
+# -- a repository that moved ------------------------------------------------------------------------------------
+
+OUTSIDE = (
+    "Its new owner is outside GITEA_ALLOWED_OWNERS, so this server cannot work with it there; ask the operator to "
+    "allow that owner if it should."
+)
+
+
+def every_tool(owner: str, name: str, number: int) -> list[CallToolResult | Any]:
+    """Each tool's call on one repository: reads and writes."""
+    repo = {"owner": owner, "name": name}
+    return [
+        (issue_list, ListArgs(**repo, state="all")),
+        (issue_search, SearchArgs(query="moved", **repo)),
+        (issue_get, GetArgs(**repo, number=number)),
+        (issue_create, CreateArgs(**repo, title="Contract: after the move")),
+        (issue_update, UpdateArgs(**repo, number=number, state="closed")),
+        (issue_comment, CommentArgs(**repo, number=number, body="Contract: after the move")),
+    ]
+
+
+def test_every_tool_on_a_repository_moved_outside_the_allowlist(target: Target, lab: Lab, http: Http) -> None:
+    """Never a call for an owner outside the allowlist, nor its name: only that the repository moved out of it."""
+    deps = deps_for(target, lab)
+    for tool, args in every_tool(lab.org, lab.moved_repo, lab.issues[f"moved-{lab.org}"]):
+        text = failed(tool.run(deps, args))
+        assert text.startswith(f"The repository {lab.org}/{lab.moved_repo} has moved: Gitea redirected "), text
+        assert text.endswith(f"and nothing was done. {OUTSIDE}"), text
+        assert lab.away not in text and "call again" not in text, text
+    issue = http.ok("GET", f"/repos/{lab.away}/{lab.moved_repo}/issues/1", lab.tokens["writer"])
+    assert issue["state"] == "open" and issue["comments"] == 0, "nothing was written"
+    assert http.get(f"/repos/{lab.away}/{lab.moved_repo}/issues/2", lab.tokens["writer"]).status == 404
+
+
+def test_every_tool_on_a_renamed_owner(target: Target, lab: Lab) -> None:
+    """Allowed under its new name too, the new place is named; else only that it moved out of the allowlist."""
+    number = lab.issues[f"moved-{lab.old_owner}"]
+    for allowed, ending in (
+        ({lab.old_owner}, OUTSIDE),
+        ({lab.old_owner, lab.new_owner}, f"call again with owner={lab.new_owner} name={lab.moved_repo}."),
+    ):
+        deps = Deps(deps_for(target, lab).client, Policy(frozenset(allowed)))
+        for tool, args in every_tool(lab.old_owner, lab.moved_repo, number):
+            text = failed(tool.run(deps, args))
+            assert text.startswith(f"The repository {lab.old_owner}/{lab.moved_repo} has moved: "), text
+            assert text.endswith(ending), text

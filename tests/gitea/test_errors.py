@@ -51,14 +51,14 @@ def test_unknown_user(status: int, message: str, errors: tuple[str, ...], user: 
     [
         pytest.param(
             "/repos/acme/widgets/issues", "/api/v1/repos/acme/gizmos/issues",
-            "The repository has moved: Gitea redirected GET /repos/acme/widgets/issues to acme/gizmos (301). "
-            "Nothing was done; call again with owner=acme name=gizmos.",
+            "The repository acme/widgets has moved: Gitea redirected GET /repos/acme/widgets/issues (301) and "
+            "nothing was done.",
             id="renamed",
         ),
         pytest.param(
             "/repos/acme/widgets/issues", "https://gitea.test/api/v1/repos/other/widgets/issues",
-            "The repository has moved: Gitea redirected GET /repos/acme/widgets/issues to other/widgets (301). "
-            "Nothing was done; call again with owner=other name=widgets.",
+            "The repository acme/widgets has moved: Gitea redirected GET /repos/acme/widgets/issues (301) and "
+            "nothing was done.",
             id="transferred-absolute-same-host",
         ),
         pytest.param(
@@ -85,6 +85,36 @@ def test_redirects_name_a_move_or_say_what_they_are(path: str, location: str, ex
     from gitea_mcp.gitea.errors import redirected
 
     assert str(redirected(301, location, "GET", path, "https://gitea.test")) == expected
+
+
+OUTSIDE = (
+    "Its new owner is outside GITEA_ALLOWED_OWNERS, so this server cannot work with it there; ask the operator to "
+    "allow that owner if it should."
+)
+
+
+@pytest.mark.parametrize(
+    ("location", "allowed", "ending"),
+    [
+        pytest.param("/api/v1/repos/acme/gizmos/issues", {"acme"}, "It is now acme/gizmos: call again with "
+                     "owner=acme name=gizmos.", id="renamed"),
+        pytest.param("/api/v1/repos/Other/widgets/issues", {"acme", "other"}, "It is now Other/widgets: call again "
+                     "with owner=Other name=widgets.", id="transferred-inside"),
+        pytest.param("/api/v1/repos/other/widgets/issues", {"acme"}, OUTSIDE, id="transferred-outside"),
+        pytest.param("/api/v1/repos/other/widgets/issues", {"*"}, "It is now other/widgets: call again with "
+                     "owner=other name=widgets.", id="any-owner"),
+    ],
+)  # fmt: skip
+def test_a_move_is_named_only_inside_the_allowlist(location: str, allowed: set[str], ending: str) -> None:
+    from gitea_mcp.gitea.errors import Moved, redirected
+    from gitea_mcp.policy import Policy
+
+    moved = redirected(301, location, "GET", "/repos/acme/widgets/issues", "https://gitea.test")
+    assert isinstance(moved, Moved)
+    said = moved.advice(Policy(frozenset(allowed)).allows)
+    assert said == f"{moved} {ending}"
+    if ending == OUTSIDE:
+        assert "other" not in said.lower().replace("gitea_allowed_owners", "")
 
 
 @pytest.mark.parametrize(

@@ -50,11 +50,14 @@ CASES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
     "error_nothing_to_change": (issue_update.TOOL, {**WIDGETS, "number": 3}),
     "error_empty_comment": (issue_comment.TOOL, {**WIDGETS, "number": 3, "body": "  "}),
     "error_empty_title": (issue_create.TOOL, {**WIDGETS, "title": " "}),
+    "error_moved_away": (issue_list.TOOL, {"owner": "acme", "name": "secret"}),
 }
 # Writes each get a fresh stand-in, so they change nothing the reads show; their times are the moment they ran.
 WRITES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
     "create": (issue_create.TOOL, {**WIDGETS, "title": "Export fails on empty input", "labels": ["bug", "ui"]}),
+    "create_long_title": (issue_create.TOOL, {**WIDGETS, "title": "Export fails " + "on empty input, " * 20}),
     "update": (issue_update.TOOL, {**WIDGETS, "number": 3, "state": "closed", "add_labels": ["docs"]}),
+    "update_unchanged": (issue_update.TOOL, {**WIDGETS, "number": 9, "state": "open", "assignees": ["alice"]}),
     "comment": (issue_comment.TOOL, {**WIDGETS, "number": 3, "body": "Fixed in the nightly build."}),
 }
 

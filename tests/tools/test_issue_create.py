@@ -268,6 +268,17 @@ def test_organisation_label_added_by_name_after_creation(mocked: responses.Reque
     assert data["labels"] == ["bug", "triage"] and data["warnings"] == []
 
 
+def test_a_repository_moved_outside_the_allowlist_is_never_named(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.get(ISSUES, status=301, headers={"Location": "/api/v1/repos/elsewhere/widgets/issues"})
+    text = failed(run(deps))
+    assert text == (
+        "The repository acme/widgets has moved: Gitea redirected GET /repos/acme/widgets/issues (301) and nothing "
+        "was done. Its new owner is outside GITEA_ALLOWED_OWNERS, so this server cannot work with it there; ask the "
+        "operator to allow that owner if it should."
+    )
+    assert posts(gitea) == []
+
+
 @pytest.mark.parametrize("status", [307, 301])  # 307 up to Gitea 1.23.6 and Forgejo 11, 301 after
 def test_redirect_on_write_names_new_location(gitea: responses.RequestsMock, deps: Deps, status: int) -> None:
     gitea.get(ISSUES, json=[])

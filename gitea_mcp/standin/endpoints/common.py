@@ -17,8 +17,11 @@ def assign_repo(call: Call, category: str = "issue") -> Repo:
     owner, name = call.args["owner"], call.args["repo"]
     repo = call.store.find_repo(owner, name)
     if repo is None:
+        renamed = call.store.user_redirects.get(owner.lower()) if call.store.user(owner) is None else None
+        if renamed is not None:  # Gitea's RedirectToUser: the first occurrence of the old name, always 307
+            raise Redirect(_with_query(call, call.req.raw_path.replace(quote(owner, safe=""), renamed, 1)), 307)
         moved = call.store.redirect_of(owner, name)
-        if moved is None:
+        if moved is None or (call.profile.redirect_needs_access and call.store.access_mode(moved, call.login) == 0):
             raise NotFound()
         raise Redirect(_moved(call, owner, name, moved))
     if call.store.access_mode(repo, call.login) == 0:
@@ -31,7 +34,10 @@ def assign_repo(call: Call, category: str = "issue") -> Repo:
 def _moved(call: Call, owner: str, name: str, repo: Repo) -> str:
     # Gitea swaps owner/name inside the escaped path and keeps the rest of the path and the query.
     old, new = f"{quote(owner, safe='')}/{quote(name, safe='')}", f"{repo.owner}/{repo.name}"
-    location = call.req.raw_path.replace(old, new, 1)
+    return _with_query(call, call.req.raw_path.replace(old, new, 1))
+
+
+def _with_query(call: Call, location: str) -> str:
     return f"{location}?{call.req.raw_query}" if call.req.raw_query else location
 
 
