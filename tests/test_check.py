@@ -241,6 +241,22 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
             0,
             id="write-probe-server-error",
         ),
+        *(
+            pytest.param(
+                answers(write=write_answer),
+                {},
+                ["! could not tell whether the token has write:issue", "fix: "],
+                0,
+                id=f"write-probe-{name}-proves-nothing",
+            )
+            for name, write_answer in (
+                ("proxy-405", {"status": 405, "body": ""}),
+                ("router-plain-404", {"status": 404, "body": "404 page not found\n", "content_type": "text/plain"}),
+                ("redirect-307", {"status": 307, "headers": {"Location": "https://sso.gitea.test/login"}}),
+                ("proxy-403-page", {"status": 403, "body": "<html>denied</html>", "content_type": "text/html"}),
+                ("bad-request", {"status": 400, "json": api_error("bad request")}),
+            )
+        ),
         pytest.param(
             answers(),
             {"read_only": True},

@@ -21,11 +21,9 @@ from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.gitea.errors import (
     Forbidden,
     GiteaError,
-    NoAnswer,
     NoEndpoint,
     NotFound,
     Rejected,
-    ServerFailed,
     TlsFailed,
     Unauthorized,
 )
@@ -269,11 +267,24 @@ def check_write(settings: Settings, client: GiteaClient, login: str | None) -> L
     except GiteaError as exc:
         if lacks_scope(exc):
             return Line("fail", f"the token lacks write:issue: {tools} would fail", f"add write:issue, or {hide}")
-        if isinstance(exc, NoAnswer | ServerFailed):
-            return Line("warn", f"could not tell whether the token has write:issue: {exc}")
-        return Line("ok", "write:issue (probed with an empty title Gitea refuses; nothing was created)")
+        if proves_scope(exc):
+            return Line("ok", "write:issue (probed with an empty title Gitea refuses; nothing was created)")
+        return Line("warn", f"could not tell whether the token has write:issue: {exc}", _UNPROVEN)
     # Unreachable on any Gitea we know: an empty title is refused after the scope check.
     return Line("warn", f"Gitea accepted an empty-titled issue in {owner}/{PROBE_REPO}", "delete that issue")
+
+
+def proves_scope(exc: GiteaError) -> bool:
+    """Only answers Gitea gives once the scope check has passed: its JSON 404 for the missing probe repository, or
+    the 422 for the empty title where that repository exists. A proxy's 405, a router's plain-text 404 (NoEndpoint),
+    a redirect or a sign-in page come from before Gitea's scope check, or from something else entirely."""
+    return isinstance(exc, NotFound) or (isinstance(exc, Rejected) and exc.status == 422)
+
+
+_UNPROVEN = (
+    "run check again; if this stays, make sure GITEA_URL reaches Gitea's API directly (no proxy that blocks POST, "
+    "no sign-in page in front of it)"
+)
 
 
 def check_owners(settings: Settings, client: GiteaClient) -> list[Line]:
