@@ -32,6 +32,7 @@ API_SETTINGS = {
     "default_max_response_size": 104857600,
 }
 SCOPE_403 = "token does not have at least one of required scope(s), required=[{scope}], token scope=read:user"
+READER_403 = {"status": 403, "json": api_error("user should have a permission to write to a repo")}
 
 
 def scope_error(scope: str) -> dict[str, Any]:
@@ -46,6 +47,8 @@ def answers(**changes: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "read": {"json": [issue(1)], "headers": {"X-Total-Count": "12"}},
         "write": {"status": 422, "json": api_error("[Title]: Required")},
         "owner": {"json": [issue(1)], "headers": {"X-Total-Count": "7"}},
+        # The write-access probe: a label without a name, refused after the write-access check (a writer's 422).
+        "access": {"status": 422, "json": api_error("[Name]: Required")},
         "settings": {"json": API_SETTINGS},
         **changes,
     }
@@ -66,10 +69,13 @@ def serve(rsps: responses.RequestsMock, answer: dict[str, dict[str, Any]], owner
     optional(rsps).get(f"{API}/user", **answer["user"])
     optional(rsps).get(SEARCH, match=[matchers.query_param_matcher({"limit": "1", "type": "issues"})], **answer["read"])
     for owner in owners:
-        params = {"owner": owner, "limit": "1", "type": "issues", "state": "all"}
-        optional(rsps).get(
-            SEARCH, match=[matchers.query_param_matcher(params)], **answer.get(f"owner:{owner}", answer["owner"])
-        )
+        params = {"owner": owner, "limit": "50", "type": "issues", "state": "all"}
+        found = answer.get(f"owner:{owner}", answer["owner"])
+        optional(rsps).get(SEARCH, match=[matchers.query_param_matcher(params)], **found)
+        rows = found.get("json") if isinstance(found.get("json"), list) else []
+        for full_name in {row["repository"]["full_name"] for row in rows}:
+            access = answer.get(f"access:{full_name}", answer["access"])
+            optional(rsps).post(f"{API}/repos/{full_name}/labels", **access)
     optional(rsps).post(PROBE, **answer["write"])
     optional(rsps).get(f"{API}/settings/api", **answer["settings"])
 
@@ -103,11 +109,64 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
                 "✓ read:issue: 12 open issues visible across every repository it can read",
                 "✓ write:issue (probed with an empty title Gitea refuses; nothing was created)",
                 "✓ owner acme: 7 issues (open and closed) visible in its repositories",
+                "✓ owner acme: @alice can change issues in widgets (write access; probed, nothing changed)",
                 "✓ max_response_items=50: pages of up to 50 arrive whole",
                 "\nready",
             ],
             0,
             id="healthy",
+        ),
+        pytest.param(
+            answers(access=READER_403),
+            {},
+            [
+                "✗ owner acme: @alice may only read widgets: issue_update is refused (403) on issues others filed, "
+                "and issue_create drops labels, milestone, assignees and due date",
+                "fix: give @alice write access to acme's repositories (a collaborator with Write, or a team with "
+                "write to Issues), or set GITEA_READ_ONLY=true",
+                "not ready: 1 problem",
+            ],
+            1,
+            id="reader-only",
+        ),
+        pytest.param(
+            answers(
+                owner={"json": [issue(1), issue(2, repo="gadgets"), issue(3)], "headers": {"X-Total-Count": "3"}},
+                **{"access:acme/gadgets": READER_403},
+            ),
+            {},
+            [
+                "! owner acme: @alice can change issues in widgets, but may only read gadgets: issue_update is "
+                "refused (403) there on issues others filed",
+                "fix: give @alice write access to gadgets",
+                "ready, with 1 warning",
+            ],
+            0,
+            id="writer-in-some-repositories",
+        ),
+        pytest.param(
+            answers(access={"status": 405, "body": ""}),
+            {},
+            ["! owner acme: could not tell whether @alice can change issues in widgets: ", "ready, with 1 warning"],
+            0,
+            id="write-access-probe-proves-nothing",
+        ),
+        pytest.param(
+            answers(user=scope_error("read:user"), access=READER_403),
+            {"read_only": False},
+            ["✗ owner acme: the token's user may only read widgets"],
+            2,
+            id="reader-without-read-user",
+        ),
+        pytest.param(
+            answers(owner={"json": [], "headers": {"X-Total-Count": "0"}}),
+            {},
+            [
+                "! owner acme: exists, but this token sees no issues there, so whether @alice may change issues "
+                "there is not known"
+            ],
+            0,
+            id="write-access-unknown-without-issues",
         ),
         pytest.param(
             answers(version={"json": {"version": "11.0.1+gitea-1.22.0"}}),
@@ -346,11 +405,27 @@ def test_checks(
     assert text.count("✗") == fails and text.count("fix:") >= fails, "every failure comes with its fix"
 
 
-def test_write_probe_cannot_create_anything(mocked: responses.RequestsMock) -> None:
+def test_write_probes_cannot_create_anything(mocked: responses.RequestsMock) -> None:
     report(mocked, answers())
-    writes = [call.request for call in mocked.calls if call.request.method != "GET"]
-    assert len(writes) == 1 and writes[0].url == PROBE
-    assert json.loads(writes[0].body or b"{}") == {"title": ""}, "an empty title: Gitea refuses it after the scopes"
+    writes = {call.request.url: json.loads(call.request.body or b"{}") for call in mocked.calls
+              if call.request.method != "GET"}  # fmt: skip
+    assert writes == {
+        PROBE: {"title": ""},  # an empty title: Gitea refuses it after the scope check
+        f"{API}/repos/acme/widgets/labels": {"name": "", "color": ""},  # refused after the write-access check
+    }
+
+
+def test_write_access_is_probed_once_per_repository(mocked: responses.RequestsMock) -> None:
+    rows = [issue(n, repo=repo) for n, repo in enumerate(["widgets", "gadgets", "widgets", "gadgets"], 1)]
+    report(mocked, answers(owner={"json": rows, "headers": {"X-Total-Count": "4"}}))
+    probed = [call.request.url for call in mocked.calls if call.request.url.endswith("/labels")]
+    assert probed == [f"{API}/repos/acme/widgets/labels", f"{API}/repos/acme/gadgets/labels"]
+
+
+def test_no_write_access_probe_without_the_write_scope(mocked: responses.RequestsMock) -> None:
+    text, _ = report(mocked, answers(write=scope_error("write:issue")))
+    assert not [call for call in mocked.calls if call.request.url.endswith("/labels")]
+    assert "can change issues" not in text and "may only read" not in text
 
 
 @pytest.mark.parametrize(
@@ -445,6 +520,7 @@ def test_command_exit_code(
         ("GeneralAPISettings", API_SETTINGS),
         ("User", answers()["user"]["json"]),
         ("CreateIssueOption", {"title": ""}),
+        ("CreateLabelOption", {"name": "", "color": ""}),
         ("APIError", scope_error("write:issue")["json"]),
     ],
 )
@@ -455,5 +531,7 @@ def test_mocks_and_probe_match_the_spec(definition: str, document: Any) -> None:
 def test_probes_use_only_documented_endpoints() -> None:
     assert {"owner", "limit", "type", "state"} <= query_parameters("/repos/issues/search")
     assert {"403", "404", "422"} <= set(operation("/repos/{owner}/{repo}/issues", "post")["responses"])
+    # The spec omits the label route's 403 (no write access); the contract suite pins it.
+    assert {"404", "422"} <= set(operation("/repos/{owner}/{repo}/labels", "post")["responses"])
     for path in ("/version", "/user", "/settings/api"):
         assert operation(path)

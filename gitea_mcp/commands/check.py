@@ -80,9 +80,12 @@ def run_checks(settings: Settings, client: GiteaClient) -> list[Line]:
     if not token.usable:
         return [*lines, Line("skip", "other checks skipped: the token was refused")]
     read = check_read(client, url)
-    lines += [read, check_write(settings, client, token.login)]
+    write = check_write(settings, client, token.login)
+    lines += [read, write]
+    # Whether the user may change issues matters only where the write tools are offered and the token may write.
+    access = Access(token.login) if write.mark != "fail" and not settings.read_only and settings.token else None
     unread = [Line("skip", "owners not checked: issues cannot be read")]
-    lines += check_owners(settings, client) if read.mark == "ok" else unread
+    lines += check_owners(settings, client, access) if read.mark == "ok" else unread
     return [*lines, check_page_size(client)]
 
 
@@ -287,28 +290,106 @@ _UNPROVEN = (
 )
 
 
-def check_owners(settings: Settings, client: GiteaClient) -> list[Line]:
+@dataclass(frozen=True)
+class Access:
+    """Probe, per owner, whether the token's user may change issues (None when unknown: no read:user)."""
+
+    login: str | None
+
+    @property
+    def who(self) -> str:
+        return f"@{self.login}" if self.login else "the token's user"
+
+
+ACCESS_SAMPLE = 50  # issues read per owner: their repositories are the ones probed for write access
+MAX_PROBED = 10  # repositories probed per owner, most recently active first
+
+
+def check_owners(settings: Settings, client: GiteaClient, access: Access | None = None) -> list[Line]:
     if settings.allow_all_owners:
         fix = "name the owners instead, e.g. GITEA_ALLOWED_OWNERS=acme,alice"
         return [Line("warn", "GITEA_ALLOWED_OWNERS='*': every owner this token can see is allowed", fix)]
-    return [_check_owner(client, owner) for owner in sorted(settings.allowed_owners)]
+    return [line for owner in sorted(settings.allowed_owners) for line in _check_owner(client, owner, access)]
 
 
-def _check_owner(client: GiteaClient, owner: str) -> Line:
+def _check_owner(client: GiteaClient, owner: str, access: Access | None) -> list[Line]:
     # The issue search needs only read:issue, unlike /users and /orgs (read:user, read:organization), and it
-    # answers 400 for an owner that does not exist.
-    params: dict[str, str | int] = {"owner": owner, "limit": 1, "type": "issues", "state": "all"}
+    # answers 400 for an owner that does not exist. Its rows name their repositories (without permissions).
+    params: dict[str, str | int] = {"owner": owner, "limit": ACCESS_SAMPLE, "type": "issues", "state": "all"}
     try:
         response = client.get(["repos", "issues", "search"], params)
     except GiteaError as exc:
         if isinstance(exc, Rejected | NotFound):
-            return Line("fail", f"owner {owner}: no such user or organisation", "correct GITEA_ALLOWED_OWNERS")
-        return Line("fail", f"owner {owner}: {exc}")
-    if response.total == 0 or (response.total is None and not response.data):
-        access = "if its repositories are private, give the token's user access to them"
-        return Line("warn", f"owner {owner}: exists, but this token sees no issues there", access)
+            return [Line("fail", f"owner {owner}: no such user or organisation", "correct GITEA_ALLOWED_OWNERS")]
+        return [Line("fail", f"owner {owner}: {exc}")]
+    repos = _repositories(response.data)
+    if response.total == 0 or not repos:
+        unknown = f", so whether {access.who} may change issues there is not known" if access else ""
+        fix = "if its repositories are private, give the token's user access to them"
+        return [Line("warn", f"owner {owner}: exists, but this token sees no issues there{unknown}", fix)]
     count = "issues" if response.total is None else _issues(response.total)
-    return Line("ok", f"owner {owner}: {count} (open and closed) visible in its repositories")
+    lines = [Line("ok", f"owner {owner}: {count} (open and closed) visible in its repositories")]
+    return lines + ([_check_access(client, owner, repos[:MAX_PROBED], access)] if access else [])
+
+
+def _repositories(rows: object) -> list[tuple[str, str]]:
+    """The distinct repositories of the search's rows, in the order they come (most recently active first)."""
+    found: dict[tuple[str, str], None] = {}
+    for row in rows if isinstance(rows, list) else []:
+        repo = row.get("repository") if isinstance(row, dict) else None
+        owner, _, name = str(repo.get("full_name", "")).partition("/") if isinstance(repo, dict) else ("", "", "")
+        if owner and name:
+            found[(owner, name)] = None
+    return list(found)
+
+
+# -- may the user change issues? -------------------------------------------------------------------------------
+# The issue routes' documented scopes cannot read a repository's permissions (GET /repos/{o}/{r} needs
+# read:repository), but creating a label can tell, changing nothing: Gitea checks that the user may write to the
+# repository's issues or pull requests before it reads the body, so a label without a name is refused with 422 for
+# a writer and 403 for a reader (docs/server-behaviour.md, test_creating_a_label_tells_writers_from_readers).
+
+Verdict = Literal["writer", "reader", "unknown"]
+
+
+def _check_access(client: GiteaClient, owner: str, repos: list[tuple[str, str]], access: Access) -> Line:
+    verdicts: dict[Verdict, list[str]] = {"writer": [], "reader": [], "unknown": []}
+    errors: list[GiteaError] = []
+    for repo_owner, name in repos:
+        verdict, error = _may_write(client, repo_owner, name)
+        verdicts[verdict].append(name if repo_owner.lower() == owner.lower() else f"{repo_owner}/{name}")
+        errors += [error] if error else []
+    writers, readers, unknown = (", ".join(verdicts[kind]) for kind in ("writer", "reader", "unknown"))
+    who = access.who
+    if unknown:
+        return Line("warn", f"owner {owner}: could not tell whether {who} can change issues in {unknown}: {errors[0]}",
+                    _UNPROVEN)  # fmt: skip
+    if not readers:
+        return Line(
+            "ok", f"owner {owner}: {who} can change issues in {writers} (write access; probed, nothing changed)"
+        )
+    if not writers:
+        text = (f"owner {owner}: {who} may only read {readers}: issue_update is refused (403) on issues others filed, "
+                "and issue_create drops labels, milestone, assignees and due date")  # fmt: skip
+        fix = (f"give {who} write access to {owner}'s repositories (a collaborator with Write, or a team with write "
+               "to Issues), or set GITEA_READ_ONLY=true")  # fmt: skip
+        return Line("fail", text, fix)
+    text = (f"owner {owner}: {who} can change issues in {writers}, but may only read {readers}: issue_update is "
+            "refused (403) there on issues others filed")  # fmt: skip
+    return Line("warn", text, f"give {who} write access to {readers}")
+
+
+def _may_write(client: GiteaClient, owner: str, name: str) -> tuple[Verdict, GiteaError | None]:
+    try:
+        client.write("POST", ["repos", owner, name, "labels"], {"name": "", "color": ""})
+    except GiteaError as exc:
+        if isinstance(exc, Rejected) and exc.status == 422:
+            return "writer", None
+        if isinstance(exc, Forbidden) and exc.gitea_message and not lacks_scope(exc):
+            return "reader", None
+        return "unknown", exc
+    # Unreachable on any Gitea we know: a label without a name is refused after the access check.
+    return "unknown", GiteaError(f"Gitea created a label without a name in {owner}/{name}; delete it")
 
 
 def _issues(count: int, kind: str = "") -> str:
