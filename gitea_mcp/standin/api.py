@@ -63,7 +63,7 @@ class Api:
         except Redirect as moved:
             response = _redirect(request, moved.location, moved.status or self.profile.redirect_status)
         except NotFound as exc:
-            response = self.not_found(exc.errors)
+            response = self.not_found(exc.errors, exc.named)
         except ApiError as exc:
             response = self.error(exc.status, exc.message)
         response.headers.update(_GITEA_HEADERS)
@@ -75,10 +75,11 @@ class Api:
             return Response(status)
         return json_response({"message": message, "url": f"{self.root}/api/swagger"}, status)
 
-    def not_found(self, errors: list[str]) -> Response:
-        """Gitea's ctx.NotFound: the release's wording, and `errors` when something caused it."""
+    def not_found(self, errors: list[str], message: str | None = None) -> Response:
+        """Gitea's ctx.NotFound: the release's wording (or the handler's name), and `errors` when something caused
+        it."""
         body: dict[str, Any] = {"errors": errors} if errors else {}
-        body.update(message=self.profile.not_found_message, url=f"{self.root}/api/swagger")
+        body.update(message=message or self.profile.not_found_message, url=f"{self.root}/api/swagger")
         return json_response(body, 404)
 
     def _dispatch(self, request: Request) -> Response:

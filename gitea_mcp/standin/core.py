@@ -57,11 +57,13 @@ class ApiError(Exception):
 
 
 class NotFound(ApiError):
-    """Gitea's ctx.NotFound: 404 worded as the release words it, with the errors that caused it (if any)."""
+    """Gitea's ctx.NotFound: 404 worded as the release words it, with the errors that caused it (if any); some
+    handlers name themselves as the message instead (`GetPullRequestByIndex`)."""
 
-    def __init__(self, *errors: str) -> None:
-        super().__init__(404, "")
+    def __init__(self, *errors: str, message: str | None = None) -> None:
+        super().__init__(404, message or "")
         self.errors = list(errors)
+        self.named = message
 
 
 class NoRoute(Exception):

@@ -12,7 +12,20 @@ import hashlib
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
-from gitea_mcp.standin.store import ADMIN, READ, WRITE, Comment, Issue, Label, Milestone, Repo, Store, User
+from gitea_mcp.standin.store import (
+    ADMIN,
+    READ,
+    WRITE,
+    Comment,
+    Issue,
+    Label,
+    Milestone,
+    Repo,
+    Review,
+    ReviewComment,
+    Store,
+    User,
+)
 
 Json = dict[str, Any]
 GO_ZERO_TIME = "0001-01-01T00:00:00Z"
@@ -194,6 +207,49 @@ class View:
             "assets": [],
             "created_at": self.time(comment.created_at),
             "updated_at": self.time(comment.updated_at),
+        }
+
+    def review(self, review: Review) -> Json:
+        """`services/convert.ToPullReview`: the html_url points at the review's entry among the comments."""
+        pull_html = self.issue_html(self.store.issue(review.issue_id))
+        return {
+            "id": review.id,
+            "user": self.user_named(review.reviewer),
+            "team": None,
+            "state": review.state,
+            "body": review.body,
+            "commit_id": review.commit_id,
+            "stale": review.stale,
+            "official": review.official,
+            "dismissed": review.dismissed,
+            "comments_count": len(review.comments),
+            "submitted_at": self.time(review.created_at),
+            "updated_at": self.time(review.updated_at),
+            "html_url": f"{pull_html}#issuecomment-{review.comment_id}",
+            "pull_request_url": pull_html,
+        }
+
+    def review_comment(self, review: Review, comment: ReviewComment) -> Json:
+        """`services/convert.ToPullReviewCommentList`: `position` is the new side's line, `original_position` the
+        old side's (the other one 0)."""
+        pull_html = self.issue_html(self.store.issue(review.issue_id))
+        resolver = self.store.user(comment.resolver) if comment.resolver else None
+        return {
+            "id": comment.id,
+            "body": comment.body,
+            "user": self.user_named(comment.poster),
+            "resolver": self.user(resolver) if resolver else None,
+            "pull_request_review_id": review.id,
+            "created_at": self.time(comment.created_at),
+            "updated_at": self.time(comment.updated_at),
+            "path": comment.path,
+            "commit_id": review.commit_id,
+            "original_commit_id": "",
+            "diff_hunk": "",
+            "position": max(comment.line, 0),
+            "original_position": max(-comment.line, 0),
+            "html_url": f"{pull_html}#issuecomment-{comment.id}",
+            "pull_request_url": pull_html,
         }
 
     @staticmethod

@@ -136,6 +136,40 @@ class Comment:
 
 
 @dataclass
+class ReviewComment:
+    """An inline comment of a review, on one line of one file."""
+
+    id: int  # from the comments' id sequence, as in Gitea
+    poster: str
+    body: str
+    path: str
+    line: int  # Gitea's: positive on the new side of the diff, negative on the old
+    created_at: datetime = field(default_factory=utcnow)
+    updated_at: datetime = field(default_factory=utcnow)
+    resolver: str | None = None
+
+
+@dataclass
+class Review:
+    """A pull request review; `state` as the API names it (APPROVED, REQUEST_CHANGES, COMMENT, PENDING,
+    REQUEST_REVIEW)."""
+
+    id: int
+    issue_id: int
+    reviewer: str
+    state: str
+    body: str
+    comment_id: int  # its entry among the pull request's comments: the anchor of its html_url
+    created_at: datetime
+    updated_at: datetime
+    commit_id: str = "3c31f71a88e002a1f0640d799ee608e44b323d63"
+    official: bool = False
+    stale: bool = False
+    dismissed: bool = False
+    comments: list[ReviewComment] = field(default_factory=list)
+
+
+@dataclass
 class Issue:
     id: int
     repo_id: int
@@ -203,6 +237,7 @@ class Store:
         self.milestones: dict[int, Milestone] = {}
         self.issues: dict[int, Issue] = {}
         self.comments: dict[int, list[Comment]] = {}  # by issue id, oldest first
+        self.reviews: dict[int, list[Review]] = {}  # by issue id, oldest first
         self.indexer_lag: float = 0.0  # seconds before a write is visible to keyword (q) search
         self._ids: dict[str, int] = {}
 
@@ -461,6 +496,32 @@ class Store:
 
     def comments_of(self, issue: Issue) -> list[Comment]:
         return self.comments.get(issue.id, [])
+
+    def add_review(
+        self,
+        issue: Issue,
+        reviewer: str,
+        state: str,
+        body: str = "",
+        comments: Iterable[ReviewComment] = (),
+        at: datetime | None = None,
+    ) -> Review:
+        """Add a review of a pull request with its inline comments (their ids are given here); a submitted review
+        counts for the search's `reviewed` filter. Reviews are not among the issue's comments."""
+        with self.lock:
+            when = at or utcnow()
+            review = Review(self.next_id("review"), issue.id, reviewer, state, body, self.next_id("comment"), when,
+                            when, official=state in ("APPROVED", "REQUEST_CHANGES"))  # fmt: skip
+            for inline in comments:
+                inline.id, inline.created_at, inline.updated_at = self.next_id("comment"), when, when
+                review.comments.append(inline)
+            self.reviews.setdefault(issue.id, []).append(review)
+            if state not in ("PENDING", "REQUEST_REVIEW") and reviewer.lower() not in map(str.lower, issue.reviewed_by):
+                issue.reviewed_by.append(reviewer)
+            return review
+
+    def reviews_of(self, issue: Issue) -> list[Review]:
+        return self.reviews.get(issue.id, [])
 
     # -- the indexer ------------------------------------------------------------------------------
 

@@ -14,12 +14,14 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from gitea_mcp.standin import StandIn
-from gitea_mcp.standin.store import ADMIN, READ, WRITE, PullMeta
+from gitea_mcp.standin.store import ADMIN, READ, WRITE, PullMeta, ReviewComment
 from tests.contract.target import Http
 
 PASSWORD = "Contract-pass-1234"
 MANY_LABELS = 45  # more than one catalogue page when MAX_RESPONSE_ITEMS is 20 (and fewer than 50)
 MANY_ISSUES = 25  # more than 20 (search limit=0) and than a 20-item page
+REVIEW_BODY = "Please split this change."  # the lab's review of its pull request, with one inline comment
+INLINE = ("change.txt", 1, "This line needs a test.")  # path, line (of the new file), body
 
 
 @dataclass
@@ -45,6 +47,8 @@ class Lab:
     labels: dict[str, int] = field(default_factory=dict)
     milestones: dict[str, int] = field(default_factory=dict)
     has_lock: bool = False
+    outsider: str = ""  # no access to any of the org's repositories
+    reviews: dict[str, int] = field(default_factory=dict)
 
     def path(self, *parts: object, repo: str | None = None) -> str:
         return "/".join(["", "repos", self.org, repo or self.repo, *map(str, parts)])
@@ -61,6 +65,8 @@ class Seeder(Protocol):
     def issue(self, owner: str, repo: str, login: str, title: str, body: str = "", *, labels: list[str] = (),  # type: ignore[assignment]
               milestone: str | None = None, assignees: list[str] = (), closed: bool = False) -> int: ...  # type: ignore[assignment]  # fmt: skip
     def pull(self, owner: str, repo: str, login: str, title: str) -> int: ...
+    def review(self, owner: str, repo: str, number: int, login: str, state: str, body: str,
+               inline: tuple[str, int, str]) -> int: ...  # fmt: skip
     def comment(self, owner: str, repo: str, number: int, login: str, body: str) -> int: ...
     def lock(self, owner: str, repo: str, number: int) -> bool: ...
     def rename(self, owner: str, old: str, new: str) -> None: ...
@@ -76,13 +82,14 @@ ROLE_SCOPES = {
     "poster": ("poster", ["write:issue", "read:user"]),
     "writer_repo": ("writer", ["write:issue", "read:repository"]),
     "writer_org": ("writer", ["write:issue", "read:organization"]),
+    "outsider": ("outsider", ["write:issue", "read:user"]),
 }
 
 
 def seed(seeder: Seeder, run: str) -> Lab:
     lab = Lab(run=run, org=f"c{run}", writer=f"w{run}", poster=f"p{run}", assignee=f"a{run}", away=f"x{run}",
-              old_owner=f"o{run}", new_owner=f"n{run}")  # fmt: skip
-    for login in (lab.writer, lab.poster, lab.assignee):
+              old_owner=f"o{run}", new_owner=f"n{run}", outsider=f"u{run}")  # fmt: skip
+    for login in (lab.writer, lab.poster, lab.assignee, lab.outsider):
         seeder.user(login)
     for role, (login, scopes) in ROLE_SCOPES.items():
         lab.tokens[role] = seeder.token(getattr(lab, login), scopes)
@@ -135,6 +142,7 @@ def _seed_main(seeder: Seeder, lab: Lab) -> None:
     lab.issues["poster"] = seeder.issue(o, r, lab.poster, "Poster reports a typo in the footer")
     lab.issues["locked"] = seeder.issue(o, r, w, "Locked discussion about the roadmap")
     lab.issues["pr"] = seeder.pull(o, r, w, "Feature branch change")
+    lab.reviews["changes"] = seeder.review(o, r, lab.issues["pr"], lab.assignee, "REQUEST_CHANGES", REVIEW_BODY, INLINE)
     seeder.comment(o, r, lab.issues["auth"], w, f"First comment, for @{lab.assignee}")
     seeder.comment(o, r, lab.issues["auth"], lab.assignee, "Second comment")
     lab.has_lock = seeder.lock(o, r, lab.issues["locked"])
@@ -230,6 +238,13 @@ class LiveSeeder:
                             json={"head": "feature", "base": "main", "title": title})  # fmt: skip
         return int(body["number"])
 
+    def review(self, owner: str, repo: str, number: int, login: str, state: str, body: str,
+               inline: tuple[str, int, str]) -> int:  # fmt: skip
+        path, line, text = inline
+        body_json = {"event": state, "body": body, "comments": [{"path": path, "body": text, "new_position": line}]}
+        return int(self.http.ok("POST", f"/repos/{owner}/{repo}/pulls/{number}/reviews", self.tokens[login],
+                                json=body_json)["id"])  # fmt: skip
+
     def comment(self, owner: str, repo: str, number: int, login: str, body: str) -> int:
         path = f"/repos/{owner}/{repo}/issues/{number}/comments"
         return int(self.http.ok("POST", path, self.tokens[login], json={"body": body})["id"])
@@ -318,6 +333,13 @@ class StandInSeeder:
 
     def pull(self, owner: str, repo: str, login: str, title: str) -> int:
         return self.store.add_issue(owner, repo, title, poster=login, pull=PullMeta()).number
+
+    def review(self, owner: str, repo: str, number: int, login: str, state: str, body: str,
+               inline: tuple[str, int, str]) -> int:  # fmt: skip
+        issue = self.store.get_issue(owner, repo, number)
+        assert issue is not None
+        path, line, text = inline
+        return self.store.add_review(issue, login, state, body, [ReviewComment(0, login, text, path, line)]).id
 
     def comment(self, owner: str, repo: str, number: int, login: str, body: str) -> int:
         issue = self.store.get_issue(owner, repo, number)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from tests.contract.lab import MANY_ISSUES, MANY_LABELS, Lab
+from tests.contract.lab import INLINE, MANY_ISSUES, MANY_LABELS, REVIEW_BODY, Lab
 from tests.contract.target import Answer, Http, Target
 
 SCOPE_403 = "token does not have at least one of required scope(s)"
@@ -69,6 +69,39 @@ def test_the_scope_is_checked_before_the_repository_is_looked_up(http: Http, lab
     assert http.get(lab.path("issues", repo="nope"), lab.tokens["writer_repo"]).status == 404
     # With the write scope an empty title passes the scope check and fails validation: nothing is created.
     assert http.call("POST", lab.path("issues"), lab.tokens["writer"], json={"title": ""}).status == 422
+
+
+# -- may the token's user change issues? (what `check` probes, changing nothing) ---------------------------------
+
+
+def test_creating_a_nameless_label_tells_writers_from_readers(http: Http, lab: Lab) -> None:
+    """Gitea checks write access to the repository before it reads the body: 422 for a writer, 403 for a reader or
+    a user without access to a public repository, 404 where the repository is invisible; nothing is created."""
+    nameless = {"name": "", "color": ""}
+    path = lab.path("labels")
+    writer = http.call("POST", path, lab.tokens["writer"], json=nameless)
+    assert (writer.status, writer.message) == (422, "[Name]: Required")
+    for role in ("poster", "outsider"):  # a read collaborator; a user who is no member at all
+        refused = http.call("POST", path, lab.tokens[role], json=nameless)
+        assert refused.status == 403 and refused.message and SCOPE_403 not in refused.message, (role, refused.text)
+    unseen = http.call("POST", lab.path("labels", repo=lab.private_repo), lab.tokens["outsider"], json=nameless)
+    assert unseen.status == 404
+    no_scope = http.call("POST", path, lab.tokens["reader"], json=nameless)  # read:issue only
+    assert no_scope.status == 403 and SCOPE_403 in no_scope.message
+    assert all(label["name"] for label in http.ok("GET", path, lab.tokens["writer"])), "nothing was created"
+
+
+def test_an_empty_edit_tells_writers_from_readers_only_on_an_issue_they_did_not_file(http: Http, lab: Lab) -> None:
+    """A PATCH of a number that does not exist is 404 for everybody (the issue is looked up first), so it cannot
+    tell; an edit sending nothing can, but only on someone else's issue (a poster may edit their own)."""
+    for role in ("writer", "poster", "outsider"):
+        assert http.call("PATCH", lab.path("issues", 9999), lab.tokens[role], json={}).status == 404, role
+    path = lab.path("issues", create(http, lab, "writer").body["number"])
+    before = http.ok("GET", path, lab.tokens["writer"])["updated_at"]
+    for role in ("poster", "outsider"):
+        assert http.call("PATCH", path, lab.tokens[role], json={}).status == 403, role
+    assert http.call("PATCH", path, lab.tokens["writer"], json={}).status == 201
+    assert http.ok("GET", path, lab.tokens["writer"])["updated_at"] == before, "an empty edit changes nothing"
 
 
 def test_bad_token_anonymous_reads_and_writes(http: Http, lab: Lab) -> None:
@@ -301,6 +334,40 @@ def test_comments_of_a_missing_issue(http: Http, lab: Lab, target: Target) -> No
 
 def test_a_missing_issue_is_404(http: Http, lab: Lab) -> None:
     assert http.get(lab.path("issues", 9999), lab.tokens["writer"]).status == 404
+
+
+# -- pull request reviews ----------------------------------------------------------------------------------------
+
+
+def test_pull_reviews_need_read_repository(http: Http, lab: Lab) -> None:
+    path = lab.path("pulls", lab.issues["pr"], "reviews")
+    refused = http.get(path, lab.tokens["writer"])  # write:issue and read:user: the documented scopes
+    assert refused.status == 403 and SCOPE_403 in refused.message and "read:repository" in refused.message
+    [review] = [r for r in http.ok("GET", path, lab.tokens["writer_repo"]) if r["id"] == lab.reviews["changes"]]
+    assert (review["state"], review["body"], review["user"]["login"]) == ("REQUEST_CHANGES", REVIEW_BODY, lab.assignee)
+    assert review["comments_count"] == 1 and review["dismissed"] is False
+
+
+def test_review_comments_carry_path_and_line(http: Http, lab: Lab) -> None:
+    path = lab.path("pulls", lab.issues["pr"], "reviews", lab.reviews["changes"], "comments")
+    assert http.get(path, lab.tokens["writer"]).status == 403
+    [inline] = http.ok("GET", path, lab.tokens["writer_repo"])
+    shown = (inline["path"], inline["position"], inline["body"], inline["user"]["login"])
+    assert shown == (INLINE[0], INLINE[1], INLINE[2], lab.assignee)
+    assert inline["original_position"] == 0 and inline["pull_request_review_id"] == lab.reviews["changes"]
+    assert inline["resolver"] is None
+
+
+def test_reviews_of_an_issue_or_a_missing_number_are_404(http: Http, lab: Lab) -> None:
+    for number in (lab.issues["auth"], 9999):
+        answer = http.get(lab.path("pulls", number, "reviews"), lab.tokens["writer_repo"])
+        assert answer.status == 404 and answer.message, number
+
+
+def test_a_pull_requests_comments_leave_out_its_reviews(http: Http, lab: Lab) -> None:
+    comments = http.ok("GET", lab.path("issues", lab.issues["pr"], "comments"), lab.tokens["writer"])
+    assert not [c for c in comments if c["body"] in (REVIEW_BODY, INLINE[2])]
+    assert http.ok("GET", lab.path("issues", lab.issues["pr"]), lab.tokens["writer"])["comments"] == len(comments)
 
 
 # -- writes -----------------------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ ROUTES lists them with the token scope category Gitea checks and the query param
 the tests hold every one of those parameters to the OpenAPI spec. Modules: `common` (repository and issue
 lookup, shared parameters), `misc` (version, settings, users, organisations, a repository, label and milestone
 lists), `lists` (a repository's issues, the cross-repository search), `issues` (one issue: read, create, edit),
-`comments`, `labels` (an issue's labels). Where releases differ, a handler asks `call.profile`.
+`comments`, `labels` (an issue's labels, a new repository label), `reviews` (a pull request's reviews). Where
+releases differ, a handler asks `call.profile`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gitea_mcp.standin.core import Call, Response
-from gitea_mcp.standin.endpoints import comments, issues, labels, lists, misc
+from gitea_mcp.standin.endpoints import comments, issues, labels, lists, misc, reviews
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ _SEARCH = ("state", "labels", "milestones", "q", "type", "since", "before", "ass
 _SEARCH_MORE = ("review_requested", "reviewed", "owner", "team", "created_by")
 _REPO = "/repos/{owner}/{repo}"
 _ISSUE = _REPO + "/issues/{index}"
+_PULL = _REPO + "/pulls/{index}"
 
 ROUTES: tuple[Route, ...] = (
     _route("GET", "/version", None, misc.get_version),
@@ -59,5 +61,8 @@ ROUTES: tuple[Route, ...] = (
     _route("DELETE", _ISSUE + "/labels", "issue", labels.clear_issue_labels),
     _route("DELETE", _ISSUE + "/labels/{id}", "issue", labels.delete_issue_label),
     _route("GET", _REPO + "/labels", "issue", misc.list_repo_labels, *_PAGE),
+    _route("POST", _REPO + "/labels", "issue", labels.create_repo_label),
+    _route("GET", _PULL + "/reviews", "repository", reviews.list_reviews, *_PAGE),
+    _route("GET", _PULL + "/reviews/{id}/comments", "repository", reviews.list_review_comments),
     _route("GET", _REPO + "/milestones", "issue", misc.list_milestones, "state", "name", *_PAGE),
 )

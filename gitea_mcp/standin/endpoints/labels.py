@@ -1,4 +1,4 @@
-"""An issue's labels: list, add (POST), replace (PUT), clear, remove one.
+"""An issue's labels: list, add (POST), replace (PUT), clear, remove one; and a repository's new label.
 
 Labels come as ids or as names (all of one kind); unknown ones are dropped. Exclusive scopes hold: adding a
 label replaces the issue's label of its scope, and a replacement keeps one label per scope, the last by name
@@ -7,6 +7,7 @@ label replaces the issue's label of its scope, and a replacement keeps one label
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from gitea_mcp.standin.core import ApiError, Call, Response, bind, json_response
@@ -15,6 +16,37 @@ from gitea_mcp.standin.render import by_name
 from gitea_mcp.standin.store import Issue, Label, Repo
 
 MIXED = "labels should be an array of strings or integers"
+NOT_A_WRITER = "user should have a permission to write to a repo"
+_COLOR = re.compile(r"#[0-9a-f]{3}(?:[0-9a-f]{3})?")
+CREATE_LABEL_FIELDS = {
+    "name": "string",
+    "exclusive": "bool",
+    "color": "string",
+    "description": "string",
+    "is_archived": "bool",
+}
+
+
+def create_repo_label(call: Call) -> Response:
+    """Write access is checked before the body is read (`check` relies on it: a nameless label is 422 for a
+    writer, 403 for anyone else); then Name and Color are required, in that order."""
+    repo = assign_repo(call)
+    call.require_token()
+    if not can_write(call, repo):
+        raise ApiError(403, NOT_A_WRITER)
+    form = bind(call, "CreateLabelOption", CREATE_LABEL_FIELDS)
+    for name in ("name", "color"):
+        if not form.get(name):
+            raise ApiError(422, f"[{name.title()}]: Required")
+    color = form["color"].strip().lower()
+    color = "#" + color if len(color) in (3, 6) else color
+    if not _COLOR.fullmatch(color):
+        raise ApiError(422, f"invalid color: {color}")
+    if len(color) == 4:
+        color = "#" + "".join(c * 2 for c in color[1:])
+    label = call.store.add_label(repo, form["name"], color[1:], form.get("description") or "")
+    label.exclusive, label.is_archived = bool(form.get("exclusive")), bool(form.get("is_archived"))
+    return json_response(call.view.label(label), 201)
 
 
 def get_issue_labels(call: Call) -> Response:
