@@ -21,6 +21,8 @@ from tests.support.gitea_spec import validate_definition
         ("Issue", fixtures.issue(2, pull=True, labels=fixtures.LABELS, assignees=["bob"], state="closed")),
         ("Issue", fixtures.issue(3, milestone_=fixtures.MILESTONES[1], due_date="2026-12-01T00:00:00Z")),
         ("Comment", fixtures.comment(9, "hello")),
+        ("PullReview", fixtures.review(1, comments_count=2)),
+        ("PullReviewComment", fixtures.review_comment(31, resolver="dave", old_line=4, line=0)),
         ("APIError", fixtures.api_error("not found")),
     ],
 )

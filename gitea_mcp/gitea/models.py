@@ -141,3 +141,42 @@ class Comment(_Model):
         if self.user and self.user.login and self.user.id > 0:
             return self.user.login
         return self.original_author or (self.user.login if self.user else "")
+
+
+class Team(_Model):
+    name: str = ""
+
+
+class PullReview(_Model):
+    """`GET /repos/{o}/{r}/pulls/{n}/reviews` (read:repository): state APPROVED, REQUEST_CHANGES, COMMENT, PENDING
+    (a draft, shown to its reviewer) or REQUEST_REVIEW (a review asked of a user or a team, not given yet)."""
+
+    id: int
+    user: User | None = None
+    team: Team | None = None
+    state: str = ""
+    body: str = ""
+    stale: bool = False
+    dismissed: bool = False
+    comments_count: int = 0
+    submitted_at: str = ""
+    html_url: str = ""
+
+    _times = field_validator("submitted_at", mode="before")(_utc)
+
+
+class PullReviewComment(_Model):
+    """An inline comment of a review: `position` is its line in the new file, `original_position` in the old one
+    (a removed line); the other is 0."""
+
+    id: int
+    user: User | None = None
+    resolver: User | None = None
+    body: str = ""
+    path: str = ""
+    position: int = 0
+    original_position: int = 0
+    created_at: str = ""
+    html_url: str = ""
+
+    _times = field_validator("created_at", mode="before")(_utc)

@@ -1,9 +1,15 @@
-"""issue_get: one issue or pull request with its body and comments, other people's text marked as such."""
+"""issue_get: one issue or pull request with its body and comments, other people's text marked as such.
+
+A pull request also shows its reviews (state, reviewer, body) with their inline comments (file and line). Gitea
+serves those only to a token with read:repository, beyond the documented scopes; without it the reviews are
+left out and the result says why (docs/server-behaviour.md, test_pull_reviews_need_read_repository).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field, Strict
@@ -11,8 +17,8 @@ from pydantic import BaseModel, Field, Strict
 from gitea_mcp import render, scopes, web_links
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse, Segment
-from gitea_mcp.gitea.errors import GiteaError, NotFound
-from gitea_mcp.gitea.models import Comment, Issue
+from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound
+from gitea_mcp.gitea.models import Comment, Issue, PullReview, PullReviewComment
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import missing
 from gitea_mcp.tools.arguments import MAX_PAGE, Arguments, Number, Owner, RepoName
@@ -21,9 +27,12 @@ from gitea_mcp.tools.base import Deps, ToolDefinition, guard
 NAME = "issue_get"
 DESCRIPTION = (
     "Read one issue or PR (by owner, name, number, or its web link): body, comments (oldest first, 20 per "
-    "page), labels, assignees, milestone, state, dates, URL. Texts are cut at max_chars, full size stated."
+    "page), labels, assignees, milestone, state, dates, URL; a PR's reviews with their inline comments (file, "
+    "line). Texts are cut at max_chars, full size stated."
 )
-SPEC = ToolSpec.reading(NAME, DESCRIPTION, scopes.READ_ISSUE)
+SPEC = ToolSpec.reading(
+    NAME, DESCRIPTION, scopes.READ_ISSUE, scope_note=f"(and `{scopes.READ_REPOSITORY}` for a PR's reviews)"
+)
 COMMENTS_PER_PAGE = 20
 DEFAULT_MAX_CHARS = 3000
 
@@ -36,6 +45,34 @@ class CommentOut(BaseModel):
     body: str
     body_chars: int = Field(description="Full length of the body; larger than len(body) when cut.")
     html_url: str
+
+
+class ReviewCommentOut(BaseModel):
+    id: int
+    author: str
+    path: str
+    line: int | None = Field(description="Line in the PR's version of the file; null for a removed line.")
+    old_line: int | None = Field(description="Line in the old version, for a comment on a removed line.")
+    resolved_by: str | None
+    created_at: str
+    body: str
+    body_chars: int = Field(description="Full length of the body; larger than len(body) when cut.")
+    html_url: str
+
+
+class ReviewOut(BaseModel):
+    id: int
+    state: str = Field(description="APPROVED, REQUEST_CHANGES, COMMENT, or PENDING (a draft, not submitted).")
+    reviewer: str
+    submitted_at: str
+    dismissed: bool
+    stale: bool = Field(description="Given on an older commit than the PR's head.")
+    body: str
+    body_chars: int = Field(description="Full length of the body; larger than len(body) when cut.")
+    html_url: str
+    comments_total: int
+    comments: list[ReviewCommentOut] = Field(description="Inline comments, by file, then line.")
+    comments_error: str | None = Field(description="Why the inline comments could not be loaded.")
 
 
 class IssueDetail(BaseModel):
@@ -59,6 +96,11 @@ class IssueDetail(BaseModel):
     comments_total: int
     comments_page: int
     comments: list[CommentOut]
+    reviews: list[ReviewOut] | None = Field(
+        description="A PR's reviews, oldest first; null for an issue, or when they could not be read (reviews_note)."
+    )
+    review_requested: list[str] = Field(description="Users or teams asked to review a PR who have not yet.")
+    reviews_note: str | None = Field(description="Why a PR's reviews are not shown, e.g. the token lacks a scope.")
 
 
 class GetArgs(Arguments):
@@ -124,9 +166,157 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
     issue = issue_response.one(Issue)
     thread = loaded if isinstance(loaded, list) else []
     args = _to_linked_comment(args, thread, target.comment)
-    detail = _detail(issue, thread, args)
+    reviewed = _load_reviews(deps, owner, name, target.number) if issue.pull_request else None
+    detail = _detail(issue, thread, args, reviewed)
     failed = loaded if isinstance(loaded, GiteaError) else None
     return render.result(_text(owner, name, detail, args, failed, target.comment), detail)
+
+
+# -- a pull request's reviews ----------------------------------------------------------------------------------
+
+REQUESTED = "REQUEST_REVIEW"  # a review asked for, not given: listed by the review route like the others
+_STATES = {
+    "APPROVED": "approved",
+    "REQUEST_CHANGES": "changes requested",
+    "COMMENT": "commented",
+    "PENDING": "pending: a draft, not submitted",  # Gitea shows a draft to its reviewer (and site admins) only
+}
+NO_READ_REPOSITORY = (
+    f"not shown: the token lacks {scopes.READ_REPOSITORY}, which Gitea requires for pull request reviews; a token "
+    f"that also has {scopes.READ_REPOSITORY} shows them with their inline comments."
+)
+
+Inline = list[PullReviewComment] | GiteaError
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    """What the review routes answered: each review with its inline comments (or why those failed), or why the
+    reviews themselves could not be read."""
+
+    reviews: list[tuple[PullReview, Inline]]
+    failed: GiteaError | None = None
+
+
+def _load_reviews(deps: Deps, owner: str, name: str, number: int) -> Reviewed:
+    """The reviews, then every review's inline comments at once (one route per review, none for all of them)."""
+    base: list[Segment] = ["repos", owner, name, "pulls", number, "reviews"]
+    try:
+        listed = deps.client.get(base).many(PullReview)
+    except GiteaError as exc:  # the pull request itself is readable: say why its reviews are not
+        return Reviewed([], exc)
+    with_inline = [r for r in listed if r.comments_count and r.state != REQUESTED]
+
+    def inline(review: PullReview) -> Callable[[], Inline]:
+        def load() -> Inline:
+            try:
+                return deps.client.get([*base, review.id, "comments"]).many(PullReviewComment)
+            except GiteaError as exc:
+                return exc
+
+        return load
+
+    loaded = dict(zip([r.id for r in with_inline], deps.client.parallel(*map(inline, with_inline)), strict=True))
+    return Reviewed([(r, loaded.get(r.id, [])) for r in listed])
+
+
+def _reviews_out(reviewed: Reviewed | None, max_chars: int) -> dict[str, Any]:
+    """The reviews fields of IssueDetail: nothing for an issue, the reason when Gitea would not tell."""
+    if reviewed is None:
+        return {"reviews": None, "review_requested": [], "reviews_note": None}
+    if reviewed.failed is not None:
+        missing = isinstance(reviewed.failed, Forbidden) and reviewed.failed.missing_scope == scopes.READ_REPOSITORY
+        note = NO_READ_REPOSITORY if missing else f"could not be loaded ({reviewed.failed})"
+        return {"reviews": None, "review_requested": [], "reviews_note": note}
+    given = [_review(r, inline, max_chars) for r, inline in reviewed.reviews if r.state != REQUESTED]
+    requested = [_requested_of(r) for r, _ in reviewed.reviews if r.state == REQUESTED]
+    return {"reviews": given, "review_requested": requested, "reviews_note": None}
+
+
+def _requested_of(review: PullReview) -> str:
+    if review.team is not None and review.team.name:
+        return f"team {render.one_line(review.team.name)}"
+    return review.user.login if review.user else "?"
+
+
+def _review(review: PullReview, inline: Inline, max_chars: int) -> ReviewOut:
+    body = render.clean(review.body)
+    comments = [] if isinstance(inline, GiteaError) else inline
+    ordered = sorted(comments, key=lambda c: (c.path, c.position or c.original_position, c.id))
+    return ReviewOut(
+        id=review.id,
+        state=review.state,
+        reviewer=review.user.login if review.user else "?",
+        submitted_at=review.submitted_at,
+        dismissed=review.dismissed,
+        stale=review.stale,
+        body=render.clip(body, max_chars)[0],
+        body_chars=len(body),
+        html_url=review.html_url,
+        comments_total=review.comments_count,
+        comments=[_review_comment(c, max_chars) for c in ordered],
+        comments_error=str(inline) if isinstance(inline, GiteaError) else None,
+    )
+
+
+def _review_comment(comment: PullReviewComment, max_chars: int) -> ReviewCommentOut:
+    body = render.clean(comment.body)
+    return ReviewCommentOut(
+        id=comment.id,
+        author=comment.user.login if comment.user else "?",
+        path=render.one_line(comment.path),
+        line=comment.position or None,
+        old_line=None if comment.position else comment.original_position or None,
+        resolved_by=comment.resolver.login if comment.resolver else None,
+        created_at=comment.created_at,
+        body=render.clip(body, max_chars)[0],
+        body_chars=len(body),
+        html_url=comment.html_url,
+    )
+
+
+def _anchor(html_url: str) -> int | None:
+    """The comment id a review's html_url points at (`…/pulls/7#issuecomment-120`), which a pasted link may name."""
+    tail = html_url.rpartition("#issuecomment-")[2]
+    return int(tail) if "#issuecomment-" in html_url and tail.isdigit() else None
+
+
+def _review_lines(d: IssueDetail, linked: int | None) -> list[str]:
+    if d.reviews is None:
+        return [f"reviews: {d.reviews_note}"] if d.reviews_note else []
+    asked = ", ".join(x if x.startswith("team ") else f"@{x}" for x in d.review_requested)
+    requested = f"; review requested from {asked}" if asked else ""
+    if not d.reviews:
+        return [f"reviews: none{requested}"]
+    lines = [f"reviews: {len(d.reviews)} (oldest first){requested}"]
+    for r in d.reviews:
+        lines += _one_review(r, linked)
+    return lines
+
+
+def _one_review(r: ReviewOut, linked: int | None) -> list[str]:
+    marks = [_STATES.get(r.state, r.state.lower() or "state unknown")]
+    marks += ["dismissed"] * r.dismissed + ["on an older commit"] * r.stale
+    linked_here = " (the linked comment)" if linked is not None and linked == _anchor(r.html_url) else ""
+    label = f"review {r.id}{linked_here} ({', '.join(marks)}) at {r.submitted_at}"
+    lines = [
+        _body_block(label, r.body, r.body_chars, r.reviewer) if r.body else f"{label} by @{r.reviewer}, without text"
+    ]
+    if r.comments_error:
+        lines.append(f"inline comments: {r.comments_total}, could not be loaded ({r.comments_error})")
+    for c in r.comments:
+        where = f"{c.path} line {c.line}" if c.line else f"{c.path} old line {c.old_line}"
+        resolved = f" (resolved by @{c.resolved_by})" if c.resolved_by else ""
+        mark = " (the linked comment)" if c.id == linked else ""
+        label = f"inline comment {c.id}{mark} on {where}{resolved} at {c.created_at}"
+        lines.append(_body_block(label, c.body, c.body_chars, c.author))
+    return lines
+
+
+def _review_ids(d: IssueDetail) -> set[int]:
+    """The comment ids a link may point at among the reviews: each review's entry and its inline comments."""
+    ids = {c.id for r in d.reviews or [] for c in r.comments}
+    return ids | {anchor for r in d.reviews or [] if (anchor := _anchor(r.html_url)) is not None}
 
 
 def _to_linked_comment(args: GetArgs, comments: list[Comment], linked: int | None) -> GetArgs:
@@ -137,7 +327,7 @@ def _to_linked_comment(args: GetArgs, comments: list[Comment], linked: int | Non
     return args.model_copy(update={"comments_page": index // COMMENTS_PER_PAGE + 1})
 
 
-def _detail(issue: Issue, comments: list[Comment], args: GetArgs) -> IssueDetail:
+def _detail(issue: Issue, comments: list[Comment], args: GetArgs, reviewed: Reviewed | None) -> IssueDetail:
     body = issue.body or ""  # exact here; the text face cleans it inside its fence (render.untrusted)
     start = (args.comments_page - 1) * COMMENTS_PER_PAGE
     return IssueDetail(
@@ -150,6 +340,7 @@ def _detail(issue: Issue, comments: list[Comment], args: GetArgs) -> IssueDetail
         comments_total=len(comments),
         comments_page=args.comments_page,
         comments=[_comment(c, args.max_chars) for c in comments[start : start + COMMENTS_PER_PAGE]],
+        **_reviews_out(reviewed, args.max_chars),
     )
 
 
@@ -175,6 +366,7 @@ def _text(owner: str, name: str, d: IssueDetail, args: GetArgs, failed: GiteaErr
     )
     lines += [facts, f"url {d.html_url}", _body_block("body", d.body, d.body_chars, d.author)]
     lines += _comment_lines(d, failed, linked)
+    lines += _review_lines(d, linked)
     lines += render.help_lines(_hints(owner, name, d, args))
     return "\n".join(lines)
 
@@ -195,7 +387,7 @@ def _comment_lines(d: IssueDetail, failed: GiteaError | None, linked: int | None
     if not d.comments:
         return [f"comments: {d.comments_total}, none on page {d.comments_page}"]
     lines = [f"comments: {d.comments_total}, showing {first}–{first + len(d.comments) - 1} (oldest first)"]
-    if linked is not None and linked not in {c.id for c in d.comments}:
+    if linked is not None and linked not in {c.id for c in d.comments} | _review_ids(d):
         lines.append(f"note: the linked comment {linked} is not on this page of this issue (deleted, or elsewhere).")
     for c in d.comments:
         mark = " (the linked comment)" if c.id == linked else ""
@@ -206,7 +398,10 @@ def _comment_lines(d: IssueDetail, failed: GiteaError | None, linked: int | None
 def _hints(owner: str, name: str, d: IssueDetail, args: GetArgs) -> list[str]:
     call = f"{NAME} {render.args_text({'owner': owner, 'name': name, 'number': d.number})}"
     hints = []
-    if d.body_chars > len(d.body) or any(c.body_chars > len(c.body) for c in d.comments):
+    reviews = d.reviews or []
+    texts = [(d.body, d.body_chars), *((c.body, c.body_chars) for c in d.comments)]
+    texts += [(r.body, r.body_chars) for r in reviews] + [(c.body, c.body_chars) for r in reviews for c in r.comments]
+    if any(full > len(body) for body, full in texts):
         hints.append(f"full texts: {call} max_chars=0")
     if args.comments_page * COMMENTS_PER_PAGE < d.comments_total:
         hints.append(f"more comments: {call} comments_page={args.comments_page + 1}")

@@ -140,6 +140,73 @@ def comment(cid: int, body: str, author: str = "bob", number: int = 1) -> dict[s
     }
 
 
+def review(
+    rid: int,
+    state: str = "REQUEST_CHANGES",
+    body: str = "Please split this change.",
+    reviewer: str = "carol",
+    *,
+    comments_count: int = 0,
+    number: int = 7,
+    anchor: int = 0,
+    dismissed: bool = False,
+    stale: bool = False,
+) -> dict[str, Any]:
+    """A pull request review as `GET …/pulls/{n}/reviews` lists it (its html_url anchors its entry among the
+    pull request's comments)."""
+    pull = f"{ROOT}/acme/widgets/pulls/{number}"
+    return {
+        "id": rid,
+        "user": user(reviewer, 4),
+        "team": None,
+        "state": state,
+        "body": body,
+        "commit_id": "3c31f71a88e002a1f0640d799ee608e44b323d63",
+        "stale": stale,
+        "official": state in ("APPROVED", "REQUEST_CHANGES"),
+        "dismissed": dismissed,
+        "comments_count": comments_count,
+        "submitted_at": "2026-11-22T10:00:00Z",
+        "updated_at": "2026-11-22T10:00:00Z",
+        "html_url": f"{pull}#issuecomment-{anchor or 100 + rid}",
+        "pull_request_url": pull,
+    }
+
+
+def review_comment(
+    cid: int,
+    body: str = "This line needs a test.",
+    path: str = "src/export.py",
+    line: int = 12,
+    *,
+    old_line: int = 0,
+    author: str = "carol",
+    review_id: int = 1,
+    resolver: str | None = None,
+    number: int = 7,
+) -> dict[str, Any]:
+    """An inline comment of a review: `position` is the line in the new file, `original_position` in the old one
+    (Gitea sets one of them, the other is 0)."""
+    pull = f"{ROOT}/acme/widgets/pulls/{number}"
+    return {
+        "id": cid,
+        "body": body,
+        "user": user(author, 4),
+        "resolver": user(resolver, 5) if resolver else None,
+        "pull_request_review_id": review_id,
+        "created_at": "2026-11-22T10:00:00Z",
+        "updated_at": "2026-11-22T10:00:00Z",
+        "path": path,
+        "commit_id": "3c31f71a88e002a1f0640d799ee608e44b323d63",
+        "original_commit_id": "",
+        "diff_hunk": "@@ -10,3 +10,4 @@",
+        "position": line,
+        "original_position": old_line,
+        "html_url": f"{pull}#issuecomment-{cid}",
+        "pull_request_url": pull,
+    }
+
+
 def api_error(message: str) -> dict[str, Any]:
     """Gitea's error body: always JSON {"message", "url"}."""
     return {"message": message, "url": f"{ROOT}/api/swagger"}

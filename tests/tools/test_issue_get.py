@@ -10,7 +10,17 @@ import responses
 from gitea_mcp.tools import issue_get
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_get import GetArgs
-from tests.support.gitea_json import API, LABELS, MILESTONES, api_error, comment, issue, label
+from tests.support.gitea_json import (
+    API,
+    LABELS,
+    MILESTONES,
+    api_error,
+    comment,
+    issue,
+    label,
+    review,
+    review_comment,
+)
 from tests.support.results import failed, ok
 
 ISSUE = f"{API}/repos/acme/widgets/issues/7"
@@ -135,3 +145,133 @@ def test_a_404_without_giteas_error_body_is_not_blamed_on_the_repository(
     text = failed(run(deps))
     assert text.startswith("GET /repos/acme/widgets/issues/7 answered 404 without Gitea's error body: GITEA_URL")
     assert "repository" not in text.split(":")[1] and "not found, or this token" not in text
+
+
+# -- a pull request's reviews ----------------------------------------------------------------------------------
+
+PULL = f"{API}/repos/acme/widgets/pulls/7"
+NO_READ_REPOSITORY = api_error(
+    "token does not have at least one of required scope(s), required=[read:repository], token scope=write:issue"
+)
+
+
+def pull_with(mocked: responses.RequestsMock, reviews: Any, **review_comments: Any) -> None:
+    mocked.get(ISSUE, json=issue(7, "Export as CSV", pull=True))
+    mocked.get(f"{ISSUE}/comments", json=[comment(1, "Looks useful", "bob")])
+    mocked.get(f"{PULL}/reviews", **reviews)
+    for review_id, answer in review_comments.items():
+        mocked.get(f"{PULL}/reviews/{review_id.removeprefix('r')}/comments", **answer)
+
+
+def test_pull_request_reviews_with_their_inline_comments(mocked: responses.RequestsMock, deps: Deps) -> None:
+    inline = [
+        review_comment(32, "And here.", "src/z.py", 3),
+        review_comment(31, "This line needs a test.", "src/export.py", 12),
+        review_comment(33, "Why was this removed?", "src/export.py", 0, old_line=4, resolver="bob"),
+    ]
+    reviews = [review(1, comments_count=3), review(2, "APPROVED", "", "dave"), review(3, "REQUEST_REVIEW", "", "erin")]
+    pull_with(mocked, {"json": reviews}, r1={"json": inline})
+    text, data = ok(run(deps))
+    assert "comments: 1, showing 1–1 (oldest first)" in text
+    assert "reviews: 2 (oldest first); review requested from @erin" in text
+    assert (
+        '<untrusted source="review 1 (changes requested) at 2026-11-22T10:00:00Z by @carol">\n'
+        "Please split this change.\n</untrusted>"
+    ) in text
+    lines = [line for line in text.splitlines() if "inline comment" in line]
+    assert lines == [
+        '<untrusted source="inline comment 33 on src/export.py old line 4 (resolved by @bob) at 2026-11-22T10:00:00Z '
+        'by @carol">',
+        '<untrusted source="inline comment 31 on src/export.py line 12 at 2026-11-22T10:00:00Z by @carol">',
+        '<untrusted source="inline comment 32 on src/z.py line 3 at 2026-11-22T10:00:00Z by @carol">',
+    ], "by file, then line"
+    assert "review 2 (approved) at 2026-11-22T10:00:00Z by @dave, without text" in text
+    first, second = data["reviews"]
+    assert (first["state"], first["reviewer"], first["body"]) == (
+        "REQUEST_CHANGES",
+        "carol",
+        "Please split this change.",
+    )
+    assert [(c["path"], c["line"], c["old_line"], c["resolved_by"]) for c in first["comments"]] == [
+        ("src/export.py", None, 4, "bob"), ("src/export.py", 12, None, None), ("src/z.py", 3, None, None)
+    ]  # fmt: skip
+    assert (second["state"], second["comments"]) == ("APPROVED", [])
+    assert data["review_requested"] == ["erin"] and data["reviews_note"] is None
+
+
+def test_reviews_need_read_repository_and_the_call_still_answers(mocked: responses.RequestsMock, deps: Deps) -> None:
+    pull_with(mocked, {"status": 403, "json": NO_READ_REPOSITORY})
+    text, data = ok(run(deps))
+    assert "comments: 1, showing 1–1" in text and "Looks useful" in text
+    assert (
+        "reviews: not shown: the token lacks read:repository, which Gitea requires for pull request reviews; "
+        "a token that also has read:repository shows them with their inline comments."
+    ) in text
+    assert data["reviews"] is None and "read:repository" in data["reviews_note"]
+
+
+def test_an_issue_asks_for_no_reviews(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(ISSUE, json=issue(7))
+    mocked.get(f"{ISSUE}/comments", json=[])
+    text, data = ok(run(deps))
+    assert all("/pulls/" not in (call.request.url or "") for call in mocked.calls)
+    assert "review" not in text and data["reviews"] is None and data["reviews_note"] is None
+
+
+@pytest.mark.parametrize(
+    ("reviews", "inline", "expected"),
+    [
+        pytest.param({"json": []}, None, "reviews: none", id="none"),
+        pytest.param(
+            {"json": [review(3, "REQUEST_REVIEW", "", "erin")]},
+            None,
+            "reviews: none; review requested from @erin",
+            id="only-requested",
+        ),
+        pytest.param(
+            {"status": 500, "json": api_error("")}, None, "reviews: could not be loaded (Gitea failed", id="500"
+        ),
+        pytest.param(
+            {"json": [review(1, comments_count=2)]},
+            {"status": 500, "json": api_error("")},
+            "inline comments: 2, could not be loaded (Gitea failed",
+            id="inline-500",
+        ),
+        pytest.param(
+            {"json": [review(1, "PENDING", "Draft", "demo")]},
+            None,
+            '<untrusted source="review 1 (pending: a draft, not submitted) at',
+            id="own-draft",
+        ),
+        pytest.param(
+            {"json": [review(1, "COMMENT", "Hm", dismissed=True, stale=True)]},
+            None,
+            '<untrusted source="review 1 (commented, dismissed, on an older commit) at',
+            id="dismissed",
+        ),
+    ],
+)
+def test_review_cases(
+    mocked: responses.RequestsMock, deps: Deps, reviews: dict[str, Any], inline: dict[str, Any] | None, expected: str
+) -> None:
+    pull_with(mocked, reviews, **({"r1": inline} if inline else {}))
+    text, _ = ok(run(deps))
+    assert expected in text, text
+
+
+def test_review_texts_are_cut_at_max_chars(mocked: responses.RequestsMock, deps: Deps) -> None:
+    pull_with(mocked, {"json": [review(1, body="r" * 500, comments_count=1)]},
+              r1={"json": [review_comment(31, "i" * 500)]})  # fmt: skip
+    text, data = ok(run(deps, max_chars=100))
+    assert "review 1 (changes requested) at 2026-11-22T10:00:00Z by @carol, cut at 100 of 500 chars" in text
+    assert "inline comment 31 on src/export.py line 12 at 2026-11-22T10:00:00Z by @carol, cut at 100 of 500" in text
+    assert data["reviews"][0]["body_chars"] == 500 and len(data["reviews"][0]["body"]) == 100
+    assert "full texts: issue_get owner=acme name=widgets number=7 max_chars=0" in text
+
+
+def test_a_link_to_a_review_marks_it(mocked: responses.RequestsMock, deps: Deps) -> None:
+    pull_with(mocked, {"json": [review(1, anchor=120, comments_count=1)]}, r1={"json": [review_comment(121)]})
+    result = issue_get.TOOL.call(deps, {"url": "https://gitea.test/acme/widgets/pulls/7#issuecomment-121"})
+    text, _ = ok(result)
+    assert "inline comment 121 (the linked comment) on src/export.py line 12" in text
+    assert "is not on this page" not in text
