@@ -20,7 +20,7 @@ from gitea_mcp.tools.issue_list import ListArgs
 from gitea_mcp.tools.issue_search import SearchArgs
 from gitea_mcp.tools.issue_update import UpdateArgs
 from tests.contract.conftest import deps_for
-from tests.contract.lab import Lab
+from tests.contract.lab import INLINE, REVIEW_BODY, Lab
 from tests.contract.target import Http, Target
 
 
@@ -324,6 +324,33 @@ def test_check_flags_a_token_without_read_user(target: Target, lab: Lab) -> None
 def test_check_flags_a_token_without_write_issue(target: Target, lab: Lab) -> None:
     text = check(target, lab, "reader")
     assert "✗ the token lacks write:issue" in text and "not ready" in text.splitlines()[-1]
+
+
+def test_check_flags_a_user_who_may_only_read(target: Target, lab: Lab) -> None:
+    """The documented scopes on a read collaborator, and on a user who is no member at all: 'ready' would be
+    followed by a 403 on the first issue_update of someone else's issue."""
+    for role, login in (("poster", lab.poster), ("outsider", lab.outsider)):
+        text = check(target, lab, role)
+        assert f"✗ owner {lab.org}: @{login} may only read " in text and "not ready" in text.splitlines()[-1], text
+    assert f"✓ owner {lab.org}: @{lab.writer} can change issues in " in check(target, lab, "writer")
+
+
+def test_get_shows_a_pull_requests_review_with_read_repository(target: Target, lab: Lab) -> None:
+    args = GetArgs(owner=lab.org, name=lab.repo, number=lab.issues["pr"])
+    text, data = ok(issue_get.run(deps_for(target, lab, "writer_repo"), args))
+    [review] = [r for r in data["reviews"] if r["id"] == lab.reviews["changes"]]
+    assert (review["state"], review["reviewer"], review["body"]) == ("REQUEST_CHANGES", lab.assignee, REVIEW_BODY)
+    assert [(c["path"], c["line"], c["body"]) for c in review["comments"]] == [INLINE]
+    assert f"on {INLINE[0]} line {INLINE[1]} at " in text and REVIEW_BODY in text
+
+
+def test_get_of_a_pull_request_with_the_documented_scopes_says_reviews_need_read_repository(
+    target: Target, lab: Lab
+) -> None:
+    args = GetArgs(owner=lab.org, name=lab.repo, number=lab.issues["pr"])
+    text, data = ok(issue_get.run(deps_for(target, lab), args))
+    assert data["reviews"] is None and "read:repository" in (data["reviews_note"] or "")
+    assert "reviews: not shown: the token lacks read:repository" in text and REVIEW_BODY not in text
 
 
 def test_deps_for_uses_the_lab_allowlist(target: Target, lab: Lab) -> None:
