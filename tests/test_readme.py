@@ -14,7 +14,7 @@ from typing import Any
 
 from gitea_mcp import reference, render
 from gitea_mcp.server import READ_TOOLS, WRITE_TOOLS
-from tests.golden.test_screens import CASES, SCREENS, SHOWN_URL, WRITES
+from tests.golden.test_screens import CASES, EVERY_SCOPE, SCREENS, SHOWN_URL, WRITES
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -22,7 +22,7 @@ README = ROOT / "README.md"
 EXAMPLES = {
     "issue_list": ["list"],
     "issue_search": ["search_many", "search_link"],
-    "issue_get": ["get_link"],
+    "issue_get": ["get_link", "get_pull_reviews"],
     "issue_create": ["create"],
     "issue_update": ["update", "update_unchanged"],
     "issue_comment": ["comment"],
@@ -35,10 +35,15 @@ ERRORS = [
 
 
 def _call(screen: str) -> str:
-    tool, args = {**CASES, **WRITES}[screen]
+    tool, args = {**CASES, **WRITES, **EVERY_SCOPE}[screen]
     shown: dict[str, Any] = {k: v.replace("{url}", SHOWN_URL) if isinstance(v, str) else v for k, v in args.items()}
     shown = {k: ",".join(v) if isinstance(v, list) else v for k, v in shown.items()}
     return f"{tool.spec.name} {render.args_text(shown)}"
+
+
+def _example(screen: str) -> str:
+    scope = " (a token that also has read:repository)" if screen in EVERY_SCOPE else ""
+    return f"`{_call(screen)}`{scope}:\n\n```text\n{_screen(screen)}\n```"
 
 
 def _screen(name: str) -> str:
@@ -50,8 +55,7 @@ def tools_reference() -> str:
     for tool in READ_TOOLS + WRITE_TOOLS:
         name = tool.spec.name
         parts += [f"### `{name}`", tool.spec.description, reference.argument_table(tool)]
-        for screen in EXAMPLES[name]:
-            parts.append(f"`{_call(screen)}`:\n\n```text\n{_screen(screen)}\n```")
+        parts += [_example(screen) for screen in EXAMPLES[name]]
     errors = "\n\n".join(f"→ {_call(name)}\n{_screen(name)}" for name in ERRORS)
     parts += ["### Errors, as the agent reads them", f"```text\n{errors}\n```"]
     return "\n\n".join(parts) + "\n"

@@ -4,6 +4,9 @@ It verifies exactly the scopes the offered tools declare (each tool module's `SP
 every offered tool will work. Every probe is free of side effects. The write-scope probe posts an issue with an
 empty title to a repository that does not exist: Gitea checks the token's scope before it looks the repository
 up (403 without write:issue, 404 with it; verified on Gitea 1.22, 1.25 and Forgejo 11), so nothing is created.
+Scopes are not enough: per allowed owner, it asks whether the token's user may change issues there, by posting a
+label without a name to each repository of the owner's newest issues (422 for a writer, 403 for a reader; see
+docs/server-behaviour.md). Only the answers that prove something count; anything else says it could not tell.
 """
 
 from __future__ import annotations
@@ -302,7 +305,7 @@ class Access:
 
 
 ACCESS_SAMPLE = 50  # issues read per owner: their repositories are the ones probed for write access
-MAX_PROBED = 10  # repositories probed per owner, most recently active first
+MAX_PROBED = 10  # repositories probed per owner: those of its newest issues first
 
 
 def check_owners(settings: Settings, client: GiteaClient, access: Access | None = None) -> list[Line]:
@@ -333,7 +336,7 @@ def _check_owner(client: GiteaClient, owner: str, access: Access | None) -> list
 
 
 def _repositories(rows: object) -> list[tuple[str, str]]:
-    """The distinct repositories of the search's rows, in the order they come (most recently active first)."""
+    """The distinct repositories of the search's rows, in the order they come (newest issue first)."""
     found: dict[tuple[str, str], None] = {}
     for row in rows if isinstance(rows, list) else []:
         repo = row.get("repository") if isinstance(row, dict) else None

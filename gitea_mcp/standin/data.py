@@ -1,7 +1,8 @@
 """The deterministic seed: the same users, repositories and ~360 issues on every run.
 
 Owners and what each is for:
-- org `acme`: `widgets` (300 issues + 30 pull requests, every 11th number is a PR), `gadgets` (12 issues),
+- org `acme`: `widgets` (300 issues + 30 pull requests, every 11th number is a PR; #286 has two reviews with
+  inline comments), `gadgets` (12 issues),
   `empty` (nothing); the org label `triage`; the team `core`. `old-widgets` was renamed to `widgets`.
 - user `demo`: the private repository `notes` (4 issues).
 - org `other`: the private repository `secret` (5 issues). `demo` may read and write it, so it is the
@@ -14,7 +15,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
-from gitea_mcp.standin.store import ADMIN, READ, WRITE, Issue, PullMeta, Repo, Store, Team
+from gitea_mcp.standin.store import ADMIN, READ, WRITE, Issue, PullMeta, Repo, ReviewComment, Store, Team
 
 # Tokens. The scope strings are what Gitea prints in its 403 messages.
 DEMO_TOKEN = "df668f2bb53bc9007feb53324375cd4a8232eca0"  # demo: write:issue, read:user (the documented scopes)
@@ -40,6 +41,7 @@ _FULL_SCOPES = ("write:issue", "read:user")
 # acme/widgets: where the awkward cases live.
 WIDGETS_COUNT = 330
 PULL_EVERY = 11  # numbers 11, 22, ... 330 are pull requests
+REVIEWED_PULL = 286  # an open pull request with reviews and inline comments
 NEWLINE_TITLE_ISSUE = 5
 PIPE_TITLE_ISSUE = 8
 UNICODE_TITLE_ISSUE = 13
@@ -123,6 +125,7 @@ def build() -> Store:
     _small_repo(store, gadgets, rng, 12, ["bug", "enhancement"], SEED_START + timedelta(days=60))
     _small_repo(store, notes, rng, 4, [], SEED_START + timedelta(days=200), posters=["demo"])
     _small_repo(store, secret, rng, 5, ["confidential"], SEED_START + timedelta(days=100), posters=["demo"])
+    _reviews(store, widgets)  # last: its comment ids come after every other comment's
     return store
 
 
@@ -276,6 +279,23 @@ def _discussion(store: Store, issue: Issue, rng: random.Random, count: int) -> N
             text += f" cc @{rng.choice(_PEOPLE)}"
         store.add_comment(issue, text, rng.choice(_PEOPLE), when)
     issue.written_at = 0.0
+
+
+def _reviews(store: Store, repo: Repo) -> None:
+    """Two reviews of one open pull request: changes requested with inline comments (one on a removed line, one
+    resolved), then an approval without text."""
+    issue = store.get_issue(repo.owner, repo.name, REVIEWED_PULL)
+    assert issue is not None and issue.is_pull
+    at = issue.created_at + timedelta(days=1)
+    inline = [
+        ReviewComment(0, "alice", "An empty file reaches this line with `rows=None`.", "src/export/csv.py", 42),
+        ReviewComment(0, "alice", "This guard was the only check for a missing header.", "src/export/csv.py", -17),
+        ReviewComment(0, "alice", "Please add a case for a file with only a header.", "tests/test_csv.py", 8),
+    ]
+    inline[2].resolver = "demo"
+    body = "The empty-input check belongs in the parser, not in the writer; see the inline notes."
+    store.add_review(issue, "alice", "REQUEST_CHANGES", body, inline, at=at)
+    store.add_review(issue, "bob", "APPROVED", "", at=at + timedelta(hours=5))
 
 
 def _long_comment(store: Store, repo: Repo) -> None:

@@ -19,7 +19,7 @@ from mcp_types import CallToolResult, TextContent
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.policy import Policy
-from gitea_mcp.standin import DEMO_TOKEN, MANY_COMMENTS_ISSUE, StandIn
+from gitea_mcp.standin import DEMO_ALL_TOKEN, DEMO_TOKEN, MANY_COMMENTS_ISSUE, REVIEWED_PULL, StandIn
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
 from gitea_mcp.tools.base import Deps, ToolDefinition
 
@@ -38,6 +38,7 @@ CASES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
     "search_link": (issue_search.TOOL, {"query": "{url}/acme/widgets/issues?state=closed&labels=1", "limit": 3}),
     "get_with_comments": (issue_get.TOOL, {**WIDGETS, "number": MANY_COMMENTS_ISSUE, "max_chars": 120}),
     "get_link": (issue_get.TOOL, {"url": "{url}/acme/widgets/issues/3", "max_chars": 200}),
+    "get_pull_without_read_repository": (issue_get.TOOL, {**WIDGETS, "number": REVIEWED_PULL, "max_chars": 120}),
     "error_owner_not_allowed": (issue_list.TOOL, {"owner": "other", "name": "secret"}),
     "error_unknown_label": (issue_list.TOOL, {**WIDGETS, "labels": "bugz"}),
     "error_unknown_user": (issue_list.TOOL, {**WIDGETS, "created_by": "nobody"}),
@@ -51,6 +52,10 @@ CASES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
     "error_empty_comment": (issue_comment.TOOL, {**WIDGETS, "number": 3, "body": "  "}),
     "error_empty_title": (issue_create.TOOL, {**WIDGETS, "title": " "}),
     "error_moved_away": (issue_list.TOOL, {"owner": "acme", "name": "secret"}),
+}
+# Screens read with a token that has more than the documented scopes (read:repository: a PR's reviews).
+EVERY_SCOPE: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
+    "get_pull_reviews": (issue_get.TOOL, {**WIDGETS, "number": REVIEWED_PULL, "max_chars": 120}),
 }
 # Writes each get a fresh stand-in, so they change nothing the reads show; their times are the moment they ran.
 WRITES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
@@ -85,8 +90,8 @@ def _moments(text: str) -> str:
     return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-]\d\d:\d\d)", shown, text)
 
 
-def deps_for(forge: StandIn) -> Deps:
-    client = GiteaClient(forge.url, DEMO_TOKEN, timeout=10, retry=RetryPolicy(attempts=1))
+def deps_for(forge: StandIn, token: str = DEMO_TOKEN) -> Deps:
+    client = GiteaClient(forge.url, token, timeout=10, retry=RetryPolicy(attempts=1))
     return Deps(client=client, policy=Policy(frozenset({"acme", "demo"})), catalog=Catalog())
 
 
@@ -107,6 +112,12 @@ def compare(name: str, shown: str) -> None:
 def test_screen(name: str, forge: StandIn) -> None:
     tool, args = CASES[name]
     compare(name, text_of(tool.call(deps_for(forge), arguments(args, forge)), forge))
+
+
+@pytest.mark.parametrize("name", sorted(EVERY_SCOPE))
+def test_screen_with_every_scope(name: str, forge: StandIn) -> None:
+    tool, args = EVERY_SCOPE[name]
+    compare(name, text_of(tool.call(deps_for(forge, DEMO_ALL_TOKEN), arguments(args, forge)), forge))
 
 
 @pytest.mark.parametrize("name", sorted(WRITES))
