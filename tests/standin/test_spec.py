@@ -8,12 +8,14 @@ import pytest
 
 from gitea_mcp.standin import (
     ALICE_TOKEN,
+    CAROL_TOKEN,
     DEMO_READ_TOKEN,
     LONG_BODY_ISSUE,
     MANY_COMMENTS_ISSUE,
     NEWLINE_TITLE_ISSUE,
     PIPE_TITLE_ISSUE,
     PULL_EVERY,
+    REVIEWED_PULL,
     UNICODE_TITLE_ISSUE,
 )
 from gitea_mcp.standin.endpoints import ROUTES
@@ -61,6 +63,8 @@ def test_single_documents(reader: Client, path: str, params: dict[str, Any], def
         ("/repos/acme/widgets/labels", {}, "Label"),
         ("/orgs/acme/labels", {}, "Label"),
         ("/repos/acme/widgets/milestones", {"state": "all"}, "Milestone"),
+        (f"/repos/acme/widgets/pulls/{REVIEWED_PULL}/reviews", {}, "PullReview"),
+        (f"/repos/acme/widgets/pulls/{REVIEWED_PULL}/reviews/1/comments", {}, "PullReviewComment"),
     ],
 )
 def test_lists(reader: Client, path: str, params: dict[str, Any], definition: str) -> None:
@@ -87,6 +91,9 @@ def test_write_answers(fresh: Client) -> None:
     validate_definition("Comment", comment.json())
     labels = fresh.call("PUT", f"{ISSUES}/{number}/labels", json={"labels": ["bug", "triage"]})
     validate_list("Label", labels.json())
+    label = fresh.call("POST", "/repos/acme/widgets/labels", json={"name": "spec-check", "color": "#0af"})
+    assert label.status_code == 201 and label.json()["color"] == "00aaff"
+    validate_definition("Label", label.json())
 
 
 @pytest.mark.parametrize(
@@ -100,6 +107,9 @@ def test_write_answers(fresh: Client) -> None:
         ("GET", "/repos/issues/search?owner=nobody", ALICE_TOKEN, 400),
         ("GET", f"{ISSUES}/9999/comments", ALICE_TOKEN, 500),
         ("PATCH", f"{ISSUES}/1", ALICE_TOKEN, 412),
+        ("POST", "/repos/acme/widgets/labels", CAROL_TOKEN, 403),  # a reader: refused before the body is read
+        ("POST", "/repos/acme/widgets/labels", ALICE_TOKEN, 422),  # a writer: no name
+        ("GET", f"/repos/acme/widgets/pulls/{REVIEWED_PULL}/reviews", ALICE_TOKEN, 403),  # no read:repository
     ],
 )
 def test_errors(fresh: Client, method: str, path: str, token: str | None, status: int) -> None:
