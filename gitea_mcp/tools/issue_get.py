@@ -99,7 +99,9 @@ class IssueDetail(BaseModel):
     reviews: list[ReviewOut] | None = Field(
         description="A PR's reviews, oldest first; null for an issue, or when they could not be read (reviews_note)."
     )
-    review_requested: list[str] = Field(description="Users or teams asked to review a PR who have not yet.")
+    review_requested: list[str] = Field(
+        description="Users (a team as `team NAME`) asked to review a PR who have not yet."
+    )
     reviews_note: str | None = Field(description="Why a PR's reviews are not shown, e.g. the token lacks a scope.")
 
 
@@ -186,7 +188,8 @@ NO_READ_REPOSITORY = (
     f"that also has {scopes.READ_REPOSITORY} shows them with their inline comments."
 )
 
-Inline = list[PullReviewComment] | GiteaError
+Inline = list[PullReviewComment] | GiteaError | str  # the comments, why Gitea would not give them, or why not asked
+INLINE_REVIEWS = 16  # reviews whose inline comments are read, newest first: one parallel round (the pool's size)
 
 
 @dataclass(frozen=True)
@@ -205,7 +208,7 @@ def _load_reviews(deps: Deps, owner: str, name: str, number: int) -> Reviewed:
         listed = deps.client.get(base).many(PullReview)
     except GiteaError as exc:  # the pull request itself is readable: say why its reviews are not
         return Reviewed([], exc)
-    with_inline = [r for r in listed if r.comments_count and r.state != REQUESTED]
+    with_inline = [r for r in listed if r.comments_count and r.state != REQUESTED][-INLINE_REVIEWS:]
 
     def inline(review: PullReview) -> Callable[[], Inline]:
         def load() -> Inline:
@@ -217,7 +220,8 @@ def _load_reviews(deps: Deps, owner: str, name: str, number: int) -> Reviewed:
         return load
 
     loaded = dict(zip([r.id for r in with_inline], deps.client.parallel(*map(inline, with_inline)), strict=True))
-    return Reviewed([(r, loaded.get(r.id, [])) for r in listed])
+    skipped = f"not loaded (only those of the {INLINE_REVIEWS} newest reviews are read)"
+    return Reviewed([(r, loaded.get(r.id, skipped if r.comments_count else [])) for r in listed])
 
 
 def _reviews_out(reviewed: Reviewed | None, max_chars: int) -> dict[str, Any]:
@@ -241,7 +245,7 @@ def _requested_of(review: PullReview) -> str:
 
 def _review(review: PullReview, inline: Inline, max_chars: int) -> ReviewOut:
     body = render.clean(review.body)
-    comments = [] if isinstance(inline, GiteaError) else inline
+    comments = inline if isinstance(inline, list) else []
     ordered = sorted(comments, key=lambda c: (c.path, c.position or c.original_position, c.id))
     return ReviewOut(
         id=review.id,
@@ -255,8 +259,12 @@ def _review(review: PullReview, inline: Inline, max_chars: int) -> ReviewOut:
         html_url=review.html_url,
         comments_total=review.comments_count,
         comments=[_review_comment(c, max_chars) for c in ordered],
-        comments_error=str(inline) if isinstance(inline, GiteaError) else None,
+        comments_error=None if isinstance(inline, list) else _why(inline),
     )
+
+
+def _why(inline: GiteaError | str) -> str:
+    return f"could not be loaded ({inline})" if isinstance(inline, GiteaError) else inline
 
 
 def _review_comment(comment: PullReviewComment, max_chars: int) -> ReviewCommentOut:
@@ -303,7 +311,7 @@ def _one_review(r: ReviewOut, linked: int | None) -> list[str]:
         _body_block(label, r.body, r.body_chars, r.reviewer) if r.body else f"{label} by @{r.reviewer}, without text"
     ]
     if r.comments_error:
-        lines.append(f"inline comments: {r.comments_total}, could not be loaded ({r.comments_error})")
+        lines.append(f"inline comments: {r.comments_total}, {r.comments_error}")
     for c in r.comments:
         where = f"{c.path} line {c.line}" if c.line else f"{c.path} old line {c.old_line}"
         resolved = f" (resolved by @{c.resolved_by})" if c.resolved_by else ""

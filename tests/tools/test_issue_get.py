@@ -275,3 +275,19 @@ def test_a_link_to_a_review_marks_it(mocked: responses.RequestsMock, deps: Deps)
     text, _ = ok(result)
     assert "inline comment 121 (the linked comment) on src/export.py line 12" in text
     assert "is not on this page" not in text
+
+
+def test_inline_comments_of_the_newest_reviews_only(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """One parallel round at most: the inline comments of the 16 newest reviews that have any."""
+    reviews = [review(i, "COMMENT", f"Review {i}", comments_count=1) for i in range(1, 19)]
+    pull_with(mocked, {"json": reviews}, **{f"r{i}": {"json": [review_comment(100 + i)]} for i in range(3, 19)})
+    text, data = ok(run(deps))
+    asked = [
+        c.request.url
+        for c in mocked.calls
+        if (c.request.url or "").endswith("/comments") and "/pulls/" in (c.request.url or "")
+    ]
+    assert len(asked) == issue_get.INLINE_REVIEWS == 16
+    skipped = "not loaded (only those of the 16 newest reviews are read)"
+    assert [r["comments_error"] for r in data["reviews"][:3]] == [skipped, skipped, None]
+    assert "inline comments: 1, not loaded (only those of the 16 newest reviews are read)" in text
