@@ -46,6 +46,8 @@ def answers(**changes: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "user": {"json": user("alice")},
         "read": {"json": [issue(1)], "headers": {"X-Total-Count": "12"}},
         "write": {"status": 422, "json": api_error("[Title]: Required")},
+        # GET of the probe repository: 404 when the token has read:repository, 403 naming the scope when not.
+        "repository": {"status": 404, "json": api_error("not found")},
         "owner": {"json": [issue(1)], "headers": {"X-Total-Count": "7"}},
         # The write-access probe: a label without a name, refused after the write-access check (a writer's 422).
         "access": {"status": 422, "json": api_error("[Name]: Required")},
@@ -77,6 +79,7 @@ def serve(rsps: responses.RequestsMock, answer: dict[str, dict[str, Any]], owner
             access = answer.get(f"access:{full_name}", answer["access"])
             optional(rsps).post(f"{API}/repos/{full_name}/labels", **access)
     optional(rsps).post(PROBE, **answer["write"])
+    optional(rsps).get(f"{API}/repos/acme/{PROBE_REPO}", **answer["repository"])
     optional(rsps).get(f"{API}/settings/api", **answer["settings"])
 
 
@@ -108,6 +111,7 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
                 "✓ token valid: acts as @alice",
                 "✓ read:issue: 12 open issues visible across every repository it can read",
                 "✓ write:issue (probed with an empty title Gitea refuses; nothing was created)",
+                "✓ read:repository (optional): issue_get shows pull request reviews",
                 "✓ owner acme: 7 issues (open and closed) visible in its repositories",
                 "✓ owner acme: @alice can change issues in widgets (write access; probed, nothing changed)",
                 "✓ max_response_items=50: pages of up to 50 arrive whole",
@@ -115,6 +119,24 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
             ],
             0,
             id="healthy",
+        ),
+        pytest.param(
+            answers(repository=scope_error("read:repository")),
+            {},
+            [
+                "- no read:repository (optional): issue_get shows pull requests without their reviews; add it to "
+                "the token to see them",
+                "\nready",
+            ],
+            0,
+            id="without-the-optional-read-repository",
+        ),
+        pytest.param(
+            answers(repository={"status": 404, "body": "404 page not found\n", "content_type": "text/plain"}),
+            {},
+            ["✓ write:issue (probed", "✓ owner acme: 7 issues"],
+            0,
+            id="read-repository-unknown-says-nothing",
         ),
         pytest.param(
             answers(access=READER_403),
@@ -401,6 +423,8 @@ def test_checks(
     text, failed = report(mocked, answer, **changes)
     for phrase in expected:
         assert phrase in text, text
+    if changes == {} and answer["repository"].get("content_type") == "text/plain":
+        assert "read:repository" not in text, "a proxy's answer proves nothing about the scope"
     assert failed == fails, text
     assert text.count("✗") == fails and text.count("fix:") >= fails, "every failure comes with its fix"
 

@@ -84,7 +84,7 @@ def run_checks(settings: Settings, client: GiteaClient) -> list[Line]:
         return [*lines, Line("skip", "other checks skipped: the token was refused")]
     read = check_read(client, url)
     write = check_write(settings, client, token.login)
-    lines += [read, write]
+    lines += [read, write, *check_reviews(settings, client, token.login)]
     # Whether the user may change issues matters only where the write tools are offered and the token may write.
     access = Access(token.login) if write.mark != "fail" and not settings.read_only and settings.token else None
     unread = [Line("skip", "owners not checked: issues cannot be read")]
@@ -267,7 +267,7 @@ def check_write(settings: Settings, client: GiteaClient, login: str | None) -> L
         # Over HTTP callers bring their own tokens; over stdio the write tools would fail on every call.
         mark: Mark = "warn" if settings.transport == "http" else "fail"
         return Line(mark, f"without a token {tools} fail", f"set GITEA_TOKEN, or {hide}")
-    owner = next(iter(sorted(settings.allowed_owners - {"*"})), login or "gitea-mcp")
+    owner = _probe_owner(settings, login)
     try:
         client.write("POST", ["repos", owner, PROBE_REPO, "issues"], {"title": ""})
     except GiteaError as exc:
@@ -306,6 +306,29 @@ class Access:
 
 ACCESS_SAMPLE = 50  # issues read per owner: their repositories are the ones probed for write access
 MAX_PROBED = 10  # repositories probed per owner: those of its newest issues first
+
+
+def check_reviews(settings: Settings, client: GiteaClient, login: str | None) -> list[Line]:
+    """read:repository is optional (issue_get reads pull request reviews with it): say whether the token has it,
+    asking for the probe repository, which Gitea looks up only after the scope check (404 with it, 403 without)."""
+    if settings.token is None:
+        return []
+    try:
+        client.get(["repos", _probe_owner(settings, login), PROBE_REPO])
+    except GiteaError as exc:
+        if lacks_scope(exc) and exc.missing_scope == scopes.READ_REPOSITORY:
+            return [Line("skip", f"no {_OPTIONAL}: issue_get shows pull requests without their reviews; add it to "
+                         "the token to see them")]  # fmt: skip
+        if not isinstance(exc, NotFound):
+            return []  # not Gitea's own answer: nothing to tell about an optional scope
+    return [Line("ok", f"{_OPTIONAL}: issue_get shows pull request reviews")]
+
+
+_OPTIONAL = f"{scopes.READ_REPOSITORY} (optional)"
+
+
+def _probe_owner(settings: Settings, login: str | None) -> str:
+    return next(iter(sorted(settings.allowed_owners - {"*"})), login or "gitea-mcp")
 
 
 def check_owners(settings: Settings, client: GiteaClient, access: Access | None = None) -> list[Line]:

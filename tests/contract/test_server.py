@@ -51,6 +51,10 @@ def test_repository_needs_read_repository(http: Http, lab: Lab) -> None:
     refused = http.get(lab.path(), lab.tokens["writer"])
     assert refused.status == 403 and "read:repository" in refused.message
     assert http.get(lab.path(), lab.tokens["writer_repo"]).status == 200
+    # As for the issue routes, the scope comes first: `check` asks for a repository that does not exist.
+    missing = http.get(lab.path(repo="nope"), lab.tokens["writer"])
+    assert missing.status == 403 and "read:repository" in missing.message
+    assert http.get(lab.path(repo="nope"), lab.tokens["writer_repo"]).status == 404
 
 
 def test_issue_routes_need_only_the_issue_scope(http: Http, lab: Lab) -> None:
