@@ -393,7 +393,10 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
         pytest.param(
             answers(),
             {"allowed_owners": frozenset({"*"})},
-            ["! GITEA_ALLOWED_OWNERS='*': every owner this token can see is allowed"],
+            [
+                "! GITEA_ALLOWED_OWNERS='*': every owner this token can see is allowed, and whether @alice may "
+                "change issues is checked for none of them"
+            ],
             0,
             id="every-owner",
         ),

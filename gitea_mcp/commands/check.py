@@ -334,7 +334,8 @@ def _probe_owner(settings: Settings, login: str | None) -> str:
 def check_owners(settings: Settings, client: GiteaClient, access: Access | None = None) -> list[Line]:
     if settings.allow_all_owners:
         fix = "name the owners instead, e.g. GITEA_ALLOWED_OWNERS=acme,alice"
-        return [Line("warn", "GITEA_ALLOWED_OWNERS='*': every owner this token can see is allowed", fix)]
+        unknown = f", and whether {access.who} may change issues is checked for none of them" if access else ""
+        return [Line("warn", f"GITEA_ALLOWED_OWNERS='*': every owner this token can see is allowed{unknown}", fix)]
     return [line for owner in sorted(settings.allowed_owners) for line in _check_owner(client, owner, access)]
 
 
