@@ -167,6 +167,21 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
             id="writer-in-some-repositories",
         ),
         pytest.param(
+            answers(
+                owner={"json": [issue(1), issue(2, repo="gadgets")], "headers": {"X-Total-Count": "2"}},
+                access=READER_403,
+                **{"access:acme/gadgets": {"status": 405, "body": ""}},
+            ),
+            {},
+            [
+                "! owner acme: @alice may only read widgets: issue_update is refused (403) there on issues others "
+                "filed; could not tell whether @alice can change issues in gadgets: This server does not offer",
+                "fix: give @alice write access to widgets",
+            ],
+            0,
+            id="reader-in-one-repository-and-unknown-in-another",
+        ),
+        pytest.param(
             answers(access={"status": 405, "body": ""}),
             {},
             ["! owner acme: could not tell whether @alice can change issues in widgets: ", "ready, with 1 warning"],

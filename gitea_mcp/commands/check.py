@@ -293,21 +293,6 @@ _UNPROVEN = (
 )
 
 
-@dataclass(frozen=True)
-class Access:
-    """Probe, per owner, whether the token's user may change issues (None when unknown: no read:user)."""
-
-    login: str | None
-
-    @property
-    def who(self) -> str:
-        return f"@{self.login}" if self.login else "the token's user"
-
-
-ACCESS_SAMPLE = 50  # issues read per owner: their repositories are the ones probed for write access
-MAX_PROBED = 10  # repositories probed per owner: those of its newest issues first
-
-
 def check_reviews(settings: Settings, client: GiteaClient, login: str | None) -> list[Line]:
     """read:repository is optional (issue_get reads pull request reviews with it): say whether the token has it,
     asking for the probe repository, which Gitea looks up only after the scope check (404 with it, 403 without)."""
@@ -329,6 +314,21 @@ _OPTIONAL = f"{scopes.READ_REPOSITORY} (optional)"
 
 def _probe_owner(settings: Settings, login: str | None) -> str:
     return next(iter(sorted(settings.allowed_owners - {"*"})), login or "gitea-mcp")
+
+
+@dataclass(frozen=True)
+class Access:
+    """Probe, per owner, whether the token's user may change issues; `login` is None without read:user."""
+
+    login: str | None
+
+    @property
+    def who(self) -> str:
+        return f"@{self.login}" if self.login else "the token's user"
+
+
+ACCESS_SAMPLE = 50  # issues read per owner: their repositories are the ones probed for write access
+MAX_PROBED = 10  # repositories probed per owner: those of its newest issues first
 
 
 def check_owners(settings: Settings, client: GiteaClient, access: Access | None = None) -> list[Line]:
@@ -374,7 +374,7 @@ def _repositories(rows: object) -> list[tuple[str, str]]:
 # The issue routes' documented scopes cannot read a repository's permissions (GET /repos/{o}/{r} needs
 # read:repository), but creating a label can tell, changing nothing: Gitea checks that the user may write to the
 # repository's issues or pull requests before it reads the body, so a label without a name is refused with 422 for
-# a writer and 403 for a reader (docs/server-behaviour.md, test_creating_a_label_tells_writers_from_readers).
+# a writer and 403 for a reader (docs/server-behaviour.md, test_creating_a_nameless_label_tells_writers_from_readers).
 
 Verdict = Literal["writer", "reader", "unknown"]
 
@@ -388,22 +388,27 @@ def _check_access(client: GiteaClient, owner: str, repos: list[tuple[str, str]],
         errors += [error] if error else []
     writers, readers, unknown = (", ".join(verdicts[kind]) for kind in ("writer", "reader", "unknown"))
     who = access.who
-    if unknown:
-        return Line("warn", f"owner {owner}: could not tell whether {who} can change issues in {unknown}: {errors[0]}",
-                    _UNPROVEN)  # fmt: skip
-    if not readers:
+    if not readers and not unknown:
         return Line(
             "ok", f"owner {owner}: {who} can change issues in {writers} (write access; probed, nothing changed)"
         )
-    if not writers:
+    if not writers and not unknown:
         text = (f"owner {owner}: {who} may only read {readers}: issue_update is refused (403) on issues others filed, "
                 "and issue_create drops labels, milestone, assignees and due date")  # fmt: skip
         fix = (f"give {who} write access to {owner}'s repositories (a collaborator with Write, or a team with write "
                "to Issues), or set GITEA_READ_ONLY=true")  # fmt: skip
         return Line("fail", text, fix)
-    text = (f"owner {owner}: {who} can change issues in {writers}, but may only read {readers}: issue_update is "
-            "refused (403) there on issues others filed")  # fmt: skip
-    return Line("warn", text, f"give {who} write access to {readers}")
+    # A mixture, or some answers that prove nothing: a warning naming each part.
+    text = f"owner {owner}: "
+    if writers:
+        text += f"{who} can change issues in {writers}" + (", but " if readers else "")
+    if readers:
+        text += f"{'' if writers else who + ' '}may only read {readers}: issue_update is refused (403) there on issues "
+        text += "others filed"
+    if unknown:
+        text += f"{'; ' if writers or readers else ''}could not tell whether {who} can change issues in {unknown}: "
+        text += str(errors[0])
+    return Line("warn", text, f"give {who} write access to {readers}" if readers else _UNPROVEN)
 
 
 def _may_write(client: GiteaClient, owner: str, name: str) -> tuple[Verdict, GiteaError | None]:
