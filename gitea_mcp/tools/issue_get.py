@@ -239,12 +239,12 @@ def _reviews_out(reviewed: Reviewed | None, max_chars: int) -> dict[str, Any]:
 
 def _requested_of(review: PullReview) -> str:
     if review.team is not None and review.team.name:
-        return f"team {render.one_line(review.team.name)}"
+        return f"team {review.team.name}"
     return review.user.login if review.user else "?"
 
 
 def _review(review: PullReview, inline: Inline, max_chars: int) -> ReviewOut:
-    body = render.clean(review.body)
+    body = review.body  # exact here; the text face cleans it inside its fence (render.untrusted)
     comments = inline if isinstance(inline, list) else []
     ordered = sorted(comments, key=lambda c: (c.path, c.position or c.original_position, c.id))
     return ReviewOut(
@@ -268,11 +268,11 @@ def _why(inline: GiteaError | str) -> str:
 
 
 def _review_comment(comment: PullReviewComment, max_chars: int) -> ReviewCommentOut:
-    body = render.clean(comment.body)
+    body = comment.body
     return ReviewCommentOut(
         id=comment.id,
         author=comment.user.login if comment.user else "?",
-        path=render.one_line(comment.path),
+        path=comment.path,
         line=comment.position or None,
         old_line=None if comment.position else comment.original_position or None,
         resolved_by=comment.resolver.login if comment.resolver else None,
@@ -292,7 +292,7 @@ def _anchor(html_url: str) -> int | None:
 def _review_lines(d: IssueDetail, linked: int | None) -> list[str]:
     if d.reviews is None:
         return [f"reviews: {d.reviews_note}"] if d.reviews_note else []
-    asked = ", ".join(x if x.startswith("team ") else f"@{x}" for x in d.review_requested)
+    asked = ", ".join(f"team {render.exact(x[5:])}" if x.startswith("team ") else f"@{x}" for x in d.review_requested)
     requested = f"; review requested from {asked}" if asked else ""
     if not d.reviews:
         return [f"reviews: none{requested}"]

@@ -291,3 +291,15 @@ def test_inline_comments_of_the_newest_reviews_only(mocked: responses.RequestsMo
     skipped = "not loaded (only those of the 16 newest reviews are read)"
     assert [r["comments_error"] for r in data["reviews"][:3]] == [skipped, skipped, None]
     assert "inline comments: 1, not loaded (only those of the 16 newest reviews are read)" in text
+
+
+def test_review_texts_are_exact_in_the_structured_face(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """As for bodies and comments (docs/decisions/0004-output-contract.md): exact data, cleaned text face."""
+    sneaky = "Rename  this\u200b please"
+    pull_with(mocked, {"json": [review(1, body=sneaky, comments_count=1)]},
+              r1={"json": [review_comment(31, f"inline {sneaky}", "src/my  file.py")]})  # fmt: skip
+    text, data = ok(run(deps))
+    [shown] = data["reviews"]
+    assert shown["body"] == sneaky and shown["comments"][0]["body"] == f"inline {sneaky}"
+    assert shown["comments"][0]["path"] == "src/my  file.py"
+    assert "\u200b" not in text and "Rename  this please" in text
