@@ -85,11 +85,11 @@ def run(deps: Deps, args: SearchArgs) -> CallToolResult:
 
 def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
     if web_links.looks_like_link(args.query):
-        scope, hits = _from_link(deps, args)
+        scope, hits, again = _from_link(deps, args)
         notes = [_WEB_NOTE] if hits.page.size == links.WEB_PAGE_SIZE else []
         if "limit" in args.model_fields_set and hits.page.size != args.limit:
             notes.append(render.served_fewer(args.limit, hits.page.size))
-        return _answer(args, scope, hits, notes)
+        return _answer(args, scope, hits, notes, again)
     parsed = ql.parse_query(args.query)
     scope = _scope(deps, parsed, args)
     limit = cap_limit(args.limit)
@@ -108,7 +108,8 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
     return _answer(args, scope, hits, _notes(server, hits, args.limit if hits.page.size != args.limit else None))
 
 
-def _answer(args: SearchArgs, scope: Scope, hits: Hits, notes: list[str]) -> CallToolResult:
+def _answer(args: SearchArgs, scope: Scope, hits: Hits, notes: list[str], again: str | None = None) -> CallToolResult:
+    """`again`: the query the next-page hint repeats (a link with its state pinned); the caller's by default."""
     page = hits.page
     out = SearchResult(
         query=args.query,
@@ -120,14 +121,18 @@ def _answer(args: SearchArgs, scope: Scope, hits: Hits, notes: list[str]) -> Cal
         limit=page.size,
         has_more=page.has_more,
     )
-    return render.result(_text(out, scope, args, notes), out)
+    return render.result(_text(out, scope, args, notes, again or args.query), out)
 
 
 _WEB_NOTE = "the link's list as its web page shows it: 20 per page, newest first."
 
 
-def _from_link(deps: Deps, args: SearchArgs) -> tuple[Scope, Hits]:
-    """A pasted list page, run as its exact equivalent (tools/links.py); an issue's page belongs to issue_get."""
+def _from_link(deps: Deps, args: SearchArgs) -> tuple[Scope, Hits, str]:
+    """A pasted list page, run as its exact equivalent (tools/links.py); an issue's page belongs to issue_get.
+
+    Also the link for the next pages: with the state this page showed written in, so that every page lists the
+    same issues even if one is opened or closed meanwhile (the page number goes in the hint's own argument).
+    """
     link = web_links.parse(args.query, deps.client.url)
     if isinstance(link, web_links.IssueLink):
         raise ToolFailure("that link is one issue's page: read it with issue_get url=<the link>.")
@@ -139,10 +144,18 @@ def _from_link(deps: Deps, args: SearchArgs) -> tuple[Scope, Hits]:
     limit = cap_limit(args.limit) if "limit" in args.model_fields_set else links.WEB_PAGE_SIZE
     query = web.query
     served = filters.repo_page(deps, owner, name, query, page, limit)
-    if not web.state_given and query.state == "open" and page == 1 and not served.rows:
-        query = replace(query, state="all")  # the web shows every state when the filter matches no open issue
+    if not web.state_given and query.state == "open" and _none_open(served):
+        # The web's rule, on every page alike (routers/web/repo/issue_list.go): without a state, a filter that
+        # matches no open issue shows every state.
+        query = replace(query, state="all")
         served = filters.repo_page(deps, owner, name, query, page, limit)
-    return Scope(owner, name), Hits(served, query.list_params())
+    again = web_links.with_params(args.query, {"state": query.state}, drop=("page",))
+    return Scope(owner, name), Hits(served, query.list_params()), again
+
+
+def _none_open(served: Page[Issue]) -> bool:
+    """No open issue matches at all: Gitea's total, or (without one, never seen) an empty first page."""
+    return served.total == 0 if served.total is not None else served.number == 1 and not served.rows
 
 
 @dataclass(frozen=True)
@@ -288,7 +301,7 @@ def _hit(issue: Issue, scope: Scope) -> SearchHit:
     )
 
 
-def _text(out: SearchResult, scope: Scope, args: SearchArgs, notes: list[str]) -> str:
+def _text(out: SearchResult, scope: Scope, args: SearchArgs, notes: list[str], again: str) -> str:
     shown = render.args_text(out.params)
     header = f"search {scope} {args.query!r} → {shown}: "
     lines = [header + render.span(len(out.results), out.page, out.limit, out.total, out.has_more)]
@@ -297,7 +310,7 @@ def _text(out: SearchResult, scope: Scope, args: SearchArgs, notes: list[str]) -
     if out.results:  # the legend: here @name is the author (in issue_list rows it is the assignees)
         lines.append(f"rows: {'owner/repo' if cross else ''}#number (state) title @author created")
     lines += [_row(hit, cross) for hit in out.results]
-    lines += render.help_lines(_next_steps(out, scope, args))
+    lines += render.help_lines(_next_steps(out, scope, again))
     return "\n".join(lines)
 
 
@@ -307,7 +320,7 @@ def _row(hit: SearchHit, cross: bool) -> str:
     return f"{where} ({kind}{hit.state}) {render.inline(hit.title)} @{render.inline(hit.author)} {hit.created_at[:10]}"
 
 
-def _next_steps(out: SearchResult, scope: Scope, args: SearchArgs) -> list[str]:
+def _next_steps(out: SearchResult, scope: Scope, again: str) -> list[str]:
     count = len(out.results)
     if count == 0 and out.page == 1:
         target = render.args_text({"owner": scope.owner, "name": scope.name or "<name>"})
@@ -326,7 +339,7 @@ def _next_steps(out: SearchResult, scope: Scope, args: SearchArgs) -> list[str]:
         owner, _, name = repos.pop().partition("/") if len(repos) == 1 else (scope.owner, "", "<name>")
         steps.append(f"open one: issue_get {render.args_text({'owner': owner, 'name': name})} number=<number>")
     if out.has_more:
-        call: dict[str, Any] = {"query": args.query, "owner": scope.owner}
+        call: dict[str, Any] = {"query": again, "owner": scope.owner}
         if scope.name:
             call["name"] = scope.name
         steps.append(render.next_page(NAME, call, out.page, out.limit))

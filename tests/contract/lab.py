@@ -20,6 +20,7 @@ from tests.contract.target import Http
 PASSWORD = "Contract-pass-1234"
 MANY_LABELS = 45  # more than one catalogue page when MAX_RESPONSE_ITEMS is 20 (and fewer than 50)
 MANY_ISSUES = 25  # more than 20 (search limit=0) and than a 20-item page
+MANY_CLOSED = 21  # closed issues of the many repository's milestone `archive`, none open: more than a web page
 
 
 @dataclass
@@ -145,6 +146,10 @@ def _seed_many(seeder: Seeder, lab: Lab) -> None:
         seeder.label(lab.org, lab.many_repo, f"l{index:02d}")
     for index in range(MANY_ISSUES):
         seeder.issue(lab.org, lab.many_repo, lab.writer, f"Bulk issue {index:02d}")
+    lab.milestones["archive"] = seeder.milestone(lab.org, lab.many_repo, "archive")
+    for index in range(MANY_CLOSED):
+        seeder.issue(lab.org, lab.many_repo, lab.writer, f"Archived issue {index:02d}", milestone="archive",
+                     closed=True)  # fmt: skip
 
 
 def new_run() -> str:
