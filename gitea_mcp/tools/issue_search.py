@@ -13,8 +13,8 @@ from typing import Annotated, Any
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
+from gitea_mcp import dates, render, scopes, web_links
 from gitea_mcp import query as ql
-from gitea_mcp import render, scopes, web_links
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse
 from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
@@ -29,12 +29,12 @@ from gitea_mcp.tools.base import Deps, ToolDefinition, guard
 
 NAME = "issue_search"
 DESCRIPTION = (
-    "Find issues/PRs by a forge-style query, or by an issue list page's URL; returns numbers. Words match title, "
-    "body, comments as the server's index does: Gitea wants whole adjacent words (auth misses Authentication); "
-    'Forgejo any word, and "exact phrases". Qualifiers: is:open|closed, state:all, is:issue|pr, label:X '
-    "(repeatable, all must match), milestone:X, author:X, assignee:X, mentions:X (X may be @me), "
-    "updated:>=YYYY-MM-DD (>, <, <=, A..B), repo:owner/name, org:X; others are refused. Default: all states, "
-    "and all of owner's repositories unless name or repo: is given."
+    "Find issues/PRs (numbers) by a forge-style query or a list page's URL. Words match title, body, "
+    "comments as the server's index does: Gitea whole adjacent words (auth misses Authentication), a lone number N "
+    'also #N and any text containing N (1.23+); Forgejo any word, "exact phrases". Qualifiers: is:open|closed, '
+    "state:all, is:issue|pr, label:X (repeat: all must match), milestone:X, author:X, assignee:X, mentions:X (X may "
+    "be @me), updated:>=DATE (>, <, <=, A..B), repo:owner/name, org:X; others are refused. Default: all states; all "
+    f"owner's repos unless name/repo: given. {dates.RULE}"
 )
 SPEC = ToolSpec.reading(NAME, DESCRIPTION, scopes.READ_ISSUE, scope_note="(and `read:user` for `@me`)")
 
@@ -62,7 +62,7 @@ class SearchResult(BaseModel):
 
 
 class SearchArgs(Arguments):
-    query: Annotated[str, Field(description='e.g. crash label:bug is:open or "exact phrase" author:@me')]
+    query: Annotated[str, Field(description="e.g. crash label:bug is:open author:@me")]
     owner: Annotated[str | None, Field(description="Or repo:/org: in the query.")] = None
     name: Annotated[str | None, Field(description="Omit for all of owner's.")] = None
     page: PageNumber = 1
@@ -105,7 +105,8 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
         hits = _assignee_here(deps, scope, parsed, me, server, args.page, limit)
     else:
         hits = _fetch(deps, scope, parsed, me, server, args.page, limit)
-    return _answer(args, scope, hits, _notes(server, hits, args.limit if hits.page.size != args.limit else None))
+    asked = args.limit if hits.page.size != args.limit else None
+    return _answer(args, scope, hits, _notes(server, parsed.keywords, hits, asked))
 
 
 def _answer(args: SearchArgs, scope: Scope, hits: Hits, notes: list[str], again: str | None = None) -> CallToolResult:
@@ -212,12 +213,12 @@ def _assignee_here(
     return Hits(filtered, first.params, filtered_here=f"assignee {who}")
 
 
-def _notes(server: ServerInfo | None, hits: Hits, asked: int | None) -> list[str]:
+def _notes(server: ServerInfo | None, keywords: str, hits: Hits, asked: int | None) -> list[str]:
     notes = []
     if asked is not None:
         notes.append(render.served_fewer(asked, hits.page.size))
-    if server is not None:
-        notes.append(f"keywords on {server}: {_MODES[server.keyword_mode]}")
+    if server is not None and keywords:
+        notes.append(f"keywords on {server}: {_keyword_note(server, keywords)}")
     if hits.filtered_here:
         notes.append(f"{hits.filtered_here} was filtered here: this server's keyword index ignores assignees.")
     return notes
@@ -227,6 +228,22 @@ _MODES = {
     "phrase": "all the words, adjacent and whole, as one phrase (a database indexer matches parts of words too)",
     "words": 'any of the words (close spellings too); "quoted phrases" exactly',
 }
+
+
+def _keyword_note(server: ServerInfo, keywords: str) -> str:
+    """How this server matches these keywords: a lone number is a case of its own (docs/server-behaviour.md)."""
+    number = ql.as_number(keywords)
+    if number is not None and server.numeric_keyword_from_db:
+        return (
+            f"{keywords} is a number, which Gitea matches in its database whatever its index: issue #{number} and "
+            f"every title, body or comment containing {keywords}, inside longer numbers and words too"
+        )
+    mode = _MODES[server.keyword_mode]
+    if number is None:
+        return mode
+    if server.keyword_finds_number:
+        return f"{mode}; a number also finds the issue of that number"
+    return f"{mode}; a number is only a word here, not an issue number"
 
 
 def _scope(deps: Deps, parsed: ql.ParsedQuery, args: SearchArgs) -> Scope:

@@ -78,6 +78,11 @@ CASES = [
     pytest.param(
         issue_list.TOOL, {"owner": "acme", "name": "widgets", "since": "2020-01-01", "limit": 3}, id="list-since"
     ),
+    pytest.param(
+        issue_list.TOOL,
+        {"owner": "acme", "name": "widgets", "since": "2020-01-01", "before": "2026-06-01", "limit": 9},
+        id="list-since-before",
+    ),
     pytest.param(issue_search.TOOL, {"query": "label:bug is:open", "owner": "acme", "limit": 4}, id="search-owner"),
     pytest.param(
         issue_search.TOOL,

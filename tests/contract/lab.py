@@ -136,6 +136,8 @@ def _seed_main(seeder: Seeder, lab: Lab) -> None:
     lab.issues["poster"] = seeder.issue(o, r, lab.poster, "Poster reports a typo in the footer")
     lab.issues["locked"] = seeder.issue(o, r, w, "Locked discussion about the roadmap")
     lab.issues["pr"] = seeder.pull(o, r, w, "Feature branch change")
+    # The only digits in the lab's texts (its names are letters): what a numeric keyword finds inside a number.
+    lab.issues["build"] = seeder.issue(o, r, w, "Build 90210 fails to start", closed=True)
     seeder.comment(o, r, lab.issues["auth"], w, f"First comment, for @{lab.assignee}")
     seeder.comment(o, r, lab.issues["auth"], lab.assignee, "Second comment")
     lab.has_lock = seeder.lock(o, r, lab.issues["locked"])

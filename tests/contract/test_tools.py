@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from mcp_types import CallToolResult, TextContent
 
 from gitea_mcp.commands.check import run_checks
@@ -92,6 +93,18 @@ def test_search_finds_a_whole_word(target: Target, lab: Lab) -> None:
     text, data = ok(issue_search.run(deps_for(target, lab), args))
     assert [hit["number"] for hit in data["results"]] == [lab.issues["auth"]]
     assert "note: keywords on " in text
+
+
+@pytest.mark.parametrize("number", ["21", "90210"])
+def test_search_describes_a_numeric_keyword_as_the_server_matches_it(target: Target, lab: Lab, number: str) -> None:
+    """The note's promise, checked against the answer: "containing N" (the database's substring) finds 90210 for 21;
+    a word index finds it only for the whole number."""
+    args = SearchArgs(query=number, owner=lab.org, name=lab.repo)
+    text, data = ok(issue_search.run(deps_for(target, lab), args))
+    substring = f"containing {number}, inside longer numbers and words too" in text
+    assert substring == target.version.gitea(low=(1, 23))
+    found = lab.issues["build"] in [hit["number"] for hit in data["results"]]
+    assert found == (substring or number == "90210" or target.indexer == "db")
 
 
 def test_search_keyword_with_assignee_finds_the_issue_on_every_release(target: Target, lab: Lab) -> None:

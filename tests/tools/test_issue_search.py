@@ -205,6 +205,30 @@ def test_phrases_kept_where_the_server_reads_quotes(
     assert f"note: keywords on {'Gitea 1.25.4' if release == '1.25.4' else 'Forgejo 11.0.15'}: {note}" in text
 
 
+@pytest.mark.parametrize(
+    ("release", "query", "note"),
+    [
+        pytest.param("1.25.4", "4", "4 is a number, which Gitea matches in its database whatever its index: issue #4 "
+                     "and every title, body or comment containing 4, inside longer numbers and words too",
+                     id="gitea-1.25"),
+        pytest.param("1.25.4", "+04", "issue #4 and every title, body or comment containing +04", id="gitea-signed"),
+        pytest.param("1.22.6", "4", "as one phrase (a database indexer matches parts of words too); a number is "
+                     "only a word here, not an issue number", id="gitea-1.22"),
+        pytest.param("12.0.4+gitea-1.22.0", "4", "; a number also finds the issue of that number", id="forgejo-12"),
+        pytest.param("11.0.15+gitea-1.22.0", "4", "a number is only a word here", id="forgejo-11"),
+        pytest.param("1.25.4", "4 fails", "all the words, adjacent and whole, as one phrase (a database indexer "
+                     "matches parts of words too)\n", id="not-a-number"),
+    ],
+)  # fmt: skip
+def test_a_numeric_keyword_is_described_as_the_release_matches_it(
+    mocked: responses.RequestsMock, deps: Deps, release: str, query: str, note: str
+) -> None:
+    serve_version(mocked, release)
+    mocked.get(REPO_ISSUES, json=[], headers={"X-Total-Count": "0"})
+    text = ok(run(deps, query, owner="acme", name="widgets"))[0]
+    assert note in text
+
+
 def assigned(number: int, *logins: str) -> dict[str, Any]:
     return issue(number, assignees=list(logins))
 
