@@ -7,6 +7,7 @@ lag), 1 fills in the real number, 2+ gives a placeholder.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
@@ -95,18 +96,91 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
     limit = cap_limit(args.limit)
     me = _me(deps, parsed)
     named_author = parsed.author is not None and not ql.is_me(parsed.author, me)
-    server = deps.catalog.server(deps.client) if parsed.keywords or named_author else None
-    if server is not None and scope.name is None and named_author and not server.search_filters_author:
+    if parsed.keywords or (named_author and scope.name is None):
+        server, hits = _with_release(deps, scope, parsed, me, args.page, limit)
+    else:  # nothing here depends on the release
+        server, hits = None, _fetch(deps, scope, parsed, me, False, args.page, limit)
+    asked = args.limit if hits.page.size != args.limit else None
+    return _answer(args, scope, hits, _notes(server, parsed.keywords, hits, asked))
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the release decides about the request: quotes kept in `q` (Forgejo 11+ reads them), and keyword +
+    assignee filtered here (where the index stores no assignees)."""
+
+    quotes: bool = False
+    assignee_here: bool = False
+
+
+def _plan(server: ServerInfo, parsed: ql.ParsedQuery) -> _Plan:
+    return _Plan(
+        quotes=bool(parsed.phrases) and server.keyword_mode == "words",
+        assignee_here=bool(parsed.keywords) and parsed.assignee is not None and server.keyword_drops_assignee,
+    )
+
+
+def _plans(parsed: ql.ParsedQuery) -> list[_Plan]:
+    """Every plan some release would choose for this query; one unless it has phrases or keywords + assignee."""
+    quotes = (False, True) if parsed.phrases else (False,)
+    here = (False, True) if parsed.keywords and parsed.assignee is not None else (False,)
+    return [_Plan(q, h) for q in quotes for h in here]
+
+
+def _with_release(
+    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, page: int, limit: int
+) -> tuple[ServerInfo, Hits]:
+    """The search as this release needs it, in one round: the first time in a while the release is asked together
+    with the request of every plan it could choose (usually one), and the answer picks; then it is cached."""
+    known = deps.catalog.known_server(deps.client)
+    if known is not None:
+        _check_author_searchable(known, scope, parsed, me)  # before anything is sent
+    plans = [_plan(known, parsed)] if known else _plans(parsed)
+    calls: list[Callable[[], object]] = [_attempt(deps, scope, parsed, me, plan, page, limit) for plan in plans]
+    if known is None:
+        calls.append(lambda: deps.catalog.server(deps.client))
+    answers = deps.client.parallel(*calls)
+    server = known or answers.pop()
+    assert isinstance(server, ServerInfo)
+    plan = _plan(server, parsed)
+    first = answers[plans.index(plan)]
+    _check_author_searchable(server, scope, parsed, me)
+    if isinstance(first, Exception):
+        raise first  # only the chosen plan's failure counts: the others' requests were never needed
+    assert isinstance(first, Hits)
+    if plan.assignee_here:
+        return server, _assignee_here(deps, scope, parsed, me, server, first, page, limit)
+    return server, first
+
+
+def _check_author_searchable(server: ServerInfo, scope: Scope, parsed: ql.ParsedQuery, me: str | None) -> None:
+    if scope.name is None and parsed.author and not ql.is_me(parsed.author, me) and not server.search_filters_author:
         raise ToolFailure(
             f"{server} cannot search author:{parsed.author} across repositories (its search ignores the author). "
             "Add repo:OWNER/NAME to filter one repository by author, or search author:@me."
         )
-    if server is not None and parsed.assignee is not None and server.keyword_drops_assignee:
-        hits = _assignee_here(deps, scope, parsed, me, server, args.page, limit)
-    else:
-        hits = _fetch(deps, scope, parsed, me, server, args.page, limit)
-    asked = args.limit if hits.page.size != args.limit else None
-    return _answer(args, scope, hits, _notes(server, parsed.keywords, hits, asked))
+
+
+def _attempt(
+    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, plan: _Plan, page: int, limit: int
+) -> Callable[[], Hits | Exception]:
+    """One plan's first page; a failure is kept, and raised only if this plan is the one the release chooses."""
+
+    def attempt() -> Hits | Exception:
+        try:
+            return _first_page(deps, scope, parsed, me, plan, page, limit)
+        except Exception as exc:
+            return exc
+
+    return attempt
+
+
+def _first_page(
+    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, plan: _Plan, page: int, limit: int
+) -> Hits:
+    if plan.assignee_here:  # the keyword matches without the assignee, as many as are filtered here at once
+        return _fetch(deps, scope, replace(parsed, assignee=None), me, plan.quotes, 1, KEYWORD_ROWS // 2)
+    return _fetch(deps, scope, parsed, me, plan.quotes, page, limit)
 
 
 def _answer(args: SearchArgs, scope: Scope, hits: Hits, notes: list[str], again: str | None = None) -> CallToolResult:
@@ -169,9 +243,8 @@ class Hits:
 
 
 def _fetch(
-    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, server: ServerInfo | None, page: int, limit: int
+    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, quotes: bool, page: int, limit: int
 ) -> Hits:
-    quotes = server is not None and server.keyword_mode == "words"
     if scope.name is not None:
         query = ql.repo_filter(parsed, me=me, quotes=quotes)
         return Hits(filters.repo_page(deps, scope.owner, scope.name, query, page, limit), query.list_params())
@@ -186,20 +259,28 @@ KEYWORD_ROWS = 100  # how many keyword matches are filtered here by assignee bef
 
 
 def _assignee_here(
-    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, server: ServerInfo, page: int, limit: int
+    deps: Deps,
+    scope: Scope,
+    parsed: ql.ParsedQuery,
+    me: str | None,
+    server: ServerInfo,
+    first: Hits,
+    page: int,
+    limit: int,
 ) -> Hits:
     """Keywords with an assignee: this server's index stores no assignees and would answer nothing, so the keyword
-    matches are fetched and filtered here (verified: Gitea 1.22–1.25, Forgejo 11–14)."""
+    matches (`first`: their first page) are fetched and filtered here (verified: Gitea 1.22–1.25, Forgejo 11–14).
+    A server serving fewer than 50 a page gets the rest in one more round."""
     who = me if parsed.assignee == "@me" else parsed.assignee
     assert who is not None
     wide = replace(parsed, assignee=None)
-    first = _fetch(deps, scope, wide, me, server, 1, KEYWORD_ROWS // 2)
+    quotes = _plan(server, parsed).quotes
     total, size = first.page.total, first.page.size
-    rows, served = list(first.page.rows), 1
-    wanted = min(total or 0, KEYWORD_ROWS)
-    while len(rows) < wanted and served * size < KEYWORD_ROWS:
-        served += 1
-        rows += _fetch(deps, scope, wide, me, server, served, size).page.rows
+    rows = list(first.page.rows)
+    if total is not None and len(rows) < min(total, KEYWORD_ROWS) and size:
+        pages = range(2, -(-min(total, KEYWORD_ROWS) // size) + 1)
+        more = deps.client.parallel(*[_page_loader(deps, scope, wide, me, quotes, n, size) for n in pages])
+        rows += [issue for hits in more for issue in hits.page.rows]
     if total is None or total > len(rows):
         raise ToolFailure(
             f"{server} cannot combine keywords with assignee: its search index stores no assignees. The keywords "
@@ -211,6 +292,12 @@ def _assignee_here(
     start = (page - 1) * limit
     filtered = Page(mine[start : start + limit], len(mine), start + limit < len(mine), limit, page)
     return Hits(filtered, first.params, filtered_here=f"assignee {who}")
+
+
+def _page_loader(
+    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, quotes: bool, page: int, size: int
+) -> Callable[[], Hits]:
+    return lambda: _fetch(deps, scope, parsed, me, quotes, page, size)
 
 
 def _notes(server: ServerInfo | None, keywords: str, hits: Hits, asked: int | None) -> list[str]:
