@@ -20,7 +20,7 @@ from typing import Literal
 
 from gitea_mcp.errors import ToolFailure
 
-RULE = "DATE: YYYY-MM-DD (whole UTC day) or RFC 3339; since/>= include it, before/< don't."
+RULE = "DATE: YYYY-MM-DD (a UTC day) or RFC 3339; since/>= include it, before/< don't."
 HELP = "write YYYY-MM-DD (a whole UTC day) or an RFC 3339 time such as 2026-01-31T12:00:00Z"
 Op = Literal[">=", ">", "<=", "<"]
 Side = Literal["since", "before"]

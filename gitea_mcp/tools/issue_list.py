@@ -19,8 +19,7 @@ from gitea_mcp.tools.base import Deps, ToolDefinition, choice, enum, guard
 NAME = "issue_list"
 DESCRIPTION = (
     "List a repository's issues, newest first, a line each, with the total. Pull requests only with type=pulls "
-    f"or all. since/before: the updated time. {dates.RULE} Text search: issue_search; body and comments: "
-    "issue_get."
+    f"or all. since/before: updated time. {dates.RULE} Text search: issue_search; body, comments: issue_get."
 )
 SPEC = ToolSpec.reading(NAME, DESCRIPTION, scopes.READ_ISSUE)
 
