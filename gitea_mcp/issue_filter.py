@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from gitea_mcp import dates
+
 State = Literal["open", "closed", "all"]
 Kind = Literal["issues", "pulls", "all"]  # all: Gitea mixes both when no type is sent
 Mine = Literal["created", "assigned", "mentioned"]  # the search endpoint's flags for the signed-in user
@@ -23,8 +25,8 @@ class IssueFilter:
     type: Kind = "issues"
     labels: tuple[str, ...] = ()  # all of them on a repository; the search endpoint takes one
     milestones: tuple[str, ...] = ()
-    since: str | None = None  # RFC 3339, inclusive, compared with the updated time
-    before: str | None = None
+    since: str | None = None  # RFC 3339 UTC whole seconds, Gitea's: inclusive, compared with the updated time
+    before: str | None = None  # likewise inclusive (issue_list's `before=` is the second after: call_args)
     created_by: str | None = None
     assigned_by: str | None = None
     mentioned_by: str | None = None
@@ -64,13 +66,19 @@ class IssueFilter:
         return params
 
     def call_args(self) -> dict[str, object]:
-        """The non-default arguments, spelled as a call to issue_list (for next-page hints)."""
+        """The non-default arguments, spelled as a call to issue_list (for next-page hints): its `before` is strictly
+        before, the second after Gitea's inclusive one (gitea_mcp/dates.py)."""
         args: dict[str, object] = {}
         if self.state != "open":
             args["state"] = self.state
         if self.type != "issues":
             args["type"] = self.type
-        return {**args, **self._set()}
+        args.update(self._set())
+        if self.before and (before := dates.exclusive(self.before)) is not None:
+            args["before"] = before  # in place: the arguments keep their order
+        elif self.before:
+            del args["before"]  # no issue is updated after 9999-12-31T23:59:59Z: no bound at all
+        return args
 
     def describe(self) -> str:
         shown = {"state": self.state, **{k: v for k, v in self.call_args().items() if k != "state"}}

@@ -13,7 +13,8 @@ Decisions (see also the tests, one row per form):
   (`created`/`assigned`/`mentioned=true`); the repository list only takes usernames, so `repo_filter` needs `me`.
 - No state default in a query (it searches all states, like a forge's search box); type defaults to issues
   (docs/decisions/0002-query-language.md).
-- Dates: see the "Dates" section for how `updated:` maps onto Gitea's inclusive, whole-second `since`/`before`.
+- Dates: one rule for every tool (gitea_mcp/dates.py): `updated:>=D` is issue_list's `since=D`, `updated:<D` its
+  `before=D`; a `YYYY-MM-DD` is a whole UTC day, so `updated:<=D` includes it. Sent as Gitea's inclusive seconds.
 - Keywords match as the server's index does (docs/server-behaviour.md): Gitea's as one phrase of whole words,
   ignoring quotes; Forgejo 11+'s as any word, reading `"exact phrase"`. Quotes are kept for Forgejo only; exclusions
   (`-word`, NOT) are refused rather than passed on with a meaning that depends on the server.
@@ -24,9 +25,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime
 from typing import Literal
 
+from gitea_mcp import dates
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.issue_filter import IssueFilter, Mine
 
@@ -40,7 +41,6 @@ SUPPORTED = (
     "repo:OWNER/NAME, org:/user:/owner:OWNER, free words and quoted phrases"
 )
 MAX_QUERY = 2000  # characters: more is no search, and over HTTP anyone may send it
-_DATE_HELP = "write YYYY-MM-DD (a UTC day) or RFC 3339, e.g. updated:>=2026-01-31 or updated:<2026-01-31T12:00:00Z"
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,18 @@ def keyword_text(q: ParsedQuery, *, quotes: bool) -> str:
         before, _, rest = rest.partition(phrase)
         out += [before, f'"{phrase}"']
     return "".join([*out, rest])
+
+
+_ATOI = re.compile(r"[+-]?\d+")
+
+
+def as_number(keywords: str) -> int | None:
+    """The number Gitea sees in `q` (Go's strconv.Atoi: an optional sign, digits, within int64), or None. Gitea
+    1.23+ answers such a keyword from its database (docs/server-behaviour.md)."""
+    if not _ATOI.fullmatch(keywords):
+        return None
+    value = int(keywords)
+    return value if -(2**63) <= value < 2**63 else None
 
 
 def repo_filter(q: ParsedQuery, *, me: str | None = None, quotes: bool = False) -> IssueFilter:
@@ -418,79 +430,37 @@ def _on_repo(draft: _Draft, value: str, raw: str) -> None:
 
 # --- Dates ------------------------------------------------------------------------------------------------------------
 #
-# Gitea keeps `since`/`before` as whole Unix seconds and compares them INCLUSIVELY with the issue's updated time, in
-# the database and in every indexer alike. So since = the first whole second that matches, before = the last; e.g.
-# updated:<2026-01-01 -> before=2025-12-31T23:59:59Z. Gitea reads 0 as "not set": bounds before 1970 are refused.
-
-_LAST_SECOND = int(datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp())
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-_TIME = re.compile(r"(\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+# One rule for every tool (gitea_mcp/dates.py): a day is a whole UTC day, and each bound becomes Gitea's inclusive
+# whole second.
 
 
-def _span(text: str, raw: str) -> tuple[int, int]:
-    """The first and last whole second (Unix) that a date or a time stands for.
-
-    A day covers 00:00:00 to 23:59:59 UTC. A time with a fraction lies between two seconds: the first whole second
-    at or after it is the next one, the last at or before it is the one it started in.
-    """
-    try:
-        if _DAY.fullmatch(text):
-            start = int(datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC).timestamp())
-            return start, start + 86_399
-        match = _TIME.fullmatch(text)
-        if match:
-            floor = int(datetime.fromisoformat(f"{match[1]}{match[3]}".upper()).timestamp())
-            fraction = bool(match[2] and match[2].strip(".0"))
-            return floor + fraction, floor
-    except (ValueError, OverflowError):
-        pass
-    raise ToolFailure(f"`{raw}` has an invalid date or time: {_DATE_HELP}.")
+_OPERATORS_BY_LENGTH: tuple[dates.Op, ...] = (">=", "<=", ">", "<")
 
 
 def _on_updated(draft: _Draft, value: str, raw: str) -> None:
-    operator = next((op for op in (">=", "<=", ">", "<") if value.startswith(op)), None)
+    operator = next((op for op in _OPERATORS_BY_LENGTH if value.startswith(op)), None)
     rest = value[len(operator or "") :]
+    shown = f"`{raw}`"
     if ".." in rest and not operator:
         _on_range(draft, rest, raw)
-        return
-    first, last = _span(rest, raw)
-    bounds: dict[str | None, tuple[int | None, int | None]] = {
-        ">=": (first, None),
-        ">": (last + 1, None),
-        "<=": (None, last),
-        "<": (None, first - 1),
-        None: (first, last),
-    }
-    _set_bounds(draft, *bounds[operator], raw)
+    elif operator is None:  # one day, or one second
+        _on_range(draft, f"{rest}..{rest}", raw)
+    else:
+        draft.set(dates.side(operator), str(dates.bound(operator, rest, shown)), raw)
 
 
 def _on_range(draft: _Draft, value: str, raw: str) -> None:
     low, _, high = value.partition("..")
     if low == high == "*":
         raise ToolFailure(f"`{raw}` has no bound at all: give at least one date, e.g. updated:2026-01-01..*.")
-    since = None if low == "*" else _span(low, raw)[0]
-    before = None if high == "*" else _span(high, raw)[1]
-    _set_bounds(draft, since, before, raw)
-
-
-def _set_bounds(draft: _Draft, since: int | None, before: int | None, raw: str) -> None:
-    for name, bound in (("since", since), ("before", before)):
-        if bound is None:
-            continue
-        if bound < (1 if name == "before" else 0):
-            raise ToolFailure(
-                f"`{raw}` reaches back to 1970-01-01T00:00:00Z or earlier, which Gitea cannot express: it keeps Unix "
-                "times and reads 0 as no bound. Use a later date."
-            )
-        if bound > _LAST_SECOND:
-            raise ToolFailure(f"`{raw}` reaches past 9999-12-31, which RFC 3339 cannot express. Use an earlier date.")
-        draft.set(name, str(bound), raw)
+    ends: tuple[tuple[dates.Op, str], ...] = ((">=", low), ("<=", high))
+    for op, text in ends:
+        if text != "*":
+            draft.set(dates.side(op), str(dates.bound(op, text, f"`{raw}`")), raw)
 
 
 def _rfc3339(unix: str | None) -> str | None:
-    if unix is None:
-        return None
-    return datetime.fromtimestamp(int(unix), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return None if unix is None else dates.rfc3339(int(unix))
 
 
 # --- Parsing ----------------------------------------------------------------------------------------------------------

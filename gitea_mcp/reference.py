@@ -27,6 +27,8 @@ _MEANINGS = {
     "page": "Page number.",
     "limit": "Rows per page.",
     "comments_page": "Page of 20 comments, oldest first.",
+    "since": "Updated at or after (a date: from its start).",
+    "before": "Updated strictly before (a date: before it starts).",
 }
 
 

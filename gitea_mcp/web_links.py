@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
+from urllib.parse import SplitResult, parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from gitea_mcp.errors import ToolFailure, shown
 
@@ -67,6 +67,18 @@ def parse(text: str, server: str) -> IssueLink | ListLink:
         "the link is not an issue, pull request or issue list page; use a link like "
         f"{server.rstrip('/')}/OWNER/REPO/issues/NUMBER or …/OWNER/REPO/issues?state=closed."
     )
+
+
+def with_params(text: str, values: dict[str, str], drop: tuple[str, ...] = ()) -> str:
+    """The link with each of `values` set (in place of its first value there, or at the end) and the `drop`
+    parameters removed; the rest of its query keeps its order and meaning (Go decodes `+` and `%20` alike)."""
+    parts = urlsplit(text.strip())
+    pairs, todo = [], dict(values)
+    for key, value in parse_qsl(parts.query, keep_blank_values=True):
+        if key in drop or (key in values and key not in todo):
+            continue
+        pairs.append((key, todo.pop(key, value)))
+    return urlunsplit(parts._replace(query=urlencode([*pairs, *todo.items()])))
 
 
 def _origin(parts: SplitResult) -> tuple[str, str, int | None]:

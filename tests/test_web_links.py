@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gitea_mcp.errors import ToolFailure
-from gitea_mcp.web_links import IssueLink, ListLink, looks_like_link, parse
+from gitea_mcp.web_links import IssueLink, ListLink, looks_like_link, parse, with_params
 
 SERVER = "https://git.example.com"
 SUBPATH = "https://example.com/gitea/"
@@ -108,3 +108,20 @@ def test_refused(link: str, server: str, sentence: str) -> None:
 @pytest.mark.parametrize("text", ["crash label:bug", "git.example.com/acme/widgets/issues/7", "ftp://x/y"])
 def test_a_query_is_not_a_link(text: str) -> None:
     assert not looks_like_link(text)
+
+
+@pytest.mark.parametrize(
+    ("link", "expected"),
+    [
+        pytest.param(f"{SERVER}/a/b/issues?milestone=1", f"{SERVER}/a/b/issues?milestone=1&state=all", id="added"),
+        pytest.param(f"{SERVER}/a/b/issues?state=&q=x", f"{SERVER}/a/b/issues?state=all&q=x", id="empty-replaced"),
+        pytest.param(f"{SERVER}/a/b/issues?state=open&state=closed", f"{SERVER}/a/b/issues?state=all", id="repeats"),
+        pytest.param(
+            f"{SERVER}/a/b/issues?page=3&q=a%20b+c", f"{SERVER}/a/b/issues?q=a+b+c&state=all", id="page-dropped"
+        ),
+        pytest.param(f"{SERVER}/a/b/issues", f"{SERVER}/a/b/issues?state=all", id="no-query"),
+    ],
+)
+def test_a_link_with_its_state_pinned_and_page_dropped(link: str, expected: str) -> None:
+    pinned = with_params(link, {"state": "all"}, drop=("page",))
+    assert pinned == expected

@@ -76,9 +76,20 @@ class Catalog:
 
         return self._cached(("server", client.cache_key), load)
 
+    def known_server(self, client: GiteaClient) -> ServerInfo | None:
+        """The release if it was read in the last minute, else None (nothing is sent): a search that needs it
+        asks for it in the same round as the search itself."""
+        value = self._peek(("server", client.cache_key))
+        return value if isinstance(value, ServerInfo) else None
+
     def forget(self, kind: str, client: GiteaClient, *names: str) -> None:
         with self._lock:
             self._entries.pop((kind, client.cache_key, *(n.lower() for n in names)), None)
+
+    def _peek(self, key: tuple[str, ...]) -> object | None:
+        with self._lock:
+            entry = self._entries.get(key)
+        return entry[1] if entry is not None and entry[0] > time.monotonic() else None
 
     def _cached(self, key: tuple[str, ...], load: Callable[[], T]) -> T:
         now = time.monotonic()

@@ -46,6 +46,17 @@ class ServerInfo:
         return "phrase" if self.flavor == "Gitea" or self.number < (11,) else "words"
 
     @property
+    def numeric_keyword_from_db(self) -> bool:
+        """A keyword that is a number is matched by the database whatever the indexer: issue #N, and N as a part of
+        any title, body or comment (Gitea 1.23+: indexer.SearchIssues; verified on 1.25.4 with bleve)."""
+        return self.flavor == "Gitea" and self.number >= (1, 23)
+
+    @property
+    def keyword_finds_number(self) -> bool:
+        """A numeric keyword also finds the issue of that number (Gitea 1.23+, Forgejo 12+)."""
+        return not (self._gitea_before((1, 23)) or self._forgejo_before((12,)))
+
+    @property
     def keyword_drops_assignee(self) -> bool:
         """Keyword + assignee finds nothing: the index stores no assignees (Gitea ≤ 1.25, Forgejo ≤ 14)."""
         return self._gitea_before((1, 26)) or self._forgejo_before((15,))

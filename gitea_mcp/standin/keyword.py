@@ -20,6 +20,14 @@ _TERM = re.compile(r'([+-]?)(?:"([^"]*)"|(\S+))')
 Term = tuple[str, list[str]]  # ("+", "-" or "", the words of a phrase)
 
 
+_ATOI = re.compile(r"[+-]?\d{1,18}")  # within int64, as Go's strconv.Atoi accepts it
+
+
+def go_int(text: str) -> int | None:
+    """The number Go's `strconv.Atoi` reads in `text`, or None (a sign is allowed, spaces are not)."""
+    return int(text) if _ATOI.fullmatch(text) else None
+
+
 def words(text: str) -> list[str]:
     """The tokens an analyser would index: runs of letters and digits, lower-cased."""
     return [w.lower() for w in _WORD.findall(text)]

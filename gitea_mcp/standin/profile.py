@@ -71,6 +71,12 @@ class Profile:
         return "words" if self._forgejo((11,)) else "phrase"
 
     @property
+    def numeric_keyword_from_db(self) -> bool:
+        """A keyword that is a number (Go's strconv.Atoi: `42`, `+42`, `042`) is answered by the database indexer
+        whatever the configured one, as a substring of each text, from Gitea 1.23 (verified on 1.25.4)."""
+        return self._gitea((1, 23))
+
+    @property
     def keyword_matches_number(self) -> bool:
         """A numeric `q` also finds the issue of that number: from Gitea 1.23 and Forgejo 12."""
         return self._gitea((1, 23)) or self._forgejo((12,))

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from gitea_mcp.standin.keyword import go_int
 from gitea_mcp.standin.keyword import matches as keyword_matches
 from gitea_mcp.standin.profile import KeywordMode
 
@@ -209,6 +210,7 @@ class IssueFilter:
     keyword: str = ""
     keyword_mode: KeywordMode = "substring"
     keyword_matches_number: bool = True  # a numeric keyword also finds the issue of that number
+    from_database: bool = False  # the keyword is answered by the database (no index, so no lag)
     index_has_assignees: bool = True  # False: keyword + assignee finds nothing (the index lacks assignees)
     all_label_ids: list[int] = field(default_factory=list)
     any_label_ids: list[int] = field(default_factory=list)
@@ -577,9 +579,9 @@ class Store:
 
     def _matches_keyword(self, issue: Issue, where: IssueFilter) -> bool:
         # The issue indexer lags behind writes: a fresh issue is not found by keyword for a while.
-        if self.indexer_lag and time.monotonic() - issue.written_at < self.indexer_lag:
+        if not where.from_database and self.indexer_lag and time.monotonic() - issue.written_at < self.indexer_lag:
             return False
-        if where.keyword_matches_number and where.keyword.isdigit() and int(where.keyword) == issue.number:
+        if where.keyword_matches_number and go_int(where.keyword) == issue.number:
             return True
         texts = [issue.title, issue.body, *(c.body for c in self.comments_of(issue))]
         return keyword_matches(where.keyword_mode, where.keyword, texts)

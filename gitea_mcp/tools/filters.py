@@ -10,14 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp import dates
+from gitea_mcp.errors import ToolFailure, shown
 from gitea_mcp.gitea.client import ApiResponse
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.issue_filter import IssueFilter
 from gitea_mcp.tools import missing
-from gitea_mcp.tools.base import Deps, rfc3339
+from gitea_mcp.tools.base import Deps
 
 
 def check_places(deps: Deps, rows: list[Issue], owner: str, name: str | None) -> None:
@@ -26,10 +27,22 @@ def check_places(deps: Deps, rows: list[Issue], owner: str, name: str | None) ->
 
 
 def with_dates(query: IssueFilter) -> IssueFilter:
-    """since/before as the RFC 3339 Gitea insists on (422 otherwise), or refused clearly."""
-    since = rfc3339(query.since, "since") if query.since else None
-    before = rfc3339(query.before, "before") if query.before else None
-    return replace(query, since=since, before=before)
+    """issue_list's since (at or after) and before (strictly before) as Gitea's inclusive whole seconds, by the one
+    rule every tool shares (gitea_mcp/dates.py): `since=D before=E` is `updated:>=D updated:<E`. Refused clearly."""
+    since = dates.bound(">=", query.since.strip(), f"since={shown(query.since)}") if query.since else None
+    before = dates.bound("<", query.before.strip(), f"before={shown(query.before)}") if query.before else None
+    if since is not None and before is not None and since > before:
+        day = query.before.strip() if query.before else ""
+        whole = f" (to include {day}, write before={dates.next_day(day)})" if dates.is_day(day) else ""
+        raise ToolFailure(
+            f"since={shown(query.since)} and before={shown(query.before)} leave an empty time range: before is "
+            f"exclusive, it ends where its day or time begins{whole}. Check the dates."
+        )
+    return replace(
+        query,
+        since=None if since is None else dates.rfc3339(since),
+        before=None if before is None else dates.rfc3339(before),
+    )
 
 
 def repo_page(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, limit: int) -> Page[Issue]:

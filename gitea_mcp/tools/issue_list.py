@@ -7,7 +7,7 @@ from typing import Annotated
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
-from gitea_mcp import render, scopes
+from gitea_mcp import dates, render, scopes
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.issue_filter import USER_FILTERS, IssueFilter
 from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
@@ -19,7 +19,7 @@ from gitea_mcp.tools.base import Deps, ToolDefinition, choice, enum, guard
 NAME = "issue_list"
 DESCRIPTION = (
     "List a repository's issues, newest first, a line each, with the total. Pull requests only with type=pulls "
-    "or all. since/before: RFC 3339 or YYYY-MM-DD. Text search: issue_search; body and comments: issue_get."
+    f"or all. since/before: updated time. {dates.RULE} Text search: issue_search; body, comments: issue_get."
 )
 SPEC = ToolSpec.reading(NAME, DESCRIPTION, scopes.READ_ISSUE)
 
@@ -55,8 +55,8 @@ class ListArgs(Arguments):
     state: Annotated[str, Field(json_schema_extra=enum(STATES))] = "open"
     labels: Names = Field(default_factory=list, description="All must match.")
     milestones: Names = Field(default_factory=list, description="Names or ids.")
-    since: Annotated[str | None, Field(description="Updated at/after.")] = None
-    before: Annotated[str | None, Field(description="Updated at/before.")] = None
+    since: str | None = None  # the date rule is in the description, stated once for both
+    before: str | None = None
     created_by: Annotated[str | None, Field(description="Author.")] = None
     assigned_by: Annotated[str | None, Field(description="Assignee.")] = None
     mentioned_by: Annotated[str | None, Field(description="Mentioned user.")] = None

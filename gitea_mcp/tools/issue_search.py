@@ -7,14 +7,15 @@ lag), 1 fills in the real number, 2+ gives a placeholder.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
+from gitea_mcp import dates, render, scopes, web_links
 from gitea_mcp import query as ql
-from gitea_mcp import render, scopes, web_links
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse
 from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
@@ -29,12 +30,12 @@ from gitea_mcp.tools.base import Deps, ToolDefinition, guard
 
 NAME = "issue_search"
 DESCRIPTION = (
-    "Find issues/PRs by a forge-style query, or by an issue list page's URL; returns numbers. Words match title, "
-    "body, comments as the server's index does: Gitea wants whole adjacent words (auth misses Authentication); "
-    'Forgejo any word, and "exact phrases". Qualifiers: is:open|closed, state:all, is:issue|pr, label:X '
-    "(repeatable, all must match), milestone:X, author:X, assignee:X, mentions:X (X may be @me), "
-    "updated:>=YYYY-MM-DD (>, <, <=, A..B), repo:owner/name, org:X; others are refused. Default: all states, "
-    "and all of owner's repositories unless name or repo: is given."
+    "Find issues/PRs (numbers) by forge-style query or list page URL. Words match title/body/comments as the "
+    "server's index does: Gitea whole adjacent words (auth misses Authentication), a lone number N also #N and text "
+    'containing N (1.23+); Forgejo any word, "exact phrases". Qualifiers: is:open|closed, state:all, is:issue|pr, '
+    "label:X (repeat: all must match), milestone:X, author:X, assignee:X, mentions:X (X may be @me), "
+    "updated:>=DATE (>, <, <=, A..B), repo:owner/name, org:X; others refused. Default: all states; all owner's "
+    f"repos unless name/repo: given. {dates.RULE}"
 )
 SPEC = ToolSpec.reading(NAME, DESCRIPTION, scopes.READ_ISSUE, scope_note="(and `read:user` for `@me`)")
 
@@ -62,7 +63,7 @@ class SearchResult(BaseModel):
 
 
 class SearchArgs(Arguments):
-    query: Annotated[str, Field(description='e.g. crash label:bug is:open or "exact phrase" author:@me')]
+    query: Annotated[str, Field(description="e.g. crash label:bug is:open author:@me")]
     owner: Annotated[str | None, Field(description="Or repo:/org: in the query.")] = None
     name: Annotated[str | None, Field(description="Omit for all of owner's.")] = None
     page: PageNumber = 1
@@ -85,30 +86,105 @@ def run(deps: Deps, args: SearchArgs) -> CallToolResult:
 
 def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
     if web_links.looks_like_link(args.query):
-        scope, hits = _from_link(deps, args)
+        scope, hits, again = _from_link(deps, args)
         notes = [_WEB_NOTE] if hits.page.size == links.WEB_PAGE_SIZE else []
         if "limit" in args.model_fields_set and hits.page.size != args.limit:
             notes.append(render.served_fewer(args.limit, hits.page.size))
-        return _answer(args, scope, hits, notes)
+        return _answer(args, scope, hits, notes, again)
     parsed = ql.parse_query(args.query)
     scope = _scope(deps, parsed, args)
     limit = cap_limit(args.limit)
     me = _me(deps, parsed)
     named_author = parsed.author is not None and not ql.is_me(parsed.author, me)
-    server = deps.catalog.server(deps.client) if parsed.keywords or named_author else None
-    if server is not None and scope.name is None and named_author and not server.search_filters_author:
+    if parsed.keywords or (named_author and scope.name is None):
+        server, hits = _with_release(deps, scope, parsed, me, args.page, limit)
+    else:  # nothing here depends on the release
+        server, hits = None, _fetch(deps, scope, parsed, me, False, args.page, limit)
+    asked = args.limit if hits.page.size != args.limit else None
+    return _answer(args, scope, hits, _notes(server, parsed.keywords, hits, asked))
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the release decides about the request: quotes kept in `q` (Forgejo 11+ reads them), and keyword +
+    assignee filtered here (where the index stores no assignees)."""
+
+    quotes: bool = False
+    assignee_here: bool = False
+
+
+def _plan(server: ServerInfo, parsed: ql.ParsedQuery) -> _Plan:
+    return _Plan(
+        quotes=bool(parsed.phrases) and server.keyword_mode == "words",
+        assignee_here=bool(parsed.keywords) and parsed.assignee is not None and server.keyword_drops_assignee,
+    )
+
+
+def _plans(parsed: ql.ParsedQuery) -> list[_Plan]:
+    """Every plan some release would choose for this query; one unless it has phrases or keywords + assignee."""
+    quotes = (False, True) if parsed.phrases else (False,)
+    here = (False, True) if parsed.keywords and parsed.assignee is not None else (False,)
+    return [_Plan(q, h) for q in quotes for h in here]
+
+
+def _with_release(
+    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, page: int, limit: int
+) -> tuple[ServerInfo, Hits]:
+    """The search as this release needs it, in one round: the first time in a while the release is asked together
+    with the request of every plan it could choose (usually one), and the answer picks; then it is cached."""
+    known = deps.catalog.known_server(deps.client)
+    if known is not None:
+        _check_author_searchable(known, scope, parsed, me)  # before anything is sent
+    plans = [_plan(known, parsed)] if known else _plans(parsed)
+    calls: list[Callable[[], object]] = [_attempt(deps, scope, parsed, me, plan, page, limit) for plan in plans]
+    if known is None:
+        calls.append(lambda: deps.catalog.server(deps.client))
+    answers = deps.client.parallel(*calls)
+    server = known or answers.pop()
+    assert isinstance(server, ServerInfo)
+    plan = _plan(server, parsed)
+    first = answers[plans.index(plan)]
+    _check_author_searchable(server, scope, parsed, me)
+    if isinstance(first, Exception):
+        raise first  # only the chosen plan's failure counts: the others' requests were never needed
+    assert isinstance(first, Hits)
+    if plan.assignee_here:
+        return server, _assignee_here(deps, scope, parsed, me, server, first, page, limit)
+    return server, first
+
+
+def _check_author_searchable(server: ServerInfo, scope: Scope, parsed: ql.ParsedQuery, me: str | None) -> None:
+    if scope.name is None and parsed.author and not ql.is_me(parsed.author, me) and not server.search_filters_author:
         raise ToolFailure(
             f"{server} cannot search author:{parsed.author} across repositories (its search ignores the author). "
             "Add repo:OWNER/NAME to filter one repository by author, or search author:@me."
         )
-    if server is not None and parsed.assignee is not None and server.keyword_drops_assignee:
-        hits = _assignee_here(deps, scope, parsed, me, server, args.page, limit)
-    else:
-        hits = _fetch(deps, scope, parsed, me, server, args.page, limit)
-    return _answer(args, scope, hits, _notes(server, hits, args.limit if hits.page.size != args.limit else None))
 
 
-def _answer(args: SearchArgs, scope: Scope, hits: Hits, notes: list[str]) -> CallToolResult:
+def _attempt(
+    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, plan: _Plan, page: int, limit: int
+) -> Callable[[], Hits | Exception]:
+    """One plan's first page; a failure is kept, and raised only if this plan is the one the release chooses."""
+
+    def attempt() -> Hits | Exception:
+        try:
+            return _first_page(deps, scope, parsed, me, plan, page, limit)
+        except Exception as exc:
+            return exc
+
+    return attempt
+
+
+def _first_page(
+    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, plan: _Plan, page: int, limit: int
+) -> Hits:
+    if plan.assignee_here:  # the keyword matches without the assignee, as many as are filtered here at once
+        return _fetch(deps, scope, replace(parsed, assignee=None), me, plan.quotes, 1, KEYWORD_ROWS // 2)
+    return _fetch(deps, scope, parsed, me, plan.quotes, page, limit)
+
+
+def _answer(args: SearchArgs, scope: Scope, hits: Hits, notes: list[str], again: str | None = None) -> CallToolResult:
+    """`again`: the query the next-page hint repeats (a link with its state pinned); the caller's by default."""
     page = hits.page
     out = SearchResult(
         query=args.query,
@@ -120,14 +196,18 @@ def _answer(args: SearchArgs, scope: Scope, hits: Hits, notes: list[str]) -> Cal
         limit=page.size,
         has_more=page.has_more,
     )
-    return render.result(_text(out, scope, args, notes), out)
+    return render.result(_text(out, scope, args, notes, again or args.query), out)
 
 
 _WEB_NOTE = "the link's list as its web page shows it: 20 per page, newest first."
 
 
-def _from_link(deps: Deps, args: SearchArgs) -> tuple[Scope, Hits]:
-    """A pasted list page, run as its exact equivalent (tools/links.py); an issue's page belongs to issue_get."""
+def _from_link(deps: Deps, args: SearchArgs) -> tuple[Scope, Hits, str]:
+    """A pasted list page, run as its exact equivalent (tools/links.py); an issue's page belongs to issue_get.
+
+    Also the link for the next pages: with the state this page showed written in, so that every page lists the
+    same issues even if one is opened or closed meanwhile (the page number goes in the hint's own argument).
+    """
     link = web_links.parse(args.query, deps.client.url)
     if isinstance(link, web_links.IssueLink):
         raise ToolFailure("that link is one issue's page: read it with issue_get url=<the link>.")
@@ -139,10 +219,18 @@ def _from_link(deps: Deps, args: SearchArgs) -> tuple[Scope, Hits]:
     limit = cap_limit(args.limit) if "limit" in args.model_fields_set else links.WEB_PAGE_SIZE
     query = web.query
     served = filters.repo_page(deps, owner, name, query, page, limit)
-    if not web.state_given and query.state == "open" and page == 1 and not served.rows:
-        query = replace(query, state="all")  # the web shows every state when the filter matches no open issue
+    if not web.state_given and query.state == "open" and _none_open(served):
+        # The web's rule, on every page alike (routers/web/repo/issue_list.go): without a state, a filter that
+        # matches no open issue shows every state.
+        query = replace(query, state="all")
         served = filters.repo_page(deps, owner, name, query, page, limit)
-    return Scope(owner, name), Hits(served, query.list_params())
+    again = web_links.with_params(args.query, {"state": query.state}, drop=("page",))
+    return Scope(owner, name), Hits(served, query.list_params()), again
+
+
+def _none_open(served: Page[Issue]) -> bool:
+    """No open issue matches at all: Gitea's total, or (without one, never seen) an empty first page."""
+    return served.total == 0 if served.total is not None else served.number == 1 and not served.rows
 
 
 @dataclass(frozen=True)
@@ -155,9 +243,8 @@ class Hits:
 
 
 def _fetch(
-    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, server: ServerInfo | None, page: int, limit: int
+    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, quotes: bool, page: int, limit: int
 ) -> Hits:
-    quotes = server is not None and server.keyword_mode == "words"
     if scope.name is not None:
         query = ql.repo_filter(parsed, me=me, quotes=quotes)
         return Hits(filters.repo_page(deps, scope.owner, scope.name, query, page, limit), query.list_params())
@@ -172,20 +259,28 @@ KEYWORD_ROWS = 100  # how many keyword matches are filtered here by assignee bef
 
 
 def _assignee_here(
-    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, server: ServerInfo, page: int, limit: int
+    deps: Deps,
+    scope: Scope,
+    parsed: ql.ParsedQuery,
+    me: str | None,
+    server: ServerInfo,
+    first: Hits,
+    page: int,
+    limit: int,
 ) -> Hits:
     """Keywords with an assignee: this server's index stores no assignees and would answer nothing, so the keyword
-    matches are fetched and filtered here (verified: Gitea 1.22–1.25, Forgejo 11–14)."""
+    matches (`first`: their first page) are fetched and filtered here (verified: Gitea 1.22–1.25, Forgejo 11–14).
+    A server serving fewer than 50 a page gets the rest in one more round."""
     who = me if parsed.assignee == "@me" else parsed.assignee
     assert who is not None
     wide = replace(parsed, assignee=None)
-    first = _fetch(deps, scope, wide, me, server, 1, KEYWORD_ROWS // 2)
+    quotes = _plan(server, parsed).quotes
     total, size = first.page.total, first.page.size
-    rows, served = list(first.page.rows), 1
-    wanted = min(total or 0, KEYWORD_ROWS)
-    while len(rows) < wanted and served * size < KEYWORD_ROWS:
-        served += 1
-        rows += _fetch(deps, scope, wide, me, server, served, size).page.rows
+    rows = list(first.page.rows)
+    if total is not None and len(rows) < min(total, KEYWORD_ROWS) and size:
+        pages = range(2, -(-min(total, KEYWORD_ROWS) // size) + 1)
+        more = deps.client.parallel(*[_page_loader(deps, scope, wide, me, quotes, n, size) for n in pages])
+        rows += [issue for hits in more for issue in hits.page.rows]
     if total is None or total > len(rows):
         raise ToolFailure(
             f"{server} cannot combine keywords with assignee: its search index stores no assignees. The keywords "
@@ -199,12 +294,18 @@ def _assignee_here(
     return Hits(filtered, first.params, filtered_here=f"assignee {who}")
 
 
-def _notes(server: ServerInfo | None, hits: Hits, asked: int | None) -> list[str]:
+def _page_loader(
+    deps: Deps, scope: Scope, parsed: ql.ParsedQuery, me: str | None, quotes: bool, page: int, size: int
+) -> Callable[[], Hits]:
+    return lambda: _fetch(deps, scope, parsed, me, quotes, page, size)
+
+
+def _notes(server: ServerInfo | None, keywords: str, hits: Hits, asked: int | None) -> list[str]:
     notes = []
     if asked is not None:
         notes.append(render.served_fewer(asked, hits.page.size))
-    if server is not None:
-        notes.append(f"keywords on {server}: {_MODES[server.keyword_mode]}")
+    if server is not None and keywords:
+        notes.append(f"keywords on {server}: {_keyword_note(server, keywords)}")
     if hits.filtered_here:
         notes.append(f"{hits.filtered_here} was filtered here: this server's keyword index ignores assignees.")
     return notes
@@ -214,6 +315,22 @@ _MODES = {
     "phrase": "all the words, adjacent and whole, as one phrase (a database indexer matches parts of words too)",
     "words": 'any of the words (close spellings too); "quoted phrases" exactly',
 }
+
+
+def _keyword_note(server: ServerInfo, keywords: str) -> str:
+    """How this server matches these keywords: a lone number is a case of its own (docs/server-behaviour.md)."""
+    number = ql.as_number(keywords)
+    if number is not None and server.numeric_keyword_from_db:
+        return (
+            f"{keywords} is a number, which Gitea matches in its database whatever its index: issue #{number} and "
+            f"every title, body or comment containing {keywords}, inside longer numbers and words too"
+        )
+    mode = _MODES[server.keyword_mode]
+    if number is None:
+        return mode
+    if server.keyword_finds_number:
+        return f"{mode}; a number also finds the issue of that number"
+    return f"{mode}; a number is only a word here, not an issue number"
 
 
 def _scope(deps: Deps, parsed: ql.ParsedQuery, args: SearchArgs) -> Scope:
@@ -288,7 +405,7 @@ def _hit(issue: Issue, scope: Scope) -> SearchHit:
     )
 
 
-def _text(out: SearchResult, scope: Scope, args: SearchArgs, notes: list[str]) -> str:
+def _text(out: SearchResult, scope: Scope, args: SearchArgs, notes: list[str], again: str) -> str:
     shown = render.args_text(out.params)
     header = f"search {scope} {args.query!r} → {shown}: "
     lines = [header + render.span(len(out.results), out.page, out.limit, out.total, out.has_more)]
@@ -297,7 +414,7 @@ def _text(out: SearchResult, scope: Scope, args: SearchArgs, notes: list[str]) -
     if out.results:  # the legend: here @name is the author (in issue_list rows it is the assignees)
         lines.append(f"rows: {'owner/repo' if cross else ''}#number (state) title @author created")
     lines += [_row(hit, cross) for hit in out.results]
-    lines += render.help_lines(_next_steps(out, scope, args))
+    lines += render.help_lines(_next_steps(out, scope, again))
     return "\n".join(lines)
 
 
@@ -307,7 +424,7 @@ def _row(hit: SearchHit, cross: bool) -> str:
     return f"{where} ({kind}{hit.state}) {render.inline(hit.title)} @{render.inline(hit.author)} {hit.created_at[:10]}"
 
 
-def _next_steps(out: SearchResult, scope: Scope, args: SearchArgs) -> list[str]:
+def _next_steps(out: SearchResult, scope: Scope, again: str) -> list[str]:
     count = len(out.results)
     if count == 0 and out.page == 1:
         target = render.args_text({"owner": scope.owner, "name": scope.name or "<name>"})
@@ -326,7 +443,7 @@ def _next_steps(out: SearchResult, scope: Scope, args: SearchArgs) -> list[str]:
         owner, _, name = repos.pop().partition("/") if len(repos) == 1 else (scope.owner, "", "<name>")
         steps.append(f"open one: issue_get {render.args_text({'owner': owner, 'name': name})} number=<number>")
     if out.has_more:
-        call: dict[str, Any] = {"query": args.query, "owner": scope.owner}
+        call: dict[str, Any] = {"query": again, "owner": scope.owner}
         if scope.name:
             call["name"] = scope.name
         steps.append(render.next_page(NAME, call, out.page, out.limit))

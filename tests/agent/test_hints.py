@@ -78,6 +78,11 @@ CASES = [
     pytest.param(
         issue_list.TOOL, {"owner": "acme", "name": "widgets", "since": "2020-01-01", "limit": 3}, id="list-since"
     ),
+    pytest.param(
+        issue_list.TOOL,
+        {"owner": "acme", "name": "widgets", "since": "2020-01-01", "before": "2026-06-01", "limit": 9},
+        id="list-since-before",
+    ),
     pytest.param(issue_search.TOOL, {"query": "label:bug is:open", "owner": "acme", "limit": 4}, id="search-owner"),
     pytest.param(
         issue_search.TOOL,
@@ -109,3 +114,16 @@ def _every_row(deps: Deps, tool: ToolDefinition, args: dict[str, Any]) -> list[t
         if not (result.structured_content or {})["has_more"]:
             return rows
     raise AssertionError("more than 100 pages")
+
+
+def test_following_the_hints_of_a_list_link_without_state_reaches_each_row_once(deps: Deps) -> None:
+    """No `state` in a link and nothing open that matches: the web page shows every state on every page (v1.0 is a
+    closed milestone), so page 2 through the hint is page 2 of the same list, not of the open one."""
+    link = f"{deps.client.url}/acme/widgets/issues?milestone=1"
+    rows, pages = _follow(deps, issue_search.TOOL, {"query": link})
+    assert pages > 2, "pick a link with more than two pages"
+    assert rows == _every_row(deps, issue_search.TOOL, {"query": link})
+    assert len(set(rows)) == len(rows)
+    everything = _every_row(deps, issue_list.TOOL, {"owner": "acme", "name": "widgets", "milestones": ["1"],
+                                                  "state": "all"})  # fmt: skip
+    assert [number for _, number in rows] == [number for _, number in everything]

@@ -170,6 +170,16 @@ def test_without_state_a_page_with_no_open_match_shows_every_state(forge: StandI
     assert ids  # the ids fixture data is there
 
 
+def test_page_2_of_a_link_without_state_is_page_2_of_what_page_1_shows(forge: StandIn, deps: Deps) -> None:
+    """The web applies its no-state rule on every page (routers/web/repo/issue_list.go), not only the first."""
+    link = f"{forge.url}/acme/widgets/issues?milestone=1"
+    everything = numbers(issue_list.TOOL.call(deps, {**LIST, "milestones": "1", "state": "all", "limit": 50}))
+    assert len(everything) > 40
+    assert numbers(issue_search.TOOL.call(deps, {"query": link})) == everything[:20]
+    assert numbers(issue_search.TOOL.call(deps, {"query": link + "&page=2"})) == everything[20:40]
+    assert numbers(issue_search.TOOL.call(deps, {"query": link, "page": 2})) == everything[20:40]
+
+
 def test_the_agents_own_page_and_limit_win(forge: StandIn, deps: Deps) -> None:
     url = f"{forge.url}/acme/widgets/issues?state=all&page=3"
     _, data = ok(issue_search.TOOL.call(deps, {"query": url, "page": 1, "limit": 5}))

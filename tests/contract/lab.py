@@ -22,6 +22,7 @@ MANY_LABELS = 45  # more than one catalogue page when MAX_RESPONSE_ITEMS is 20 (
 MANY_ISSUES = 25  # more than 20 (search limit=0) and than a 20-item page
 REVIEW_BODY = "Please split this change."  # the lab's review of its pull request, with one inline comment
 INLINE = ("change.txt", 1, "This line needs a test.")  # path, line (of the new file), body
+MANY_CLOSED = 21  # closed issues of the many repository's milestone `archive`, none open: more than a web page
 
 
 @dataclass
@@ -143,6 +144,8 @@ def _seed_main(seeder: Seeder, lab: Lab) -> None:
     lab.issues["locked"] = seeder.issue(o, r, w, "Locked discussion about the roadmap")
     lab.issues["pr"] = seeder.pull(o, r, w, "Feature branch change")
     lab.reviews["changes"] = seeder.review(o, r, lab.issues["pr"], lab.assignee, "REQUEST_CHANGES", REVIEW_BODY, INLINE)
+    # The only digits in the lab's texts (its names are letters): what a numeric keyword finds inside a number.
+    lab.issues["build"] = seeder.issue(o, r, w, "Build 90210 fails to start", closed=True)
     seeder.comment(o, r, lab.issues["auth"], w, f"First comment, for @{lab.assignee}")
     seeder.comment(o, r, lab.issues["auth"], lab.assignee, "Second comment")
     lab.has_lock = seeder.lock(o, r, lab.issues["locked"])
@@ -153,6 +156,10 @@ def _seed_many(seeder: Seeder, lab: Lab) -> None:
         seeder.label(lab.org, lab.many_repo, f"l{index:02d}")
     for index in range(MANY_ISSUES):
         seeder.issue(lab.org, lab.many_repo, lab.writer, f"Bulk issue {index:02d}")
+    lab.milestones["archive"] = seeder.milestone(lab.org, lab.many_repo, "archive")
+    for index in range(MANY_CLOSED):
+        seeder.issue(lab.org, lab.many_repo, lab.writer, f"Archived issue {index:02d}", milestone="archive",
+                     closed=True)  # fmt: skip
 
 
 def new_run() -> str:

@@ -192,6 +192,20 @@ def test_since_and_before_filter_on_the_updated_time(http: Http, lab: Lab) -> No
     assert http.get(lab.path("issues"), token, since="yesterday").status == 422
 
 
+def test_since_and_before_are_inclusive_whole_seconds(http: Http, lab: Lab) -> None:
+    """What gitea_mcp's date rule relies on (gitea_mcp/dates.py): the updated second itself matches both bounds."""
+    token, number = lab.tokens["writer"], lab.issues["closed"]  # closed: nothing writes to it after seeding
+    updated = datetime.fromisoformat(http.ok("GET", lab.path("issues", number), token)["updated_at"])
+
+    def found(**bounds: datetime) -> bool:
+        given = {key: value.isoformat() for key, value in bounds.items()}
+        return number in numbers(http.get(lab.path("issues"), token, state="closed", limit=50, **given))
+
+    second = timedelta(seconds=1)
+    assert found(since=updated, before=updated)
+    assert not found(before=updated - second) and not found(since=updated + second)
+
+
 def test_times_carry_the_servers_zone(http: Http, lab: Lab, target: Target) -> None:
     issue = http.ok("GET", lab.path("issues", lab.issues["auth"]), lab.tokens["writer"])
     created = datetime.fromisoformat(issue["created_at"])
@@ -278,9 +292,28 @@ def test_keyword_with_assignee(http: Http, lab: Lab, target: Target) -> None:
     assert (lab.issues["auth"] in found) == (not broken)
 
 
+def numeric_keyword(target: Target) -> str:
+    """How a keyword that is a number (Go's strconv.Atoi reads it) is matched: from Gitea 1.23 always by the database
+    (parts of numbers too), whatever the indexer; before that, and on Forgejo, as any other keyword."""
+    return "substring" if target.version.gitea(low=(1, 23)) else keyword_mode(target)
+
+
 def test_numeric_keyword_matches_the_number(http: Http, lab: Lab, target: Target) -> None:
     found = lab.issues["auth"] in keyword(http, lab, str(lab.issues["auth"]))
     assert found == (target.version.gitea(low=(1, 23)) or target.version.forgejo(low=(12,)))
+
+
+def test_numeric_keyword_matches_part_of_a_number(http: Http, lab: Lab, target: Target) -> None:
+    # "21" inside "Build 90210": the database's LIKE finds it, a word index does not (too short to be fuzzy).
+    found = lab.issues["build"] in keyword(http, lab, "21")
+    assert found == (numeric_keyword(target) == "substring")
+
+
+def test_numeric_keyword_whole_and_among_words(http: Http, lab: Lab, target: Target) -> None:
+    assert lab.issues["build"] in keyword(http, lab, "90210")  # a whole number: every indexer
+    # Not a number once words join it: the indexer's own rules again (Forgejo: any one word suffices).
+    assert (lab.issues["build"] in keyword(http, lab, "21 fails")) == (keyword_mode(target) == "words")
+    assert lab.issues["build"] in keyword(http, lab, "90210 fails")
 
 
 # -- the cross-repository search -----------------------------------------------------------------------------------

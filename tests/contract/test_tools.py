@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from mcp_types import CallToolResult, TextContent
 
 from gitea_mcp.commands.check import run_checks
@@ -92,6 +94,44 @@ def test_search_finds_a_whole_word(target: Target, lab: Lab) -> None:
     text, data = ok(issue_search.run(deps_for(target, lab), args))
     assert [hit["number"] for hit in data["results"]] == [lab.issues["auth"]]
     assert "note: keywords on " in text
+
+
+@pytest.mark.parametrize("number", ["21", "90210"])
+def test_search_describes_a_numeric_keyword_as_the_server_matches_it(target: Target, lab: Lab, number: str) -> None:
+    """The note's promise, checked against the answer: "containing N" (the database's substring) finds 90210 for 21;
+    a word index finds it only for the whole number."""
+    args = SearchArgs(query=number, owner=lab.org, name=lab.repo)
+    text, data = ok(issue_search.run(deps_for(target, lab), args))
+    substring = f"containing {number}, inside longer numbers and words too" in text
+    assert substring == target.version.gitea(low=(1, 23))
+    found = lab.issues["build"] in [hit["number"] for hit in data["results"]]
+    assert found == (substring or number == "90210" or target.indexer == "db")
+
+
+def test_before_and_updated_lt_mean_the_same_on_every_tool(target: Target, lab: Lab, http: Http) -> None:
+    """The one date rule against the server: before=T and updated:<T leave out the issue updated at T, since=T and
+    updated:>=T keep it; one second later, before= keeps it too."""
+    number = lab.issues["closed"]  # nothing writes to it after seeding
+    updated = http.ok("GET", lab.path("issues", number), lab.tokens["writer"])["updated_at"]
+    at = datetime.fromisoformat(updated).astimezone(UTC)
+    after = (at + timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    at_text = at.strftime("%Y-%m-%dT%H:%M:%SZ")
+    deps = deps_for(target, lab)
+
+    def listed(**dates: str) -> bool:
+        args = ListArgs(owner=lab.org, name=lab.repo, state="closed", limit=50, **dates)
+        return number in [row["number"] for row in ok(issue_list.run(deps, args))[1]["issues"]]
+
+    def searched(query: str) -> bool:
+        args = SearchArgs(query=f"is:closed {query}", owner=lab.org, name=lab.repo, limit=50)
+        return number in [hit["number"] for hit in ok(issue_search.run(deps, args))[1]["results"]]
+
+    assert listed(before=at_text) is searched(f"updated:<{at_text}") is False
+    assert listed(since=at_text) is searched(f"updated:>={at_text}") is True
+    assert listed(before=after) is searched(f"updated:<{after}") is searched(f"updated:<={at_text}") is True
+    day = at.date().isoformat()
+    assert listed(before=day) is searched(f"updated:<{day}") is False
+    assert listed(since=day) is searched(f"updated:>={day}") is searched(f"updated:<={day}") is True
 
 
 def test_search_keyword_with_assignee_finds_the_issue_on_every_release(target: Target, lab: Lab) -> None:

@@ -7,20 +7,22 @@ The lab's main repository is public; the pages are read anonymously, as anyone w
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 import requests
+from mcp_types import CallToolResult, TextContent
 
 from gitea_mcp.tools import issue_search
 from tests.contract.conftest import deps_for
-from tests.contract.lab import Lab
+from tests.contract.lab import MANY_CLOSED, Lab
 from tests.contract.target import Http, Target
 
 ROW = re.compile(r'class="tw-no-underline issue-title" href="[^"]*/(\d+)"')
 
 
-def web_rows(target: Target, lab: Lab, link: str) -> list[int]:
-    page = requests.get(f"{target.url.rstrip('/')}/{lab.org}/{lab.repo}/{link}", timeout=60)
+def web_rows(target: Target, lab: Lab, link: str, repo: str = "") -> list[int]:
+    page = requests.get(f"{target.url.rstrip('/')}/{lab.org}/{repo or lab.repo}/{link}", timeout=60)
     assert page.status_code == 200, page.status_code
     return [int(number) for number in ROW.findall(page.text)]
 
@@ -59,3 +61,30 @@ def test_a_web_list_page_and_its_link_in_issue_search_show_the_same_rows(
     data = result.structured_content or {}
     assert not result.is_error, result.content
     assert [row["number"] for row in data["results"]] == shown
+
+
+def test_without_state_every_page_of_a_closed_only_list_shows_every_state(target: Target, lab: Lab) -> None:
+    """No `state`, nothing open, something closed: the web shows every state on page 2 too, and so does the link in
+    issue_search, whether page 2 is in the link, in the page argument, or reached through the hint."""
+    link = f"issues?milestone={lab.milestones['archive']}"
+    web = [web_rows(target, lab, f"{link}&page={page}", lab.many_repo) for page in (1, 2)]
+    assert [len(rows) for rows in web] == [20, MANY_CLOSED - 20]
+    url = f"{target.url.rstrip('/')}/{lab.org}/{lab.many_repo}/{link}"
+    deps = deps_for(target, lab)
+    for call in ({"query": f"{url}&page=2"}, {"query": url, "page": 2}):
+        assert [row["number"] for row in _results(issue_search.TOOL.call(deps, call))] == web[1]
+    first = issue_search.TOOL.call(deps, {"query": url})
+    assert [row["number"] for row in _results(first)] == web[0]
+    hint = next(line for line in _text(first).splitlines() if line.startswith("help: next page: "))
+    assert "state=all" in hint and "page=2" in hint
+
+
+def _results(result: CallToolResult) -> list[dict[str, Any]]:
+    assert not result.is_error, result.content
+    return list((result.structured_content or {})["results"])
+
+
+def _text(result: CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text

@@ -65,9 +65,11 @@ def test_repo_request(
     mocked: responses.RequestsMock, deps: Deps, query: str, kw: dict[str, Any], expected: dict[str, str]
 ) -> None:
     mocked.get(REPO_ISSUES, json=[], headers={"X-Total-Count": "0"})
-    ok(run(deps, query, **kw))
-    assert len(gitea_calls(mocked)) == 1
-    assert sent_params(mocked).items() >= expected.items()
+    _, data = ok(run(deps, query, **kw))
+    # A phrase is sent both ways while the release is unknown (Forgejo reads quotes, Gitea does not), in one round.
+    assert len(gitea_calls(mocked)) == (2 if '"' in query else 1)
+    assert data["params"].items() >= expected.items()
+    assert any(sent_params(mocked, i).items() >= expected.items() for i in range(len(mocked.calls)))
 
 
 def test_labels_all_of_checked_in_repo(mocked: responses.RequestsMock, deps: Deps) -> None:
@@ -157,9 +159,12 @@ def test_author_across_repositories_refused_where_the_search_ignores_it(
     mocked: responses.RequestsMock, deps: Deps, release: str
 ) -> None:
     serve_version(mocked, release)
+    mocked.get(SEARCH, json=[issue(3, author="bob")], headers={"X-Total-Count": "1"})  # asked with the release
     text = failed(run(deps, "author:alice", owner="acme"))
     assert "cannot search author:alice across repositories (its search ignores the author)" in text
-    assert gitea_calls(mocked) == []
+    asked = len(mocked.calls)
+    assert failed(run(deps, "author:alice", owner="acme")) == text
+    assert len(mocked.calls) == asked, "once the release is known, the refusal comes before any request"
 
 
 def test_me_resolved_for_a_repository(mocked: responses.RequestsMock, deps: Deps) -> None:
@@ -200,9 +205,35 @@ def test_phrases_kept_where_the_server_reads_quotes(
 ) -> None:
     serve_version(mocked, release)
     mocked.get(REPO_ISSUES, json=[], headers={"X-Total-Count": "0"})
-    text = ok(run(deps, '"login fails"', owner="acme", name="widgets"))[0]
+    text, data = ok(run(deps, '"login fails"', owner="acme", name="widgets"))
+    assert data["params"]["q"] == q
+    ok(run(deps, '"login fails"', owner="acme", name="widgets"))  # the release known: only its request is sent
     assert sent_params(mocked, path_end="/issues")["q"] == q
     assert f"note: keywords on {'Gitea 1.25.4' if release == '1.25.4' else 'Forgejo 11.0.15'}: {note}" in text
+
+
+@pytest.mark.parametrize(
+    ("release", "query", "note"),
+    [
+        pytest.param("1.25.4", "4", "4 is a number, which Gitea matches in its database whatever its index: issue #4 "
+                     "and every title, body or comment containing 4, inside longer numbers and words too",
+                     id="gitea-1.25"),
+        pytest.param("1.25.4", "+04", "issue #4 and every title, body or comment containing +04", id="gitea-signed"),
+        pytest.param("1.22.6", "4", "as one phrase (a database indexer matches parts of words too); a number is "
+                     "only a word here, not an issue number", id="gitea-1.22"),
+        pytest.param("12.0.4+gitea-1.22.0", "4", "; a number also finds the issue of that number", id="forgejo-12"),
+        pytest.param("11.0.15+gitea-1.22.0", "4", "a number is only a word here", id="forgejo-11"),
+        pytest.param("1.25.4", "4 fails", "all the words, adjacent and whole, as one phrase (a database indexer "
+                     "matches parts of words too)\n", id="not-a-number"),
+    ],
+)  # fmt: skip
+def test_a_numeric_keyword_is_described_as_the_release_matches_it(
+    mocked: responses.RequestsMock, deps: Deps, release: str, query: str, note: str
+) -> None:
+    serve_version(mocked, release)
+    mocked.get(REPO_ISSUES, json=[], headers={"X-Total-Count": "0"})
+    text = ok(run(deps, query, owner="acme", name="widgets"))[0]
+    assert note in text
 
 
 def assigned(number: int, *logins: str) -> dict[str, Any]:
@@ -217,6 +248,8 @@ def test_keywords_with_assignee_are_filtered_here_where_the_index_ignores_assign
     rows = [assigned(9, "bob"), assigned(8), assigned(7, "alice", "bob"), assigned(6, "carol")]
     mocked.get(REPO_ISSUES, json=rows, headers={"X-Total-Count": "4"})
     text, data = ok(run(deps, "crash assignee:bob", owner="acme", name="widgets"))
+    assert data["params"]["q"] == "crash" and "assigned_by" not in data["params"]
+    ok(run(deps, "crash assignee:bob", owner="acme", name="widgets"))  # the release known: only its request
     sent = sent_params(mocked, path_end="/issues")
     assert sent["q"] == "crash" and "assigned_by" not in sent
     assert [hit["number"] for hit in data["results"]] == [9, 7] and data["total"] == 2

@@ -7,6 +7,7 @@ from typing import TypeVar
 from urllib.parse import quote
 
 from gitea_mcp.standin.core import ApiError, Call, NotFound, Redirect, before_since
+from gitea_mcp.standin.keyword import go_int
 from gitea_mcp.standin.store import WRITE, Issue, IssueFilter, Repo
 
 T = TypeVar("T")
@@ -87,6 +88,9 @@ def issue_filter(call: Call, repo_ids: set[int]) -> IssueFilter:
     where.keyword_mode = call.profile.keyword_mode
     where.keyword_matches_number = call.profile.keyword_matches_number
     where.index_has_assignees = not call.profile.keyword_ignores_assignee
+    if call.profile.numeric_keyword_from_db and go_int(where.keyword) is not None:
+        # Gitea 1.23+ answers a numeric keyword from the database, whatever the indexer (indexer.SearchIssues).
+        where.keyword_mode, where.index_has_assignees, where.from_database = "substring", True, True
     return where
 
 

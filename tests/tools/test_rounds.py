@@ -1,0 +1,85 @@
+"""Every read is one round trip to Gitea, the first call of a session included: the server's release (which decides
+how a keyword search is sent) is asked at the same time as the search, never before it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import responses
+
+from gitea_mcp.tools import issue_search
+from gitea_mcp.tools.base import Deps
+from tests.support.gitea_json import API, LABELS, issue
+from tests.support.results import ok
+from tests.support.rounds import Rounds, Timed
+
+REPO_ISSUES = f"{API}/repos/acme/widgets/issues"
+SEARCH = f"{API}/repos/issues/search"
+
+
+@pytest.fixture
+def gitea(mocked: responses.RequestsMock) -> Rounds:
+    return Rounds(mocked)
+
+
+@pytest.mark.parametrize("release", ["1.25.4", "1.26.0", "12.0.4+gitea-1.22.0"])
+@pytest.mark.parametrize(
+    ("query", "kw", "url"),
+    [
+        pytest.param("crash", {"owner": "acme", "name": "widgets"}, REPO_ISSUES, id="keyword-repo"),
+        pytest.param("crash", {"owner": "acme"}, SEARCH, id="keyword-owner"),
+        pytest.param('"login fails" is:open', {"owner": "acme", "name": "widgets"}, REPO_ISSUES, id="phrase"),
+        pytest.param("crash assignee:bob", {"owner": "acme", "name": "widgets"}, REPO_ISSUES, id="keyword-assignee"),
+        pytest.param("author:@me crash", {"owner": "acme"}, SEARCH, id="keyword-me"),
+    ],
+)
+def test_the_first_search_of_a_session_is_one_round(
+    gitea: Rounds, deps: Deps, release: str, query: str, kw: dict[str, Any], url: str
+) -> None:
+    gitea.get(f"{API}/version", {"version": release})
+    gitea.get(url, [issue(3, author="demo", assignees=["bob"])], total=1)
+    if "@me" in query:  # the token's login is known already (a lookup of its own, cached like the release)
+        gitea.rsps.get(f"{API}/user", json={"login": "demo", "id": 1})
+        deps.catalog.me(deps.client)
+    ok(issue_search.TOOL.call(deps, {"query": query, **kw}))
+    assert gitea.count == 1, [t.path for t in gitea.seen]
+    # The release is cached: the next search asks for it no more.
+    seen = len(gitea.seen)
+    ok(issue_search.TOOL.call(deps, {"query": query, **kw}))
+    assert "/api/v1/version" not in [t.path for t in gitea.seen[seen:]]
+
+
+def test_labels_checked_and_keywords_searched_in_one_round(gitea: Rounds, deps: Deps) -> None:
+    gitea.get(f"{API}/version", {"version": "1.25.4"})
+    gitea.get(f"{API}/repos/acme/widgets/labels", LABELS, total=len(LABELS))
+    gitea.get(REPO_ISSUES, [issue(3, labels=[x for x in LABELS if x["name"] == "bug"])], total=1)
+    ok(issue_search.TOOL.call(deps, {"query": "crash label:bug", "owner": "acme", "name": "widgets"}))
+    assert gitea.count == 1, [t.path for t in gitea.seen]
+
+
+def test_keyword_matches_filtered_here_come_in_at_most_two_rounds(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """A server serving 20 a page (MAX_RESPONSE_ITEMS) whose index ignores assignees: after the first round, the
+    rest of the keyword matches come in one more, all pages at once, and every match is filtered."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    matches = [issue(n, assignees=["bob"] if n % 3 == 0 else []) for n in range(45, 0, -1)]
+    gitea = Rounds(mocked)
+    gitea.get(f"{API}/version", {"version": "1.25.4"})
+
+    def page(request: Any) -> tuple[int, dict[str, str], str]:
+        import json
+        import time
+
+        start = time.monotonic()
+        time.sleep(gitea.delay)
+        asked = dict(parse_qsl(urlsplit(request.url).query))
+        number = int(asked["page"])
+        rows = [] if "assigned_by" in asked else matches[(number - 1) * 20 : number * 20]
+        gitea.seen.append(Timed(urlsplit(request.url).path, start, time.monotonic()))
+        return 200, {"X-Total-Count": "0" if "assigned_by" in asked else "45"}, json.dumps(rows)
+
+    mocked.add_callback(responses.GET, REPO_ISSUES, callback=page, content_type="application/json")
+    _, data = ok(issue_search.TOOL.call(deps, {"query": "crash assignee:bob", "owner": "acme", "name": "widgets"}))
+    assert [hit["number"] for hit in data["results"]] == [n for n in range(45, 0, -1) if n % 3 == 0]
+    assert gitea.count == 2, [t.path for t in gitea.seen]
