@@ -2,7 +2,8 @@
 
 Label filters and label names on writes must be checked against what the repository really has:
 Gitea silently drops unknown label names from a listing filter and wants ids, not names, on writes.
-The cache is keyed by token too, so one caller never sees names through another caller's access.
+The cache is keyed by token too, so one caller never sees names through another caller's access. A cached
+catalogue can be up to a minute old: callers read it afresh (`fresh=True`) before they give a name up.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TypeVar
 
 from gitea_mcp.gitea.client import ApiResponse, GiteaClient, Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound
-from gitea_mcp.gitea.models import Label, Milestone, User
+from gitea_mcp.gitea.models import Issue, Label, Milestone, User
 from gitea_mcp.gitea.server import ServerInfo
 
 T = TypeVar("T")
@@ -28,14 +29,15 @@ class Catalog:
         self._lock = threading.Lock()
         self._entries: dict[tuple[str, ...], tuple[float, object]] = {}
 
-    def labels(self, client: GiteaClient, owner: str, repo: str) -> list[Label]:
+    def labels(self, client: GiteaClient, owner: str, repo: str, fresh: bool = False) -> list[Label]:
         """Every label of the repository itself (Gitea's list filter resolves names against these only)."""
         return self._cached(
             ("labels", client.cache_key, owner.lower(), repo.lower()),
             lambda: [Label.model_validate(x) for x in fetch_all(client, ["repos", owner, repo, "labels"])],
+            fresh,
         )
 
-    def org_labels(self, client: GiteaClient, owner: str) -> list[Label] | None:
+    def org_labels(self, client: GiteaClient, owner: str, fresh: bool = False) -> list[Label] | None:
         """Organisation-wide labels, which issues may carry; a user (not an org) owner has none.
 
         None when the token may not read them: `/orgs/…` needs read:organization, which gitea_mcp does not ask
@@ -52,15 +54,16 @@ class Catalog:
                     return None
                 raise
 
-        return self._cached(("org_labels", client.cache_key, owner.lower()), load)
+        return self._cached(("org_labels", client.cache_key, owner.lower()), load, fresh)
 
-    def milestones(self, client: GiteaClient, owner: str, repo: str) -> list[Milestone]:
+    def milestones(self, client: GiteaClient, owner: str, repo: str, fresh: bool = False) -> list[Milestone]:
         return self._cached(
             ("milestones", client.cache_key, owner.lower(), repo.lower()),
             lambda: [
                 Milestone.model_validate(x)
                 for x in fetch_all(client, ["repos", owner, repo, "milestones"], {"state": "all"})
             ],
+            fresh,
         )
 
     def me(self, client: GiteaClient) -> User:
@@ -80,16 +83,40 @@ class Catalog:
         with self._lock:
             self._entries.pop((kind, client.cache_key, *(n.lower() for n in names)), None)
 
-    def _cached(self, key: tuple[str, ...], load: Callable[[], T]) -> T:
+    def _cached(self, key: tuple[str, ...], load: Callable[[], T], fresh: bool = False) -> T:
+        """The cached value, or (`fresh`, expired or absent) the value read now, which is then cached."""
         now = time.monotonic()
         with self._lock:
             entry = self._entries.get(key)
-        if entry is not None and entry[0] > now:
+        if entry is not None and entry[0] > now and not fresh:
             return entry[1]  # type: ignore[return-value]
         value = load()
         with self._lock:
             self._entries[key] = (now + self._ttl, value)
         return value
+
+
+def org_labels_seen(client: GiteaClient, owner: str, names: list[str]) -> list[Label]:
+    """`owner`'s organisation labels of these names, as issues show them, for a token that may not list them.
+
+    Listing them needs read:organization; the cross-repository search (read:issue) finds issues by label name,
+    and each label an issue carries says whose it is: an organisation's has the URL `…/api/v1/orgs/{org}/labels/{id}`
+    (docs/server-behaviour.md). Only labels some issue carries can be seen so, and the search splits `labels` on
+    commas, so a name holding one cannot be looked up.
+    """
+    wanted = [name for name in names if "," not in name]
+
+    def look(name: str) -> Callable[[], ApiResponse]:
+        params: dict[str, str | int] = {"owner": owner, "labels": name, "state": "all", "limit": PAGE}
+        return lambda: client.get(["repos", "issues", "search"], params)
+
+    found: dict[str, Label] = {}
+    for response in client.parallel(*[look(name) for name in wanted]):
+        for issue in response.many(Issue):
+            for label in issue.labels:
+                if label.name in wanted and label.of_org(owner):
+                    found.setdefault(label.name, label)
+    return list(found.values())
 
 
 def fetch_all(client: GiteaClient, segments: list[Segment], params: dict[str, str | int] | None = None) -> list[object]:
