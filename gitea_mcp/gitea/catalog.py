@@ -3,7 +3,8 @@
 Label filters and label names on writes must be checked against what the repository really has:
 Gitea silently drops unknown label names from a listing filter and wants ids, not names, on writes.
 The cache is keyed by token too, so one caller never sees names through another caller's access. A cached
-catalogue can be up to a minute old: callers read it afresh (`fresh=True`) before they give a name up.
+catalogue can be up to a minute old: before a caller gives a name up it reads it afresh (`since=now()` taken when
+its call began: a value read during that call is not read twice).
 """
 
 from __future__ import annotations
@@ -29,15 +30,15 @@ class Catalog:
         self._lock = threading.Lock()
         self._entries: dict[tuple[str, ...], tuple[float, object]] = {}
 
-    def labels(self, client: GiteaClient, owner: str, repo: str, fresh: bool = False) -> list[Label]:
+    def labels(self, client: GiteaClient, owner: str, repo: str, since: float | None = None) -> list[Label]:
         """Every label of the repository itself (Gitea's list filter resolves names against these only)."""
         return self._cached(
             ("labels", client.cache_key, owner.lower(), repo.lower()),
             lambda: [Label.model_validate(x) for x in fetch_all(client, ["repos", owner, repo, "labels"])],
-            fresh,
+            since,
         )
 
-    def org_labels(self, client: GiteaClient, owner: str, fresh: bool = False) -> list[Label] | None:
+    def org_labels(self, client: GiteaClient, owner: str, since: float | None = None) -> list[Label] | None:
         """Organisation-wide labels, which issues may carry; a user (not an org) owner has none.
 
         None when the token may not read them: `/orgs/…` needs read:organization, which gitea_mcp does not ask
@@ -54,16 +55,16 @@ class Catalog:
                     return None
                 raise
 
-        return self._cached(("org_labels", client.cache_key, owner.lower()), load, fresh)
+        return self._cached(("org_labels", client.cache_key, owner.lower()), load, since)
 
-    def milestones(self, client: GiteaClient, owner: str, repo: str, fresh: bool = False) -> list[Milestone]:
+    def milestones(self, client: GiteaClient, owner: str, repo: str, since: float | None = None) -> list[Milestone]:
         return self._cached(
             ("milestones", client.cache_key, owner.lower(), repo.lower()),
             lambda: [
                 Milestone.model_validate(x)
                 for x in fetch_all(client, ["repos", owner, repo, "milestones"], {"state": "all"})
             ],
-            fresh,
+            since,
         )
 
     def me(self, client: GiteaClient) -> User:
@@ -83,17 +84,31 @@ class Catalog:
         with self._lock:
             self._entries.pop((kind, client.cache_key, *(n.lower() for n in names)), None)
 
-    def _cached(self, key: tuple[str, ...], load: Callable[[], T], fresh: bool = False) -> T:
-        """The cached value, or (`fresh`, expired or absent) the value read now, which is then cached."""
-        now = time.monotonic()
+    def _cached(self, key: tuple[str, ...], load: Callable[[], T], since: float | None = None) -> T:
+        """The cached value, unless it expired or was read before `since` (a `now()`): then the value read now."""
+        at = now()
         with self._lock:
             entry = self._entries.get(key)
-        if entry is not None and entry[0] > now and not fresh:
+        # An entry holds its expiry, which is the moment it was read plus the ttl.
+        if entry is not None and entry[0] > at and (since is None or entry[0] - self._ttl >= since):
             return entry[1]  # type: ignore[return-value]
         value = load()
         with self._lock:
-            self._entries[key] = (now + self._ttl, value)
+            self._entries[key] = (at + self._ttl, value)
         return value
+
+
+def now() -> float:
+    """The catalogue's clock: a moment to pass as `since`."""
+    return time.monotonic()
+
+
+def milestone_named(milestones: list[Milestone], wanted: str) -> Milestone | None:
+    """A milestone by exact title, else by id: the order Gitea's list reads `milestones` in."""
+    by_title = next((m for m in milestones if m.title == wanted), None)
+    if by_title is not None or not wanted.isdigit():
+        return by_title
+    return next((m for m in milestones if m.id == int(wanted)), None)
 
 
 def org_labels_seen(client: GiteaClient, owner: str, names: list[str]) -> list[Label]:

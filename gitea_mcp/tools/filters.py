@@ -18,9 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from gitea_mcp.errors import ToolFailure
+from gitea_mcp.gitea.catalog import milestone_named, now
 from gitea_mcp.gitea.client import ApiResponse, Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound
-from gitea_mcp.gitea.models import Issue, Label, Milestone
+from gitea_mcp.gitea.models import Issue, Label
 from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.issue_filter import IssueFilter
 from gitea_mcp.tools import labels as label_names
@@ -86,17 +87,19 @@ def repo_page(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, 
 
 
 def _served(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, limit: int) -> Page[Issue]:
-    for fresh in (False, True):  # the second time with every name read afresh
-        sent, response = _first_round(deps, owner, name, query, page, limit, fresh)
+    since: float | None = None  # the first round may take names from the cache
+    for _ in range(2):
+        sent, response = _first_round(deps, owner, name, query, page, limit, since)
         if sent.here:
             filtered = _filtered_here(deps, owner, name, query, sent, page, limit)
             if filtered is not None:
                 return filtered
-            continue
-        assert response is not None
-        served = page_of(response, Issue, limit, page)
-        if all(sent.kept_by_gitea(row) for row in served.rows):
-            return served
+        else:
+            assert response is not None
+            served = page_of(response, Issue, limit, page)
+            if all(sent.kept_by_gitea(row) for row in served.rows):
+                return served
+        since = now()  # a row did not carry a name it was sent: read every name afresh and ask again
     raise ToolFailure(
         f"Gitea ignored the label or milestone filter on {owner}/{name} twice: its names changed while listing. "
         "Try again."
@@ -104,11 +107,11 @@ def _served(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, li
 
 
 def _first_round(
-    deps: Deps, owner: str, name: str, query: IssueFilter, page: int, limit: int, fresh: bool
+    deps: Deps, owner: str, name: str, query: IssueFilter, page: int, limit: int, since: float | None
 ) -> tuple[Sent, ApiResponse | None]:
     """The names resolved and, in the same round trip, the list as asked when the names can go as they are."""
     as_given = not any("," in text for text in (*query.labels, *query.milestones))
-    calls: list[Callable[[], object]] = [lambda: _resolve(deps, owner, name, query, fresh)]
+    calls: list[Callable[[], object]] = [lambda: _resolve(deps, owner, name, query, since)]
     if as_given:
         calls.append(lambda: _get(deps, owner, name, query.list_params(), page, limit))
     # The names first in the result order, so a refused name wins over whatever the list returned.
@@ -127,26 +130,27 @@ def _get(deps: Deps, owner: str, name: str, params: dict[str, str], page: int, l
     return deps.client.get(path, {**params, "page": page, "limit": limit})
 
 
-def _resolve(deps: Deps, owner: str, name: str, query: IssueFilter, fresh: bool) -> Sent:
+def _resolve(deps: Deps, owner: str, name: str, query: IssueFilter, since: float | None) -> Sent:
     def labels() -> Sent:
-        return _labels(deps, owner, name, list(query.labels), fresh) if query.labels else Sent()
+        return _labels(deps, owner, name, list(query.labels), since) if query.labels else Sent()
 
     def milestones() -> Sent:
-        return _milestones(deps, owner, name, list(query.milestones), fresh) if query.milestones else Sent()
+        return _milestones(deps, owner, name, list(query.milestones), since) if query.milestones else Sent()
 
     by_label, by_milestone = deps.client.parallel(labels, milestones)
     return replace(by_label, titles=by_milestone.titles, ids=by_milestone.ids)
 
 
-def _labels(deps: Deps, owner: str, name: str, wanted: list[str], fresh: bool) -> Sent:
+def _labels(deps: Deps, owner: str, name: str, wanted: list[str], since: float | None) -> Sent:
     """Repository labels go to Gitea by name; a name with a comma, or an organisation's label, is filtered here."""
-    repo = deps.catalog.labels(deps.client, owner, name, fresh)
-    if not fresh and _unknown(wanted, repo):
-        repo = deps.catalog.labels(deps.client, owner, name, fresh=True)  # made or renamed within the cache's life
+    started = now()
+    repo = deps.catalog.labels(deps.client, owner, name, since)
+    if _unknown(wanted, repo):  # made or renamed within the cache's life?
+        repo = deps.catalog.labels(deps.client, owner, name, since=started)
     org: list[Label] = []
     listed = True
     if unknown := _unknown(wanted, repo):
-        org, listed = label_names.organisation_labels(deps, owner, unknown)
+        org, listed = label_names.organisation_labels(deps, owner, unknown, started)
     if unknown := _unknown(wanted, [*repo, *org]):
         raise ToolFailure(_no_such_label(owner, name, unknown, repo, listed))
     known = {label.name: label for label in [*org, *repo]}  # org holds only names the repository lacks
@@ -172,13 +176,14 @@ def _no_such_label(owner: str, name: str, unknown: list[str], repo: list[Label],
     return text
 
 
-def _milestones(deps: Deps, owner: str, name: str, wanted: list[str], fresh: bool) -> Sent:
+def _milestones(deps: Deps, owner: str, name: str, wanted: list[str], since: float | None) -> Sent:
     """Titles go to Gitea as they are; one holding a comma goes as its id (Gitea reads a title first, then an id)."""
-    milestones = deps.catalog.milestones(deps.client, owner, name, fresh)
-    found = [find_milestone(milestones, w) for w in wanted]
-    if not fresh and None in found:
-        milestones = deps.catalog.milestones(deps.client, owner, name, fresh=True)
-        found = [find_milestone(milestones, w) for w in wanted]
+    started = now()
+    milestones = deps.catalog.milestones(deps.client, owner, name, since)
+    found = [milestone_named(milestones, w) for w in wanted]
+    if None in found:
+        milestones = deps.catalog.milestones(deps.client, owner, name, since=started)
+        found = [milestone_named(milestones, w) for w in wanted]
     unknown = [w for w, m in zip(wanted, found, strict=True) if m is None]
     if unknown:
         raise ToolFailure(
@@ -197,14 +202,6 @@ def _milestones(deps: Deps, owner: str, name: str, wanted: list[str], fresh: boo
         titles=tuple(dict.fromkeys(m.title for m in chosen if "," not in m.title)),
         ids=tuple(dict.fromkeys(m.id for m in chosen if "," in m.title)),
     )
-
-
-def find_milestone(milestones: list[Milestone], wanted: str) -> Milestone | None:
-    """A milestone by exact title, else by id: the order Gitea reads them in."""
-    by_title = next((m for m in milestones if m.title == wanted), None)
-    if by_title is not None or not wanted.isdigit():
-        return by_title
-    return next((m for m in milestones if m.id == int(wanted)), None)
 
 
 def _filtered_here(

@@ -18,7 +18,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from gitea_mcp.errors import ToolFailure
-from gitea_mcp.gitea.catalog import org_labels_seen
+from gitea_mcp.gitea.catalog import now, org_labels_seen
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.models import Label
 from gitea_mcp.tools.base import Deps
@@ -74,26 +74,27 @@ class Catalogue:
 def catalogue(deps: Deps, owner: str, name: str, wanted: list[str]) -> Catalogue:
     """The labels `wanted` may name: the repository's and the organisation's, read afresh when the cache misses one
     of them, and the organisation's labels issues show when the token cannot list them."""
-    found = _catalogue(deps, owner, name, fresh=False)
+    started = now()
+    found = _catalogue(deps, owner, name, since=None)
     if not found.knows(wanted):  # a label made or renamed within the cache's life
-        found = _catalogue(deps, owner, name, fresh=True)
+        found = _catalogue(deps, owner, name, since=started)
     unseen = [n for n in wanted if found.find(n) is None]
     if unseen and not found.org_readable:
         found = found.with_labels(org_labels_seen(deps.client, owner, unseen))
     return found
 
 
-def _catalogue(deps: Deps, owner: str, name: str, fresh: bool) -> Catalogue:
+def _catalogue(deps: Deps, owner: str, name: str, since: float | None) -> Catalogue:
     repo: list[Label] = []
     org: list[Label] | None = None
 
     def load_repo() -> None:
         nonlocal repo
-        repo = deps.catalog.labels(deps.client, owner, name, fresh)
+        repo = deps.catalog.labels(deps.client, owner, name, since)
 
     def load_org() -> None:
         nonlocal org
-        org = deps.catalog.org_labels(deps.client, owner, fresh)
+        org = deps.catalog.org_labels(deps.client, owner, since)
 
     deps.client.parallel(load_repo, load_org)
     server = deps.catalog.server(deps.client) if org is None else None
@@ -105,15 +106,15 @@ def _catalogue(deps: Deps, owner: str, name: str, fresh: bool) -> Catalogue:
     )
 
 
-def organisation_labels(deps: Deps, owner: str, names: list[str]) -> tuple[list[Label], bool]:
-    """`owner`'s organisation labels of these names, read now: listed when the token may (read:organization), else
-    as the issues that carry them show them. The flag: whether the organisation's labels could be listed."""
+def organisation_labels(deps: Deps, owner: str, names: list[str], since: float) -> tuple[list[Label], bool]:
+    """`owner`'s organisation labels of these names, read since `since`: listed when the token may
+    (read:organization), else as the issues that carry them show them. The flag: whether they could be listed."""
     listed: list[Label] | None = None
     seen: list[Label] = []
 
     def load_listed() -> None:
         nonlocal listed
-        listed = deps.catalog.org_labels(deps.client, owner, fresh=True)
+        listed = deps.catalog.org_labels(deps.client, owner, since)
 
     def load_seen() -> None:
         nonlocal seen

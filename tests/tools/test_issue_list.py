@@ -419,6 +419,8 @@ def test_an_organisation_label_is_found_on_issues_and_filtered_here(mocked: resp
     assert [row["number"] for row in data["issues"]] == [5, 3] and data["total"] == 2
     assert "2 matches" in text.splitlines()[0]
     assert sent_params(mocked, path_end="/issues/search")["labels"] == "triage"
+    # Read a moment ago, the repository's labels count as fresh: not read twice.
+    assert sum((c.request.url or "").startswith(LABELS_URL) for c in mocked.calls) == 1
 
 
 def test_an_organisation_label_and_a_repository_label(mocked: responses.RequestsMock, deps: Deps) -> None:

@@ -11,7 +11,7 @@ import responses
 
 from gitea_mcp.tools import issue_update
 from gitea_mcp.tools.base import Deps
-from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, org_label
+from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, milestone, org_label
 from tests.support.mocks import optional
 from tests.support.results import failed, ok
 
@@ -217,6 +217,18 @@ def test_an_organisation_label_an_issue_shows_is_added_by_id(
     _, data = ok(run(deps, add_labels="triage"))
     assert label_calls(documented) == [("POST", "/labels", {"labels": [40]})]
     assert data["labels"] == ["bug", "triage"] and data["outcome"] == "updated"
+
+
+def test_a_milestone_made_within_the_caches_life_is_found(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.patch(ISSUE, json=issue(7, labels=[LABELS[0]], milestone_=MILESTONES[1]))
+    ok(run(deps, milestone="v1.1"))  # the milestones are cached now, without v2
+    v2 = milestone("v2", 12)
+    now = [*MILESTONES, v2]
+    gitea.replace(responses.GET, f"{API}/repos/acme/widgets/milestones", json=now, headers={"X-Total-Count": "3"})
+    gitea.replace(responses.PATCH, ISSUE, json=issue(7, labels=[LABELS[0]], milestone_=v2))
+    _, data = ok(run(deps, milestone="v2"))
+    assert writes_sent(gitea)[-1] == ("PATCH", "/repos/acme/widgets/issues/7", {"milestone": 12})
+    assert data["milestone"] == "v2"
 
 
 def test_a_label_made_within_the_caches_life_is_found(gitea: responses.RequestsMock, deps: Deps) -> None:
