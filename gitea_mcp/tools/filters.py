@@ -177,7 +177,8 @@ def _no_such_label(owner: str, name: str, unknown: list[str], repo: list[Label],
 
 
 def _milestones(deps: Deps, owner: str, name: str, wanted: list[str], since: float | None) -> Sent:
-    """Titles go to Gitea as they are; one holding a comma goes as its id (Gitea reads a title first, then an id)."""
+    """Each as given (a title, or an id: Gitea reads a title first, then an id, as `milestone_named` does); a title
+    holding a comma goes as its id."""
     started = now()
     milestones = deps.catalog.milestones(deps.client, owner, name, since)
     found = [milestone_named(milestones, w) for w in wanted]
@@ -190,18 +191,20 @@ def _milestones(deps: Deps, owner: str, name: str, wanted: list[str], since: flo
             f"milestone {', '.join(repr(u) for u in unknown)} does not exist in {owner}/{name} "
             f"(Gitea would ignore it). Milestones there: {_names([m.title for m in milestones])}."
         )
-    chosen = [m for m in found if m is not None]
-    titles = {m.title for m in milestones}
-    for m in chosen:
-        if "," in m.title and str(m.id) in titles:
+    titles: list[str] = []
+    ids: list[int] = []
+    for given, m in zip(wanted, found, strict=True):
+        assert m is not None
+        if m.title == given and "," not in given:
+            titles.append(given)
+        elif milestone_named(milestones, str(m.id)) is m:
+            ids.append(m.id)
+        else:
             raise ToolFailure(
                 f"milestone {m.title!r} holds a comma, on which Gitea's list splits names, and its id {m.id} is "
                 "another milestone's title, which Gitea reads first: it cannot be filtered by; rename one of them."
             )
-    return Sent(
-        titles=tuple(dict.fromkeys(m.title for m in chosen if "," not in m.title)),
-        ids=tuple(dict.fromkeys(m.id for m in chosen if "," in m.title)),
-    )
+    return Sent(titles=tuple(titles), ids=tuple(ids))
 
 
 def _filtered_here(

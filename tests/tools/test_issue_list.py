@@ -228,6 +228,7 @@ def test_milestone_filter(mocked: responses.RequestsMock, deps: Deps, wanted: st
     result = run(deps, milestones=wanted)
     if good:
         ok(result)
+        assert len(list_requests(mocked)) == 1, "a title or an id goes as given, in the same round as the check"
     else:
         assert "'v9' does not exist" in failed(result) and "'v1.0', 'v1.1'" in failed(result)
 
