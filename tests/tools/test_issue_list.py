@@ -488,3 +488,22 @@ def test_a_renamed_milestone_never_widens_the_filter(mocked: responses.RequestsM
     mocked.replace(responses.GET, ISSUES, json=page_of(30, milestone_=renamed), headers={"X-Total-Count": "142"})
     text = failed(run(deps, milestones="v1.1"))
     assert "'v1.1' does not exist in acme/widgets" in text and "'v1.1-final'" in text
+
+
+def test_a_filter_gitea_keeps_ignoring_is_refused(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """The names read afresh still match, yet the rows do not carry them: nothing is shown, after one more try."""
+    mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
+    mocked.get(ISSUES, json=page_of(30), headers={"X-Total-Count": "142"})
+    text = failed(run(deps, labels="bug"))
+    assert text.startswith("Gitea ignored the label or milestone filter on acme/widgets twice")
+    assert len(list_requests(mocked)) == 2
+
+
+def test_a_comma_titled_milestone_whose_id_is_another_title_is_refused(
+    mocked: responses.RequestsMock, deps: Deps
+) -> None:
+    """Gitea reads a title before an id: sending 7 would filter by the milestone titled '7'."""
+    milestones = [milestone("v3, final", 7), milestone("7", 8)]
+    mocked.get(MILESTONES_URL, json=milestones, headers={"X-Total-Count": "2"})
+    text = failed(run(deps, milestones=["v3, final"]))
+    assert "its id 7 is another milestone's title" in text and list_requests(mocked) == []
