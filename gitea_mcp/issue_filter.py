@@ -7,6 +7,7 @@ Pure: no I/O. The traps each Gitea parameter hides are dealt with where the valu
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Literal
 
@@ -37,11 +38,12 @@ class IssueFilter:
         """The user filters that are set (a 404 may be about one of them)."""
         return {key: value for key in USER_FILTERS if (value := getattr(self, key))}
 
-    def _set(self) -> dict[str, str]:
-        """The filters that are set, spelled as Gitea and issue_list both spell them (lists comma-joined)."""
+    def _set(self, hint: bool = False) -> dict[str, str]:
+        """The filters that are set, spelled as Gitea and issue_list both spell them (lists comma-joined; in a
+        hint, a list holding a name with a comma is spelled as a JSON array, which issue_list reads back whole)."""
         values = {
-            "labels": ",".join(self.labels),
-            "milestones": ",".join(self.milestones),
+            "labels": _names(self.labels, hint),
+            "milestones": _names(self.milestones, hint),
             "since": self.since,
             "before": self.before,
             **self.users(),
@@ -73,7 +75,7 @@ class IssueFilter:
             args["state"] = self.state
         if self.type != "issues":
             args["type"] = self.type
-        args.update(self._set())
+        args.update(self._set(hint=True))
         if self.before and (before := dates.exclusive(self.before)) is not None:
             args["before"] = before  # in place: the arguments keep their order
         elif self.before:
@@ -83,3 +85,9 @@ class IssueFilter:
     def describe(self) -> str:
         shown = {"state": self.state, **{k: v for k, v in self.call_args().items() if k != "state"}}
         return " ".join(f"{key}={value}" for key, value in shown.items())
+
+
+def _names(names: tuple[str, ...], hint: bool) -> str:
+    if hint and (any("," in name for name in names) or (names and names[0].lstrip().startswith("["))):
+        return json.dumps(list(names), ensure_ascii=False)
+    return ",".join(names)

@@ -2,7 +2,9 @@
 
 Label filters and label names on writes must be checked against what the repository really has:
 Gitea silently drops unknown label names from a listing filter and wants ids, not names, on writes.
-The cache is keyed by token too, so one caller never sees names through another caller's access.
+The cache is keyed by token too, so one caller never sees names through another caller's access. A cached
+catalogue can be up to a minute old: before a caller gives a name up it reads it afresh (`since=now()` taken when
+its call began: a value read during that call is not read twice).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import TypeVar
 
 from gitea_mcp.gitea.client import ApiResponse, GiteaClient, Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound
-from gitea_mcp.gitea.models import Label, Milestone, User
+from gitea_mcp.gitea.models import Issue, Label, Milestone, User
 from gitea_mcp.gitea.server import ServerInfo
 
 T = TypeVar("T")
@@ -28,14 +30,15 @@ class Catalog:
         self._lock = threading.Lock()
         self._entries: dict[tuple[str, ...], tuple[float, object]] = {}
 
-    def labels(self, client: GiteaClient, owner: str, repo: str) -> list[Label]:
+    def labels(self, client: GiteaClient, owner: str, repo: str, since: float | None = None) -> list[Label]:
         """Every label of the repository itself (Gitea's list filter resolves names against these only)."""
         return self._cached(
             ("labels", client.cache_key, owner.lower(), repo.lower()),
             lambda: [Label.model_validate(x) for x in fetch_all(client, ["repos", owner, repo, "labels"])],
+            since,
         )
 
-    def org_labels(self, client: GiteaClient, owner: str) -> list[Label] | None:
+    def org_labels(self, client: GiteaClient, owner: str, since: float | None = None) -> list[Label] | None:
         """Organisation-wide labels, which issues may carry; a user (not an org) owner has none.
 
         None when the token may not read them: `/orgs/…` needs read:organization, which gitea_mcp does not ask
@@ -52,15 +55,16 @@ class Catalog:
                     return None
                 raise
 
-        return self._cached(("org_labels", client.cache_key, owner.lower()), load)
+        return self._cached(("org_labels", client.cache_key, owner.lower()), load, since)
 
-    def milestones(self, client: GiteaClient, owner: str, repo: str) -> list[Milestone]:
+    def milestones(self, client: GiteaClient, owner: str, repo: str, since: float | None = None) -> list[Milestone]:
         return self._cached(
             ("milestones", client.cache_key, owner.lower(), repo.lower()),
             lambda: [
                 Milestone.model_validate(x)
                 for x in fetch_all(client, ["repos", owner, repo, "milestones"], {"state": "all"})
             ],
+            since,
         )
 
     def me(self, client: GiteaClient) -> User:
@@ -89,18 +93,56 @@ class Catalog:
     def _peek(self, key: tuple[str, ...]) -> object | None:
         with self._lock:
             entry = self._entries.get(key)
-        return entry[1] if entry is not None and entry[0] > time.monotonic() else None
+        return entry[1] if entry is not None and entry[0] > now() else None
 
-    def _cached(self, key: tuple[str, ...], load: Callable[[], T]) -> T:
-        now = time.monotonic()
+    def _cached(self, key: tuple[str, ...], load: Callable[[], T], since: float | None = None) -> T:
+        """The cached value, unless it expired or was read before `since` (a `now()`): then the value read now."""
+        at = now()
         with self._lock:
             entry = self._entries.get(key)
-        if entry is not None and entry[0] > now:
+        # An entry holds its expiry, which is the moment it was read plus the ttl.
+        if entry is not None and entry[0] > at and (since is None or entry[0] - self._ttl >= since):
             return entry[1]  # type: ignore[return-value]
         value = load()
         with self._lock:
-            self._entries[key] = (now + self._ttl, value)
+            self._entries[key] = (at + self._ttl, value)
         return value
+
+
+def now() -> float:
+    """The catalogue's clock: a moment to pass as `since`."""
+    return time.monotonic()
+
+
+def milestone_named(milestones: list[Milestone], wanted: str) -> Milestone | None:
+    """A milestone by exact title, else by id: the order Gitea's list reads `milestones` in."""
+    by_title = next((m for m in milestones if m.title == wanted), None)
+    if by_title is not None or not wanted.isdigit():
+        return by_title
+    return next((m for m in milestones if m.id == int(wanted)), None)
+
+
+def org_labels_seen(client: GiteaClient, owner: str, names: list[str]) -> list[Label]:
+    """`owner`'s organisation labels of these names, as issues show them, for a token that may not list them.
+
+    Listing them needs read:organization; the cross-repository search (read:issue) finds issues by label name,
+    and each label an issue carries says whose it is: an organisation's has the URL `…/api/v1/orgs/{org}/labels/{id}`
+    (docs/server-behaviour.md). Only labels some issue carries can be seen so, and the search splits `labels` on
+    commas, so a name holding one cannot be looked up.
+    """
+    wanted = [name for name in names if "," not in name]
+
+    def look(name: str) -> Callable[[], ApiResponse]:
+        params: dict[str, str | int] = {"owner": owner, "labels": name, "state": "all", "limit": PAGE}
+        return lambda: client.get(["repos", "issues", "search"], params)
+
+    found: dict[str, Label] = {}
+    for response in client.parallel(*[look(name) for name in wanted]):
+        for issue in response.many(Issue):
+            for label in issue.labels:
+                if label.name in wanted and label.of_org(owner):
+                    found.setdefault(label.name, label)
+    return list(found.values())
 
 
 def fetch_all(client: GiteaClient, segments: list[Segment], params: dict[str, str | int] | None = None) -> list[object]:

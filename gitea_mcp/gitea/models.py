@@ -60,6 +60,11 @@ class Label(_Model):
     name: str
     exclusive: bool = False
     is_archived: bool = False
+    url: str = ""  # an organisation's label: `…/api/v1/orgs/{org}/labels/{id}`; a repository's: `…/repos/…`
+
+    def of_org(self, org: str) -> bool:
+        """Whether this is `org`'s organisation label (the only sign of it an issue row gives)."""
+        return self.url.lower().endswith(f"/api/v1/orgs/{org.lower()}/labels/{self.id}")
 
 
 class Milestone(_Model):

@@ -1,24 +1,36 @@
-"""Filters for a repository's issue list, checked so Gitea's silent traps cannot return wrong results.
+"""Filters for a repository's issue list, sent only in forms Gitea cannot drop silently.
 
-Gitea drops label and milestone names it does not know and then returns the *unfiltered* list, and
-answers 404 for an unknown user in created_by/assigned_by/mentioned_by — the same status as a missing
-repository. Both are caught here, shared by issue_list and issue_search.
+Gitea's list splits `labels` and `milestones` on commas, resolves labels against the repository's own labels only
+and milestones by title then id, and drops what it does not find: with every name dropped it filters nothing and
+lists the whole repository (docs/server-behaviour.md). So, shared by issue_list and issue_search:
+- every name is checked first; one the cached catalogue misses is read afresh once before it is refused;
+- a name Gitea cannot take is made into what it can (a milestone whose title holds a comma: its id) or filtered
+  here by id over a bounded scan (a label whose name holds a comma, an organisation's label);
+- every row Gitea serves must carry the filter by name: a name renamed or deleted within the catalogue's life
+  would otherwise widen it. A row that does not carry it means the names are read afresh and the list asked again.
+It also answers 404 for an unknown user in created_by/assigned_by/mentioned_by — the same status as a missing
+repository (tools/missing.py tells them apart).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from gitea_mcp import dates
 from gitea_mcp.errors import ToolFailure, shown
-from gitea_mcp.gitea.client import ApiResponse
+from gitea_mcp.gitea.catalog import milestone_named, now
+from gitea_mcp.gitea.client import ApiResponse, Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound
-from gitea_mcp.gitea.models import Issue
+from gitea_mcp.gitea.models import Issue, Label
 from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.issue_filter import IssueFilter
+from gitea_mcp.tools import labels as label_names
 from gitea_mcp.tools import missing
 from gitea_mcp.tools.base import Deps
+
+SCAN_ROWS = 500  # the most issues read to filter a label here; beyond it the call is refused
+SCAN_PAGE = 50
 
 
 def check_places(deps: Deps, rows: list[Issue], owner: str, name: str | None) -> None:
@@ -45,55 +57,209 @@ def with_dates(query: IssueFilter) -> IssueFilter:
     )
 
 
+@dataclass(frozen=True)
+class Sent:
+    """The label and milestone filters as Gitea's list can take them, and the labels filtered here."""
+
+    labels: tuple[str, ...] = ()  # repository labels, by name
+    here: tuple[Label, ...] = ()  # labels Gitea's list cannot filter by: filtered here, by id
+    titles: tuple[str, ...] = ()  # milestones by title
+    ids: tuple[int, ...] = ()  # milestones by id (their title holds a comma)
+
+    def params(self, query: IssueFilter) -> dict[str, str]:
+        params = {k: v for k, v in query.list_params().items() if k not in ("labels", "milestones")}
+        if self.labels:
+            params["labels"] = ",".join(self.labels)
+        if self.titles or self.ids:
+            params["milestones"] = ",".join([*self.titles, *map(str, self.ids)])
+        return params
+
+    def kept_by_gitea(self, issue: Issue) -> bool:
+        """Whether a row carries what Gitea was asked to filter by: one that does not means Gitea dropped a name."""
+        if not set(self.labels) <= {label.name for label in issue.labels}:
+            return False
+        if not (self.titles or self.ids):
+            return True
+        return issue.milestone is not None and (issue.milestone.title in self.titles or issue.milestone.id in self.ids)
+
+    def kept_here(self, issue: Issue) -> bool:
+        return {label.id for label in self.here} <= {label.id for label in issue.labels}
+
+
 def repo_page(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, limit: int) -> Page[Issue]:
     """One page of a repository's issues, label and milestone names checked in the same round trip, every row
     checked to come from there."""
-    served = page_of(_fetch_issues(deps, owner, name, query, page, limit), Issue, limit, page)
-    check_places(deps, served.rows, owner, name)
-    return served
-
-
-def _fetch_issues(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, limit: int) -> ApiResponse:
-    checks: list[Callable[[], object]] = []
-    if query.labels:
-        checks.append(lambda: check_labels(deps, owner, name, list(query.labels)))
-    if query.milestones:
-        checks.append(lambda: check_milestones(deps, owner, name, list(query.milestones)))
-
-    def fetch() -> ApiResponse:
-        return deps.client.get(["repos", owner, name, "issues"], {**query.list_params(), "page": page, "limit": limit})
-
     try:
-        # Checks first in the result order so an unknown name wins over whatever the list returned.
-        *_, response = deps.client.parallel(*checks, fetch)
-        assert isinstance(response, ApiResponse)
+        served = _served(deps, owner, name, query, page, limit)
     except GiteaError as exc:
         if isinstance(exc, NotFound):
             raise missing.explain_list_404(deps, owner, name, exc, query.users()) from None
         raise
-    return response
+    check_places(deps, served.rows, owner, name)
+    return served
 
 
-def check_labels(deps: Deps, owner: str, name: str, wanted: list[str]) -> None:
-    known = [label.name for label in deps.catalog.labels(deps.client, owner, name)]
-    unknown = [label for label in wanted if label not in known]
-    if unknown:
-        raise ToolFailure(
-            f"label {', '.join(repr(u) for u in unknown)} does not exist in {owner}/{name} "
-            f"(Gitea would ignore it and list everything). Labels there: {_names(known)}."
+def _served(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, limit: int) -> Page[Issue]:
+    since: float | None = None  # the first round may take names from the cache
+    for _ in range(2):
+        sent, response = _first_round(deps, owner, name, query, page, limit, since)
+        if sent.here:
+            filtered = _filtered_here(deps, owner, name, query, sent, page, limit)
+            if filtered is not None:
+                return filtered
+        else:
+            assert response is not None
+            served = page_of(response, Issue, limit, page)
+            if all(sent.kept_by_gitea(row) for row in served.rows):
+                return served
+        since = now()  # a row did not carry a name it was sent: read every name afresh and ask again
+    raise ToolFailure(
+        f"Gitea ignored the label or milestone filter on {owner}/{name} twice: its names changed while listing. "
+        "Try again."
+    )
+
+
+def _first_round(
+    deps: Deps, owner: str, name: str, query: IssueFilter, page: int, limit: int, since: float | None
+) -> tuple[Sent, ApiResponse | None]:
+    """The names resolved and, in the same round trip, the list as asked when the names can go as they are."""
+    as_given = not any("," in text for text in (*query.labels, *query.milestones))
+    calls: list[Callable[[], object]] = [lambda: _resolve(deps, owner, name, query, since)]
+    if as_given:
+        calls.append(lambda: _get(deps, owner, name, query.list_params(), page, limit))
+    # The names first in the result order, so a refused name wins over whatever the list returned.
+    sent, *early = deps.client.parallel(*calls)
+    assert isinstance(sent, Sent)
+    if sent.here:
+        return sent, None
+    if early and sent.params(query) == query.list_params():
+        assert isinstance(early[0], ApiResponse)
+        return sent, early[0]
+    return sent, _get(deps, owner, name, sent.params(query), page, limit)
+
+
+def _get(deps: Deps, owner: str, name: str, params: dict[str, str], page: int, limit: int) -> ApiResponse:
+    path: list[Segment] = ["repos", owner, name, "issues"]
+    return deps.client.get(path, {**params, "page": page, "limit": limit})
+
+
+def _resolve(deps: Deps, owner: str, name: str, query: IssueFilter, since: float | None) -> Sent:
+    def labels() -> Sent:
+        return _labels(deps, owner, name, list(query.labels), since) if query.labels else Sent()
+
+    def milestones() -> Sent:
+        return _milestones(deps, owner, name, list(query.milestones), since) if query.milestones else Sent()
+
+    by_label, by_milestone = deps.client.parallel(labels, milestones)
+    return replace(by_label, titles=by_milestone.titles, ids=by_milestone.ids)
+
+
+def _labels(deps: Deps, owner: str, name: str, wanted: list[str], since: float | None) -> Sent:
+    """Repository labels go to Gitea by name; a name with a comma, or an organisation's label, is filtered here."""
+    started = now()
+    repo = deps.catalog.labels(deps.client, owner, name, since)
+    if _unknown(wanted, repo):  # made or renamed within the cache's life?
+        repo = deps.catalog.labels(deps.client, owner, name, since=started)
+    org: list[Label] = []
+    listed = True
+    if unknown := _unknown(wanted, repo):
+        org, listed = label_names.organisation_labels(deps, owner, unknown, started)
+    if unknown := _unknown(wanted, [*repo, *org]):
+        raise ToolFailure(_no_such_label(owner, name, unknown, repo, listed))
+    known = {label.name: label for label in [*org, *repo]}  # org holds only names the repository lacks
+    here = tuple(known[n] for n in wanted if "," in n or known[n] in org)
+    return Sent(labels=tuple(n for n in wanted if known[n] not in here), here=here)
+
+
+def _unknown(wanted: list[str], labels: list[Label]) -> list[str]:
+    names = {label.name for label in labels}
+    return [n for n in wanted if n not in names]
+
+
+def _no_such_label(owner: str, name: str, unknown: list[str], repo: list[Label], listed: bool) -> str:
+    text = (
+        f"label {', '.join(repr(u) for u in unknown)} does not exist in {owner}/{name} "
+        f"(Gitea would ignore it and list everything). Labels there: {_names([x.name for x in repo])}."
+    )
+    if not listed:
+        text += (
+            f" Nor is it an organisation label any issue of {owner} carries (listing the organisation's labels needs "
+            "read:organization)."
         )
+    return text
 
 
-def check_milestones(deps: Deps, owner: str, name: str, wanted: list[str]) -> None:
-    milestones = deps.catalog.milestones(deps.client, owner, name)
-    known = {m.title for m in milestones} | {str(m.id) for m in milestones}
-    unknown = [m for m in wanted if m not in known]
+def _milestones(deps: Deps, owner: str, name: str, wanted: list[str], since: float | None) -> Sent:
+    """Each as given (a title, or an id: Gitea reads a title first, then an id, as `milestone_named` does); a title
+    holding a comma goes as its id."""
+    started = now()
+    milestones = deps.catalog.milestones(deps.client, owner, name, since)
+    found = [milestone_named(milestones, w) for w in wanted]
+    if None in found:
+        milestones = deps.catalog.milestones(deps.client, owner, name, since=started)
+        found = [milestone_named(milestones, w) for w in wanted]
+    unknown = [w for w, m in zip(wanted, found, strict=True) if m is None]
     if unknown:
-        titles = [m.title for m in milestones]
         raise ToolFailure(
             f"milestone {', '.join(repr(u) for u in unknown)} does not exist in {owner}/{name} "
-            f"(Gitea would ignore it). Milestones there: {_names(titles)}."
+            f"(Gitea would ignore it). Milestones there: {_names([m.title for m in milestones])}."
         )
+    titles: list[str] = []
+    ids: list[int] = []
+    for given, m in zip(wanted, found, strict=True):
+        assert m is not None
+        if m.title == given and "," not in given:
+            titles.append(given)
+        elif milestone_named(milestones, str(m.id)) is m:
+            ids.append(m.id)
+        else:
+            raise ToolFailure(
+                f"milestone {m.title!r} holds a comma, on which Gitea's list splits names, and its id {m.id} is "
+                "another milestone's title, which Gitea reads first: it cannot be filtered by; rename one of them."
+            )
+    return Sent(titles=tuple(titles), ids=tuple(ids))
+
+
+def _filtered_here(
+    deps: Deps, owner: str, name: str, query: IssueFilter, sent: Sent, page: int, limit: int
+) -> Page[Issue] | None:
+    """The labels Gitea's list cannot filter by, filtered here over every issue the other filters leave (at most
+    SCAN_ROWS); None when a row shows Gitea dropped a name it was sent."""
+    params = sent.params(query)
+    first = _get(deps, owner, name, params, 1, SCAN_PAGE)
+    total = first.total
+    if total is None or total > SCAN_ROWS:
+        raise ToolFailure(_too_many(owner, sent.here, total))
+    rows = first.many(Issue)
+    if rows and total > len(rows):  # later pages in the size the server really serves (catalog.fetch_all)
+        pages = range(2, -(-total // len(rows)) + 1)
+        loaders = [_page_loader(deps, owner, name, params, number) for number in pages]
+        rows += [issue for response in deps.client.parallel(*loaders) for issue in response.many(Issue)]
+    if not all(sent.kept_by_gitea(row) for row in rows):
+        return None
+    matching = [row for row in rows if sent.kept_here(row)]
+    start = (page - 1) * limit
+    return Page(matching[start : start + limit], len(matching), start + limit < len(matching), limit, page)
+
+
+def _page_loader(deps: Deps, owner: str, name: str, params: dict[str, str], number: int) -> Callable[[], ApiResponse]:
+    return lambda: _get(deps, owner, name, params, number, SCAN_PAGE)
+
+
+def _too_many(owner: str, here: tuple[Label, ...], total: int | None) -> str:
+    why = " and ".join(f"{x.name!r} {'holds a comma' if ',' in x.name else 'is an organisation label'}" for x in here)
+    searchable = [x.name for x in here if "," not in x.name]
+    search = (
+        f", or search across {owner}'s repositories: issue_search owner={owner} query='label:{searchable[0]}'"
+        if len(searchable) == len(here) == 1
+        else ""
+    )
+    left = f"leave {total}" if total is not None else "leave an unknown number"
+    return (
+        f"label {why}, which Gitea's repository list cannot filter by (it would list everything), so it is filtered "
+        f"here over at most {SCAN_ROWS} issues, and the other filters {left}. Narrow them (state, since, "
+        f"milestones, a repository label){search}."
+    )
 
 
 def _names(names: list[str]) -> str:

@@ -81,13 +81,12 @@ def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
 class Plan:
     payload: dict[str, Any]
     recent: list[Issue]  # issues of the duplicate window, for the duplicate check
-    names: list[str]  # label names left for Gitea to resolve after the issue exists (organisation labels)
 
 
 def _prepare(deps: Deps, owner: str, name: str, args: CreateArgs, title: str) -> Plan:
     """Resolve names to ids and load recent issues for the duplicate check, all in one round trip."""
     calls: list[Callable[[], Any]] = [
-        lambda: labels.catalogue(deps, owner, name) if args.labels else None,
+        lambda: labels.catalogue(deps, owner, name, args.labels) if args.labels else None,
         lambda: writes.resolve_milestone(deps, owner, name, args.milestone) if args.milestone else None,
         lambda: writes.recent_issues(deps, owner, name),  # the duplicate check, and what existed before
         lambda: deps.catalog.me(deps.client),
@@ -98,7 +97,8 @@ def _prepare(deps: Deps, owner: str, name: str, args: CreateArgs, title: str) ->
         if isinstance(exc, NotFound):
             raise missing.repo_missing(owner, name) from None
         raise
-    known, names = catalogue.resolve(args.labels) if catalogue else ([], [])
+    # Every name must be known before filing: Gitea would drop an unknown one silently (docs/server-behaviour.md).
+    known, _ = catalogue.resolve(args.labels, to_gitea=False) if catalogue else ([], [])
     labels.refuse_scope_clashes(known)  # Gitea would keep both on create, a state no later edit can reproduce
     payload: dict[str, Any] = {"title": title, "body": args.body}
     if known:
@@ -109,7 +109,7 @@ def _prepare(deps: Deps, owner: str, name: str, args: CreateArgs, title: str) ->
         payload["assignees"] = args.assignees
     if args.due_date:
         payload["due_date"] = due_instant(args.due_date)
-    return Plan(payload, recent, names)
+    return Plan(payload, recent)
 
 
 def _complete(deps: Deps, owner: str, name: str, issue: Issue, plan: Plan, args: CreateArgs) -> tuple[Issue, list[str]]:
@@ -124,10 +124,10 @@ def _complete(deps: Deps, owner: str, name: str, issue: Issue, plan: Plan, args:
         labels.forget(deps, owner, name)  # our ids may be stale (a label deleted and made anew)
         sent = set(plan.payload.get("labels", []))
         try:
-            known, names = labels.catalogue(deps, owner, name).resolve(missing_labels)
+            known, _ = labels.catalogue(deps, owner, name, missing_labels).resolve(missing_labels, to_gitea=False)
             renewed = [label for label in known if label.id not in sent]
-            if renewed or names:
-                issue = issue.model_copy(update={"labels": labels.add(deps, base, renewed, names)})
+            if renewed:
+                issue = issue.model_copy(update={"labels": labels.add(deps, base, renewed, [])})
         except (GiteaError, ToolFailure) as exc:
             shown = ", ".join(missing_labels)
             return issue, [f"#{issue.number} was created, but its labels {shown} could not be added: {exc}"]

@@ -144,7 +144,7 @@ def _write_labels(
         for label in (label for label in dropping if label.name in have):
             _labels_call(partial(labels.remove, deps, base, label), done)
             after = [x for x in after if x.id != label.id]
-        if adding and ({label.name for label in adding} - have or names):
+        if {label.name for label in adding} - have or names:  # names: organisation labels only Gitea can find
             after = _labels_call(lambda: labels.add(deps, base, adding, names), done)
     if {label.id for label in before} != {label.id for label in after}:
         done.changed.append("labels")
@@ -207,7 +207,7 @@ def _load(
     """The issue, the label catalogue and the milestone id, in one round trip."""
     calls: list[Callable[[], Any]] = [
         lambda: deps.client.get(base).one(Issue),
-        lambda: labels.catalogue(deps, owner, name) if args.edits_labels() else None,
+        lambda: labels.catalogue(deps, owner, name, _named(args)) if args.edits_labels() else None,
         lambda: _milestone_id(deps, owner, name, args.milestone),
     ]
     try:
@@ -219,6 +219,10 @@ def _load(
     if catalogue is not None:  # the issue's own labels count as known even if the catalogue is stale
         catalogue = catalogue.with_labels(issue.labels)
     return issue, catalogue, milestone_id
+
+
+def _named(args: UpdateArgs) -> list[str]:
+    return [*(args.labels or []), *args.add_labels, *args.remove_labels]
 
 
 def _milestone_id(deps: Deps, owner: str, name: str, wanted: str | None) -> int | None:

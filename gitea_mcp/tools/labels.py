@@ -5,9 +5,11 @@ Verified on real servers by the contract suite (docs/server-behaviour.md):
   `POST` (add) replaces the issue's old label of that scope. So adding goes through POST, removing through
   DELETE, and a whole new set goes through PUT only after two labels of one scope have been refused here.
 - Creating an issue keeps both labels of an exclusive pair and silently drops unknown ids.
-- Organisation labels are listed only with read:organization, which gitea_mcp does not ask for. Gitea resolves
-  names itself on `POST …/labels` (organisation labels too, from Gitea 1.23 and on Forgejo), so a name this token
-  cannot look up is sent as a name and the answer shows whether it existed.
+- Organisation labels are listed only with read:organization, which gitea_mcp does not ask for; without it they are
+  seen on the issues that carry them (`catalog.org_labels_seen`), and then go by id like any other. Gitea resolves
+  names itself on `POST …/labels` (organisation labels too, from Gitea 1.23 and on Forgejo), so on an update a
+  name seen nowhere is sent as a name and the answer shows whether it existed; creating an issue refuses it first.
+- A name the cached catalogue misses is read afresh before anything else is tried (the cache lives 60 s).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from gitea_mcp.errors import ToolFailure
+from gitea_mcp.gitea.catalog import now, org_labels_seen
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.models import Label
 from gitea_mcp.tools.base import Deps
@@ -26,50 +29,72 @@ class Catalogue:
     """The labels an issue of one repository may carry, as far as this token can see them."""
 
     where: str  # "acme/widgets", for messages
-    labels: list[Label]  # the repository's, its organisation's when readable, and the issue's own
-    org_readable: bool  # False: organisation labels exist that this token cannot list
+    labels: list[Label]  # the repository's, its organisation's (listed, or seen on issues), and the issue's own
+    org_readable: bool  # False: organisation labels may exist that this token cannot list
     by_name_on_server: bool  # Gitea resolves organisation label names itself on POST …/labels
 
     def with_labels(self, more: list[Label]) -> Catalogue:
         """The same catalogue, also knowing `more` (an issue's own labels, known even when the cache is stale)."""
         return dataclasses.replace(self, labels=_unique([*self.labels, *more]))
 
+    def knows(self, names: list[str]) -> bool:
+        return all(self.find(name) is not None for name in names)
+
     def find(self, name: str) -> Label | None:
         return next((label for label in self.labels if label.name == name), None)
 
-    def resolve(self, names: list[str]) -> tuple[list[Label], list[str]]:
-        """Known labels, and the names left to Gitea (possible organisation labels this token cannot list).
+    def resolve(self, names: list[str], to_gitea: bool = True) -> tuple[list[Label], list[str]]:
+        """Known labels, and the names left to Gitea (possible organisation labels this token cannot see).
 
-        A name that is known nowhere and cannot be an unseen organisation label is refused with the valid names.
+        A name that is known nowhere is refused with the valid names unless it may be an unseen organisation label
+        that Gitea finds by name, and `to_gitea` allows leaving it to Gitea (an update, whose answer shows it).
         """
         known = [label for name in names if (label := self.find(name)) is not None]
         unknown = [name for name in names if self.find(name) is None]
-        if unknown and (self.org_readable or not self.by_name_on_server):  # no unseen organisation label to try
-            raise ToolFailure(self._unknown(unknown))
+        if unknown and (self.org_readable or not self.by_name_on_server or not to_gitea):
+            raise ToolFailure(self._unknown(unknown, to_gitea))
         return known, unknown
 
-    def _unknown(self, names: list[str]) -> str:
+    def _unknown(self, names: list[str], to_gitea: bool) -> str:
         listed = ", ".join(repr(n) for n in sorted({label.name for label in self.labels})) or "(none)"
         text = f"label {', '.join(repr(n) for n in names)} does not exist in {self.where}. Labels there: {listed}."
-        if not self.org_readable:
-            text += (
-                " Organisation labels are not listed: this Gitea finds them by name only from 1.23 on, and listing "
-                "them needs a token with read:organization."
+        if self.org_readable:
+            return text
+        text += " Organisation labels are not listed (that needs read:organization) and no issue carries one so named"
+        if not self.by_name_on_server:
+            return text + "; this Gitea finds them by name only from 1.23 on."
+        if not to_gitea:
+            return text + (
+                ": to add one no issue carries yet, file the issue without it, then issue_update add_labels=NAME "
+                "(Gitea finds it by name and says if it does not exist)."
             )
-        return text
+        return text + "."
 
 
-def catalogue(deps: Deps, owner: str, name: str) -> Catalogue:
+def catalogue(deps: Deps, owner: str, name: str, wanted: list[str]) -> Catalogue:
+    """The labels `wanted` may name: the repository's and the organisation's, read afresh when the cache misses one
+    of them, and the organisation's labels issues show when the token cannot list them."""
+    started = now()
+    found = _catalogue(deps, owner, name, since=None)
+    if not found.knows(wanted):  # a label made or renamed within the cache's life
+        found = _catalogue(deps, owner, name, since=started)
+    unseen = [n for n in wanted if found.find(n) is None]
+    if unseen and not found.org_readable:
+        found = found.with_labels(org_labels_seen(deps.client, owner, unseen))
+    return found
+
+
+def _catalogue(deps: Deps, owner: str, name: str, since: float | None) -> Catalogue:
     repo: list[Label] = []
     org: list[Label] | None = None
 
     def load_repo() -> None:
         nonlocal repo
-        repo = deps.catalog.labels(deps.client, owner, name)
+        repo = deps.catalog.labels(deps.client, owner, name, since)
 
     def load_org() -> None:
         nonlocal org
-        org = deps.catalog.org_labels(deps.client, owner)
+        org = deps.catalog.org_labels(deps.client, owner, since)
 
     deps.client.parallel(load_repo, load_org)
     server = deps.catalog.server(deps.client) if org is None else None
@@ -79,6 +104,26 @@ def catalogue(deps: Deps, owner: str, name: str) -> Catalogue:
         org_readable=org is not None,
         by_name_on_server=server.org_labels_by_name if server else True,
     )
+
+
+def organisation_labels(deps: Deps, owner: str, names: list[str], since: float) -> tuple[list[Label], bool]:
+    """`owner`'s organisation labels of these names, read since `since`: listed when the token may
+    (read:organization), else as the issues that carry them show them. The flag: whether they could be listed."""
+    listed: list[Label] | None = None
+    seen: list[Label] = []
+
+    def load_listed() -> None:
+        nonlocal listed
+        listed = deps.catalog.org_labels(deps.client, owner, since)
+
+    def load_seen() -> None:
+        nonlocal seen
+        seen = org_labels_seen(deps.client, owner, names)
+
+    deps.client.parallel(load_listed, load_seen)
+    if listed is not None:
+        return [label for label in listed if label.name in names], True
+    return seen, False
 
 
 def forget(deps: Deps, owner: str, name: str) -> None:

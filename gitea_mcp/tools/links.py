@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from gitea_mcp import render
 from gitea_mcp.errors import ToolFailure, shown
+from gitea_mcp.gitea.catalog import now
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import UserSearch
 from gitea_mcp.issue_filter import IssueFilter, State
@@ -77,14 +79,17 @@ def _label_names(deps: Deps, link: ListLink) -> tuple[str, ...]:
             "the link excludes labels (-ID) or asks for issues without labels (0), which Gitea's API cannot filter; "
             "remove those from labels=."
         )
-    # The API's list filters by the repository's own label names (GetLabelIDsInRepoByNames), so an organisation
-    # label the web page can filter by has no API equivalent.
-    known = {label.id: label.name for label in deps.catalog.labels(deps.client, link.owner, link.name)}
-    missing = [str(i) for i in ids if i not in known]
-    if missing:
+    # Label ids become the repository's own label names (an organisation's label, which the web page can filter by,
+    # is found by name only: tools/filters.py); a miss is read afresh, the cache being up to a minute old.
+    started = now()
+    known = {x.id: x.name for x in deps.catalog.labels(deps.client, link.owner, link.name)}
+    if any(i not in known for i in ids):
+        known = {x.id: x.name for x in deps.catalog.labels(deps.client, link.owner, link.name, since=started)}
+    if missing := [str(i) for i in ids if i not in known]:
+        names = {"owner": link.owner, "name": link.name}
         raise ToolFailure(
-            f"label id {', '.join(missing)} is not a label of the repository {link.owner}/{link.name} (an "
-            "organisation's labels cannot be filtered through Gitea's API list)."
+            f"label id {', '.join(missing)} is not a label of the repository {link.owner}/{link.name}; if it is an "
+            f"organisation label, list by its name: issue_list {render.args_text(names)} labels=NAME."
         )
     return tuple(dict.fromkeys(known[i] for i in ids if i is not None))
 

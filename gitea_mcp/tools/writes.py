@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from gitea_mcp import render
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea import titles
+from gitea_mcp.gitea.catalog import milestone_named, now
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer
 from gitea_mcp.gitea.models import Issue, Milestone
 from gitea_mcp.tools.base import Deps, guard
@@ -29,16 +30,17 @@ DUPLICATE_WINDOW = timedelta(minutes=10)
 
 
 def resolve_milestone(deps: Deps, owner: str, name: str, wanted: str) -> Milestone:
-    """A milestone by exact title, else by id."""
+    """A milestone by exact title, else by id; the cached list is read afresh before a name is refused."""
+    started = now()
     milestones = deps.catalog.milestones(deps.client, owner, name)
-    for milestone in milestones:
-        if milestone.title == wanted:
-            return milestone
-    for milestone in milestones:
-        if wanted.isdigit() and milestone.id == int(wanted):
-            return milestone
-    titles = ", ".join(repr(m.title) for m in milestones) or "(none)"
-    raise ToolFailure(f"milestone {wanted!r} does not exist in {owner}/{name}. Milestones there: {titles}.")
+    found = milestone_named(milestones, wanted)
+    if found is None:  # made or renamed within the cache's life
+        milestones = deps.catalog.milestones(deps.client, owner, name, since=started)
+        found = milestone_named(milestones, wanted)
+    if found is None:
+        titles = ", ".join(repr(m.title) for m in milestones) or "(none)"
+        raise ToolFailure(f"milestone {wanted!r} does not exist in {owner}/{name}. Milestones there: {titles}.")
+    return found
 
 
 def kept_title(deps: Deps, title: str) -> str:

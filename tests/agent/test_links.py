@@ -203,7 +203,7 @@ def test_a_limit_above_the_cap_on_a_link_is_capped_and_said(forge: StandIn, deps
         ("issues?labels=-{bug}", "the link excludes labels (-ID) or asks for issues without labels (0)"),
         ("issues?labels=0", "the link excludes labels (-ID) or asks for issues without labels (0)"),
         ("issues?labels=abc", "labels='abc' in the link is not a list of label ids."),
-        ("issues?labels={triage}", "is not a label of the repository acme/widgets (an organisation's labels"),
+        ("issues?labels={triage}", "if it is an organisation label, list by its name: issue_list owner=acme name="),
         ("issues?labels=999999", "label id 999999 is not a label of the repository acme/widgets"),
         ("issues?milestone=-1", "the link asks for issues without a milestone"),
         ("issues?assignee=-1", "assignee=-1 in the link (no one, or anyone) cannot be filtered"),
@@ -231,3 +231,11 @@ def test_list_links_to_elsewhere_or_a_refused_owner_request_nothing(
     refused = failed(issue_search.TOOL.call(deps, {"query": f"{forge.url}/other/secret/issues?state=all"}))
     assert elsewhere.startswith("the link is not on this server") and "'other' is not allowed" in refused
     assert not mocked.calls
+
+
+def test_a_label_made_within_the_caches_life_is_found(forge: StandIn, deps: Deps) -> None:
+    ok(issue_search.TOOL.call(deps, {"query": f"{forge.url}/acme/widgets/issues?labels={_ids(forge)['bug']}"}))
+    repo = forge.store.find_repo("acme", "widgets")
+    made = forge.store.add_label(repo, "made-just-now", "ee0701")
+    _, data = ok(issue_search.TOOL.call(deps, {"query": f"{forge.url}/acme/widgets/issues?labels={made.id}"}))
+    assert data["params"]["labels"] == "made-just-now" and data["total"] == 0

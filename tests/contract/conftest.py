@@ -68,7 +68,14 @@ def wait_for_the_index(http: Http, lab: Lab, seconds: float = 60.0) -> None:
     path = lab.path("issues")
     while True:
         answer = http.get(path, lab.tokens["writer"], q="Locked discussion", state="all")
-        if answer.status == 200 and any(item["number"] == lab.issues["locked"] for item in answer.body):
+        # The cross-repository search finds labels through the index too (an organisation's label is seen so).
+        labelled = http.get("/repos/issues/search", lab.tokens["writer"], owner=lab.org, labels="triage", state="all")
+        if (
+            answer.status == 200
+            and any(item["number"] == lab.issues["locked"] for item in answer.body)
+            and labelled.status == 200
+            and any(item["number"] == lab.issues["triaged"] for item in labelled.body)
+        ):
             return
         assert time.monotonic() < deadline, f"the issue index did not catch up in {seconds:g}s"
         time.sleep(0.3)

@@ -37,6 +37,7 @@ class Lab:
     repo: str = "main"
     private_repo: str = "vault"
     many_repo: str = "many"
+    names_repo: str = "names"  # label and milestone names Gitea's list cannot take as they are
     renamed_from: str = "before"
     renamed_to: str = "after"
     moved_repo: str = "moving"  # transferred from `org` to `away`, an owner outside the tools' allowlist
@@ -96,13 +97,14 @@ def seed(seeder: Seeder, run: str) -> Lab:
         lab.tokens[role] = seeder.token(getattr(lab, login), scopes)
     seeder.org(lab.org)
     for name, private in ((lab.repo, False), (lab.private_repo, True), (lab.many_repo, False),
-                          (lab.renamed_from, False)):  # fmt: skip
+                          (lab.renamed_from, False), (lab.names_repo, False)):  # fmt: skip
         seeder.repo(lab.org, name, private)
         seeder.collaborator(lab.org, name, lab.writer, "write")
         seeder.collaborator(lab.org, name, lab.assignee, "write")
         seeder.collaborator(lab.org, name, lab.poster, "read")
     _seed_main(seeder, lab)
     _seed_many(seeder, lab)
+    _seed_names(seeder, lab)
     lab.issues["private"] = seeder.issue(lab.org, lab.private_repo, lab.writer, "Private plans")
     lab.issues["renamed"] = seeder.issue(lab.org, lab.renamed_from, lab.writer, "Issue of a renamed repository")
     seeder.rename(lab.org, lab.renamed_from, lab.renamed_to)
@@ -129,7 +131,8 @@ def _seed_main(seeder: Seeder, lab: Lab) -> None:
     o, r = lab.org, lab.repo
     for name, exclusive in (("bug", False), ("ui", False), ("priority/high", True), ("priority/low", True)):
         lab.labels[name] = seeder.label(o, r, name, exclusive)
-    lab.labels["triage"] = seeder.label(o, None, "triage")  # an organisation label
+    lab.labels["triage"] = seeder.label(o, None, "triage")  # an organisation label, on issues of names_repo
+    lab.labels["untouched"] = seeder.label(o, None, "untouched")  # an organisation label no issue carries
     for title in ("v1", "v2"):
         lab.milestones[title] = seeder.milestone(o, r, title)
     w = lab.writer
@@ -160,6 +163,21 @@ def _seed_many(seeder: Seeder, lab: Lab) -> None:
     for index in range(MANY_CLOSED):
         seeder.issue(lab.org, lab.many_repo, lab.writer, f"Archived issue {index:02d}", milestone="archive",
                      closed=True)  # fmt: skip
+
+
+def _seed_names(seeder: Seeder, lab: Lab) -> None:
+    """A comma inside a label's and a milestone's name, beside the names Gitea splits them into, and the
+    organisation's label `triage` on issues (seeded in _seed_main)."""
+    o, r, w = lab.org, lab.names_repo, lab.writer
+    for name in ("help", "help, wanted", "stale"):
+        lab.labels[name] = seeder.label(o, r, name)
+    for title in ("v3", "v3, final"):
+        lab.milestones[title] = seeder.milestone(o, r, title)
+    lab.issues["comma"] = seeder.issue(o, r, w, "Names with commas", labels=["help, wanted", "triage"],
+                                       milestone="v3, final")  # fmt: skip
+    lab.issues["help"] = seeder.issue(o, r, w, "Names without commas", labels=["help", "stale"], milestone="v3")
+    lab.issues["triaged"] = seeder.issue(o, r, w, "Looked at once", labels=["triage"])
+    lab.issues["bare"] = seeder.issue(o, r, w, "Carries nothing at all")
 
 
 def new_run() -> str:

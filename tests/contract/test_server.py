@@ -44,7 +44,8 @@ def test_other_users_need_read_user(http: Http, lab: Lab) -> None:
 def test_org_labels_need_read_organization(http: Http, lab: Lab) -> None:
     refused = http.get(f"/orgs/{lab.org}/labels", lab.tokens["writer"])
     assert refused.status == 403 and "read:organization" in refused.message
-    assert [x["name"] for x in http.ok("GET", f"/orgs/{lab.org}/labels", lab.tokens["writer_org"])] == ["triage"]
+    listed = http.ok("GET", f"/orgs/{lab.org}/labels", lab.tokens["writer_org"])
+    assert sorted(x["name"] for x in listed) == ["triage", "untouched"]
 
 
 def test_repository_needs_read_repository(http: Http, lab: Lab) -> None:
@@ -145,6 +146,41 @@ def test_labels_filter_is_all_of_and_drops_unknown_names(http: Http, lab: Lab) -
         lab.issues["auth"],
         lab.issues["export"],
     }
+
+
+def test_labels_and_milestones_are_split_on_commas(http: Http, lab: Lab) -> None:
+    """`help, wanted` becomes `help` and ` wanted`; a milestone is found by title, then by id."""
+    token, path = lab.tokens["writer"], lab.path("issues", repo=lab.names_repo)
+    assert numbers(http.get(path, token, labels="help, wanted", state="all")) == {lab.issues["help"]}
+    assert numbers(http.get(path, token, milestones="v3, final", state="all")) == {lab.issues["help"]}
+    assert numbers(http.get(path, token, milestones=lab.milestones["v3, final"], state="all")) == {lab.issues["comma"]}
+
+
+def test_the_list_filters_by_the_repositorys_own_label_names_only(http: Http, lab: Lab) -> None:
+    """An organisation's label, or any label's id, is dropped: the whole list comes back."""
+    token, path = lab.tokens["writer"], lab.path("issues", repo=lab.names_repo)
+    everything = numbers(http.get(path, token, state="all", limit=50))
+    assert len(everything) == 4
+    assert numbers(http.get(path, token, labels="triage", state="all", limit=50)) == everything
+    assert numbers(http.get(path, token, labels=lab.labels["help"], state="all", limit=50)) == everything
+
+
+def test_a_label_on_an_issue_says_whose_it_is(http: Http, lab: Lab) -> None:
+    """An organisation's label carries `…/api/v1/orgs/{org}/labels/{id}`, a repository's `…/repos/{o}/{r}/…`."""
+    answer = http.get(lab.path("issues", lab.issues["comma"], repo=lab.names_repo), lab.tokens["writer"])
+    urls = {x["name"]: x["url"] for x in answer.body["labels"]}
+    assert urls["triage"].endswith(f"/api/v1/orgs/{lab.org}/labels/{lab.labels['triage']}")
+    own = f"/api/v1/repos/{lab.org}/{lab.names_repo}/labels/{lab.labels['help, wanted']}"
+    assert urls["help, wanted"].endswith(own)
+
+
+def test_search_finds_an_organisation_label_by_name(http: Http, lab: Lab) -> None:
+    """With read:issue alone: the issues that carry `triage` show its id, which the token cannot list."""
+    found = rows(http, lab, owner=lab.org, labels="triage", state="all", limit=50)
+    assert {row["number"] for row in found if row["repository"]["name"] == lab.names_repo} == {
+        lab.issues["comma"], lab.issues["triaged"],
+    }  # fmt: skip
+    assert {x["id"] for row in found for x in row["labels"] if x["name"] == "triage"} == {lab.labels["triage"]}
 
 
 def test_an_unknown_state_means_open(http: Http, lab: Lab) -> None:
@@ -535,6 +571,16 @@ def test_labels_may_be_added_by_name(http: Http, lab: Lab, target: Target) -> No
                        json={"labels": ["triage", "ui", "no-such-label"]})  # fmt: skip
     with_org = not target.version.gitea(high=(1, 22))
     assert label_names(answer) == (["triage", "ui"] if with_org else ["ui"])
+
+
+def test_organisation_labels_are_taken_by_id(http: Http, lab: Lab) -> None:
+    """On every release: an organisation label's id is kept on create and added by `POST …/labels`."""
+    answer = create(http, lab, "writer", labels=[lab.labels["triage"], lab.labels["bug"]])
+    assert sorted(x["name"] for x in answer.body["labels"]) == ["bug", "triage"]
+    number = create(http, lab, "writer").body["number"]
+    added = http.call("POST", lab.path("issues", number, "labels"), lab.tokens["writer"],
+                      json={"labels": [lab.labels["triage"]]})  # fmt: skip
+    assert label_names(added) == ["triage"]
 
 
 def test_removing_one_label(http: Http, lab: Lab) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shlex
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -70,6 +71,51 @@ def test_catalogue_is_read_whole_whatever_the_page_size(target: Target, lab: Lab
     result = issue_list.run(deps_for(target, lab), ListArgs(owner=lab.org, name=lab.many_repo, labels="l44"))
     _, data = ok(result)
     assert data["total"] == 0
+
+
+def listed(target: Target, lab: Lab, deps: Deps | None = None, **args: Any) -> tuple[str, set[int]]:
+    text, data = ok(issue_list.run(deps or deps_for(target, lab), ListArgs(owner=lab.org, name=lab.names_repo, **args)))
+    return text, {row["number"] for row in data["issues"]}
+
+
+def test_list_by_names_with_commas(target: Target, lab: Lab) -> None:
+    """Gitea would split them ("help" and " wanted"): the label is filtered here, the milestone sent by id. Each
+    answer is the whole of what matches."""
+    assert listed(target, lab, labels=["help, wanted"], state="all")[1] == {lab.issues["comma"]}
+    assert listed(target, lab, milestones=["v3, final"], state="all")[1] == {lab.issues["comma"]}
+    assert listed(target, lab, labels="help", milestones="v3", state="all")[1] == {lab.issues["help"]}
+
+
+def test_a_next_page_hint_reads_back_to_the_same_filter(target: Target, lab: Lab) -> None:
+    deps = deps_for(target, lab)
+    first, page_1 = listed(target, lab, deps, milestones=["v3, final", "v3"], state="all", limit=1)
+    hint = next(line for line in first.splitlines() if "next page: issue_list " in line).split("issue_list ", 1)[1]
+    args: dict[str, Any] = dict(part.split("=", 1) for part in shlex.split(hint))
+    _, page_2 = listed(target, lab, deps, **{k: int(v) if k in ("page", "limit") else v for k, v in args.items()
+                                              if k not in ("owner", "name")})  # fmt: skip
+    assert page_1 | page_2 == {lab.issues["comma"], lab.issues["help"]} and not page_1 & page_2
+
+
+def test_list_by_an_organisation_label(target: Target, lab: Lab) -> None:
+    """Gitea's list would drop `triage` and list everything; it is seen on issues and filtered here."""
+    assert listed(target, lab, labels="triage", state="all")[1] == {lab.issues["comma"], lab.issues["triaged"]}
+    assert listed(target, lab, labels=["triage", "help, wanted"], state="all")[1] == {lab.issues["comma"]}
+
+
+def test_a_renamed_or_new_label_never_widens_the_filter(target: Target, lab: Lab, http: Http) -> None:
+    deps = deps_for(target, lab)  # one catalogue cache for every call
+    assert listed(target, lab, deps, labels="stale", state="all")[1] == {lab.issues["help"]}
+    renamed = f"renamed-{lab.run}"
+    if target.standin is not None:
+        label = target.standin.store.label(lab.labels["stale"])
+        assert label is not None
+        label.name = renamed
+    else:
+        path = lab.path("labels", lab.labels["stale"], repo=lab.names_repo)
+        http.ok("PATCH", path, target.admin_token, json={"name": renamed})
+    refused = failed(issue_list.run(deps, ListArgs(owner=lab.org, name=lab.names_repo, labels="stale", state="all")))
+    assert refused.startswith(f"label 'stale' does not exist in {lab.org}/{lab.names_repo}") and renamed in refused
+    assert listed(target, lab, deps, labels=renamed, state="all")[1] == {lab.issues["help"]}
 
 
 def test_get_reads_issue_and_comments_in_utc(target: Target, lab: Lab) -> None:
@@ -192,14 +238,23 @@ def test_a_retry_with_another_label_says_it_was_not_applied(target: Target, lab:
 
 
 def test_create_with_an_organisation_label(target: Target, lab: Lab) -> None:
-    """The token cannot list organisation labels (no read:organization); Gitea 1.23+ and Forgejo find them by name."""
+    """The token cannot list organisation labels (no read:organization); one an issue carries is seen there and
+    goes by id, on every release."""
     args = CreateArgs(owner=lab.org, name=lab.repo, title="Contract: org label", labels=["bug", "triage"])
-    result = issue_create.run(deps_for(target, lab), args)
-    if target.version.gitea(high=(1, 22)):
-        assert "needs a token with read:organization" in failed(result)
-        return
-    _, data = ok(result)
+    _, data = ok(issue_create.run(deps_for(target, lab), args))
     assert sorted(data["labels"]) == ["bug", "triage"] and data["warnings"] == []
+
+
+@pytest.mark.parametrize("name", ["bgu", "untouched"])
+def test_create_refuses_a_label_seen_nowhere_before_filing(target: Target, lab: Lab, http: Http, name: str) -> None:
+    """A misspelt name, or an organisation label no issue carries yet (unseen without read:organization)."""
+    title = f"Contract: never filed {name}"
+    args = CreateArgs(owner=lab.org, name=lab.repo, title=title, labels=["bug", name])
+    text = failed(issue_create.run(deps_for(target, lab), args))
+    assert text.startswith(f"label '{name}' does not exist in {lab.org}/{lab.repo}. Labels there: 'bug', ")
+    assert "cannot write" not in text
+    filed = http.ok("GET", lab.path("issues"), lab.tokens["writer"], params={"state": "all", "limit": 50})
+    assert title not in {row["title"] for row in filed}
 
 
 def test_create_by_a_user_who_cannot_write(target: Target, lab: Lab) -> None:
@@ -244,6 +299,20 @@ def test_removing_and_replacing_labels(target: Target, lab: Lab) -> None:
         issue_update.run(deps, UpdateArgs(owner=lab.org, name=lab.repo, number=number, labels=["priority/high", "bug"]))
     )
     assert sorted(replaced["labels"]) == ["bug", "priority/high"]
+
+
+def test_adding_an_organisation_label_alone(target: Target, lab: Lab) -> None:
+    """`triage` is seen on issues and goes by id on every release; `untouched` only by name, from Gitea 1.23."""
+    number = new_issue(target, lab, "Contract: org labels alone")
+    deps = deps_for(target, lab)
+    _, data = ok(issue_update.run(deps, UpdateArgs(owner=lab.org, name=lab.repo, number=number, add_labels=["triage"])))
+    assert data["labels"] == ["triage"] and data["outcome"] == "updated"
+    args = UpdateArgs(owner=lab.org, name=lab.repo, number=number, add_labels=["untouched"])
+    if target.version.gitea(high=(1, 22)):
+        assert "finds them by name only from 1.23" in failed(issue_update.run(deps, args))
+        return
+    _, data = ok(issue_update.run(deps, args))
+    assert sorted(data["labels"]) == ["triage", "untouched"] and data["warnings"] == []
 
 
 def test_an_unknown_assignee_changes_nothing(target: Target, lab: Lab, http: Http) -> None:

@@ -15,7 +15,7 @@ import responses
 
 from gitea_mcp.tools import issue_create, writes
 from gitea_mcp.tools.base import Deps
-from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, user
+from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, org_label, user
 from tests.support.mocks import optional
 from tests.support.results import failed, ok
 
@@ -251,20 +251,27 @@ def test_two_labels_of_one_exclusive_scope_are_refused(mocked: responses.Request
     assert posts(mocked) == []
 
 
-def test_organisation_label_added_by_name_after_creation(mocked: responses.RequestsMock, deps: Deps) -> None:
-    """Without read:organization the organisation's labels cannot be listed; Gitea 1.23+ resolves the name."""
-    scope = "token does not have at least one of required scope(s), required=[read:organization], token scope=x"
+NO_ORG_SCOPE = "token does not have at least one of required scope(s), required=[read:organization], token scope=x"
+
+
+@pytest.fixture
+def documented(mocked: responses.RequestsMock) -> responses.RequestsMock:
+    """A token of the documented scopes: the organisation's labels cannot be listed (no read:organization)."""
     mocked.get(f"{API}/user", json=user("demo", 5))
     mocked.get(f"{API}/repos/acme/widgets/labels", json=LABELS, headers={"X-Total-Count": "3"})
-    mocked.get(f"{API}/orgs/acme/labels", status=403, json=api_error(scope))
-    mocked.get(f"{API}/version", json={"version": "1.25.4"})
+    mocked.get(f"{API}/orgs/acme/labels", status=403, json=api_error(NO_ORG_SCOPE))
+    optional(mocked).get(f"{API}/version", json={"version": "1.25.4"})
     mocked.get(ISSUES, json=[])
-    mocked.post(ISSUES, status=201, json=issue(301, "New bug", author="demo", labels=[LABELS[0]], created=now()))
-    triage = label("triage", 40, repo="")
-    mocked.post(f"{ISSUES}/301/labels", json=[LABELS[0], triage])
+    return mocked
+
+
+def test_an_organisation_label_an_issue_shows_is_filed_by_id(documented: responses.RequestsMock, deps: Deps) -> None:
+    """Seen on an issue of the organisation, the label's id is known: one write, on every release (1.22 too)."""
+    triage = org_label("triage", 40)
+    documented.get(f"{API}/repos/issues/search", json=[issue(9, repo="gadgets", labels=[triage])])
+    documented.post(ISSUES, status=201, json=issue(301, "New bug", author="demo", labels=[LABELS[0], triage]))
     _, data = ok(run(deps, labels=["bug", "triage"]))
-    assert posts(mocked)[0]["labels"] == [1]
-    assert posts(mocked)[1] == {"labels": ["triage"]}
+    assert posts(documented) == [{"title": "New bug", "body": "", "labels": [1, 40]}]
     assert data["labels"] == ["bug", "triage"] and data["warnings"] == []
 
 
@@ -277,6 +284,19 @@ def test_a_repository_moved_outside_the_allowlist_is_never_named(gitea: response
         "operator to allow that owner if it should."
     )
     assert posts(gitea) == []
+
+
+@pytest.mark.parametrize("name", ["triaje", "triage"])
+def test_a_label_seen_nowhere_is_refused_before_filing(
+    documented: responses.RequestsMock, deps: Deps, name: str
+) -> None:
+    """A misspelt name (or an organisation label no issue carries yet) never files an issue without it, and is
+    never blamed on permissions."""
+    documented.get(f"{API}/repos/issues/search", json=[issue(9, labels=[LABELS[0]])])
+    text = failed(run(deps, labels=["bug", name]))
+    assert text.startswith(f"label '{name}' does not exist in acme/widgets. Labels there: 'bug', 'good first issue'")
+    assert "then issue_update add_labels=NAME" in text and "cannot write" not in text
+    assert posts(documented) == []
 
 
 @pytest.mark.parametrize("status", [307, 301])  # 307 up to Gitea 1.23.6 and Forgejo 11, 301 after

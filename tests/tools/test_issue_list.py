@@ -10,13 +10,28 @@ import responses
 
 from gitea_mcp.tools import issue_list
 from gitea_mcp.tools.base import Deps
-from tests.support.gitea_json import API, LABELS, MILESTONES, api_error, issue, label, unknown_user_404
-from tests.support.mocks import sent_params
+from tests.support.gitea_json import (
+    API,
+    LABELS,
+    MILESTONES,
+    api_error,
+    issue,
+    label,
+    milestone,
+    org_label,
+    unknown_user_404,
+)
+from tests.support.mocks import optional, sent_params
 from tests.support.results import failed, ok
 
 ISSUES = f"{API}/repos/acme/widgets/issues"
 LABELS_URL = f"{API}/repos/acme/widgets/labels"
 MILESTONES_URL = f"{API}/repos/acme/widgets/milestones"
+SEARCH = f"{API}/repos/issues/search"
+ORG_LABELS = f"{API}/orgs/acme/labels"
+NO_ORG_SCOPE = "token does not have at least one of required scope(s), required=[read:organization], token scope=x"
+HELP = label("help, wanted", 20)
+TRIAGE = org_label("triage", 40)
 
 
 def page_of(n: int, start: int = 100, **kw: Any) -> list[dict[str, Any]]:
@@ -165,7 +180,7 @@ def test_limit_at_the_bounds(mocked: responses.RequestsMock, deps: Deps) -> None
 
 def test_label_filter_checked_then_sent(mocked: responses.RequestsMock, deps: Deps) -> None:
     mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
-    mocked.get(ISSUES, json=page_of(1, labels=LABELS[:2]), headers={"X-Total-Count": "1"})
+    mocked.get(ISSUES, json=page_of(1, labels=LABELS), headers={"X-Total-Count": "1"})
     text, _ = ok(run(deps, labels="bug, good first issue"))
     list_call = next(c for c in mocked.calls if "/issues" in (c.request.url or ""))
     assert "labels=bug%2Cgood+first+issue" in (list_call.request.url or "")
@@ -179,6 +194,8 @@ def test_label_filter_checked_then_sent(mocked: responses.RequestsMock, deps: De
 def test_unknown_label_is_refused_with_the_valid_names(mocked: responses.RequestsMock, deps: Deps) -> None:
     mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
     mocked.get(ISSUES, json=page_of(30), headers={"X-Total-Count": "300"})  # what Gitea would wrongly return
+    mocked.get(ORG_LABELS, json=[], headers={"X-Total-Count": "0"})  # nor is it the organisation's
+    optional(mocked).get(SEARCH, json=[], headers={"X-Total-Count": "0"})
     text = failed(run(deps, labels="bug,bugz"))
     assert "'bugz' does not exist in acme/widgets" in text
     assert "'bug', 'good first issue', 'ui'" in text
@@ -209,6 +226,7 @@ def test_milestone_filter(mocked: responses.RequestsMock, deps: Deps, wanted: st
     result = run(deps, milestones=wanted)
     if good:
         ok(result)
+        assert len(list_requests(mocked)) == 1, "a title or an id goes as given, in the same round as the check"
     else:
         assert "'v9' does not exist" in failed(result) and "'v1.0', 'v1.1'" in failed(result)
 
@@ -339,3 +357,151 @@ def test_whitespace_in_titles_and_label_names_is_kept_exactly(mocked: responses.
     assert data["issues"][0]["title"] == "Double  spaced   title"
     assert data["issues"][0]["labels"] == ["needs  triage ", "bug"]
     assert '#5 "Double  spaced   title" ["needs  triage ",bug] 2026-11-20/11-28' in text.splitlines()
+
+
+# -- names Gitea's list cannot take: a comma inside, an organisation's label, a stale cache (issue 19) ---------
+
+
+def list_requests(rsps: responses.RequestsMock) -> list[dict[str, str]]:
+    from urllib.parse import parse_qsl, urlsplit
+
+    urls = [c.request.url or "" for c in rsps.calls]
+    return [dict(parse_qsl(urlsplit(u).query)) for u in urls if urlsplit(u).path.endswith("/widgets/issues")]
+
+
+def test_a_label_name_with_a_comma_is_filtered_here_by_id(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """Gitea splits `labels` on commas: "help, wanted" would filter by 'help' or by nothing (verified, 1.25)."""
+    mocked.get(LABELS_URL, json=[*LABELS, label("help", 21), HELP], headers={"X-Total-Count": "5"})
+    rows = [issue(3, labels=[HELP]), issue(2, labels=[label("help", 21)]), issue(1)]
+    mocked.get(ISSUES, json=rows, headers={"X-Total-Count": "3"})
+    text, data = ok(run(deps, labels=["help, wanted"], state="all"))
+    assert [row["number"] for row in data["issues"]] == [3] and data["total"] == 1
+    assert all("help" not in params.get("labels", "") for params in list_requests(mocked)[-1:])
+    assert text.splitlines()[0].startswith('acme/widgets issues (state=all labels=["help, wanted"]): 1 match')
+
+
+def test_a_milestone_title_with_a_comma_is_sent_as_its_id(mocked: responses.RequestsMock, deps: Deps) -> None:
+    final = milestone("v3, final", 7)
+    mocked.get(MILESTONES_URL, json=[*MILESTONES, milestone("v3", 8), final], headers={"X-Total-Count": "4"})
+    mocked.get(ISSUES, json=[issue(3, milestone_=final)], headers={"X-Total-Count": "1"})
+    _, data = ok(run(deps, milestones=["v3, final"], state="all"))
+    assert list_requests(mocked)[-1]["milestones"] == "7" and data["total"] == 1
+
+
+def test_next_page_hints_read_back_to_the_same_filter(mocked: responses.RequestsMock, deps: Deps) -> None:
+    import shlex
+
+    final = milestone("v3, final", 7)
+    mocked.get(LABELS_URL, json=[*LABELS, HELP], headers={"X-Total-Count": "4"})
+    mocked.get(MILESTONES_URL, json=[final], headers={"X-Total-Count": "1"})
+    rows = [issue(n, labels=[HELP], milestone_=final) for n in range(40, 0, -1)]
+    mocked.get(ISSUES, json=rows, headers={"X-Total-Count": "40"})
+    text, _ = ok(run(deps, labels=["help, wanted"], milestones=["v3, final"], limit=10))
+    hint = next(line for line in text.splitlines() if "next page:" in line).split("issue_list ", 1)[1]
+    args = dict(part.split("=", 1) for part in shlex.split(hint))
+    parsed = issue_list.ListArgs.model_validate(args | {"page": int(args["page"]), "limit": int(args["limit"])})
+    assert parsed.labels == ["help, wanted"] and parsed.milestones == ["v3, final"]
+
+
+def org_scope_403(rsps: responses.RequestsMock) -> None:
+    rsps.get(ORG_LABELS, status=403, json=api_error(NO_ORG_SCOPE))
+
+
+def test_an_organisation_label_is_found_on_issues_and_filtered_here(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """Gitea's repository list knows only the repository's labels (verified, 1.25): `labels=triage` lists all."""
+    mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
+    org_scope_403(mocked)
+    mocked.get(SEARCH, json=[issue(9, repo="gadgets", labels=[TRIAGE])], headers={"X-Total-Count": "1"})
+    rows = [issue(5, labels=[TRIAGE, LABELS[0]]), issue(4), issue(3, labels=[TRIAGE])]
+    mocked.get(ISSUES, json=rows, headers={"X-Total-Count": "3"})
+    text, data = ok(run(deps, labels="triage", state="all"))
+    assert [row["number"] for row in data["issues"]] == [5, 3] and data["total"] == 2
+    assert "2 matches" in text.splitlines()[0]
+    assert sent_params(mocked, path_end="/issues/search")["labels"] == "triage"
+    # Read a moment ago, the repository's labels count as fresh: not read twice.
+    assert sum((c.request.url or "").startswith(LABELS_URL) for c in mocked.calls) == 1
+
+
+def test_an_organisation_label_and_a_repository_label(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """The repository's label still goes to Gitea; only the organisation's is filtered here."""
+    mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
+    org_scope_403(mocked)
+    mocked.get(SEARCH, json=[issue(5, labels=[TRIAGE])], headers={"X-Total-Count": "1"})
+    rows = [issue(5, labels=[TRIAGE, LABELS[0]]), issue(2, labels=[LABELS[0]])]
+    mocked.get(ISSUES, json=rows, headers={"X-Total-Count": "2"})
+    _, data = ok(run(deps, labels="bug,triage"))
+    assert [row["number"] for row in data["issues"]] == [5]
+    assert list_requests(mocked)[-1]["labels"] == "bug"
+
+
+def test_filtering_here_is_bounded(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
+    org_scope_403(mocked)
+    mocked.get(SEARCH, json=[issue(5, labels=[TRIAGE])], headers={"X-Total-Count": "1"})
+    mocked.get(ISSUES, json=page_of(50), headers={"X-Total-Count": "5000"})
+    text = failed(run(deps, labels="triage", state="all"))
+    assert "'triage' is an organisation label, which Gitea's repository list cannot filter by" in text
+    assert "5000" in text and "issue_search owner=acme query='label:triage'" in text
+
+
+def test_a_label_no_issue_shows_is_refused(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
+    org_scope_403(mocked)
+    mocked.get(SEARCH, json=[], headers={"X-Total-Count": "0"})
+    optional(mocked).get(ISSUES, json=page_of(30), headers={"X-Total-Count": "300"})
+    text = failed(run(deps, labels="triaje"))
+    assert "'triaje' does not exist in acme/widgets" in text and "'bug', 'good first issue', 'ui'" in text
+
+
+def test_a_label_made_after_the_cache_was_filled_is_found(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
+    mocked.get(ISSUES, json=[], headers={"X-Total-Count": "0"})
+    ok(run(deps, labels="bug"))  # the catalogue is cached now
+    mocked.replace(responses.GET, LABELS_URL, json=[*LABELS, label("fresh", 30)], headers={"X-Total-Count": "4"})
+    mocked.replace(responses.GET, ISSUES, json=[issue(8, labels=[label("fresh", 30)])], headers={"X-Total-Count": "1"})
+    _, data = ok(run(deps, labels="fresh"))
+    assert data["total"] == 1
+
+
+def test_a_renamed_label_never_widens_the_filter(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """The cache still knows 'bug'; Gitea no longer does and lists everything: that answer must not be shown."""
+    mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
+    mocked.get(ISSUES, json=[issue(2, labels=[LABELS[0]])], headers={"X-Total-Count": "1"})
+    ok(run(deps, labels="bug"))
+    defect = label("defect", 1)
+    mocked.replace(responses.GET, LABELS_URL, json=[defect, *LABELS[1:]], headers={"X-Total-Count": "3"})
+    org_scope_403(mocked)
+    mocked.get(SEARCH, json=[], headers={"X-Total-Count": "0"})
+    mocked.replace(responses.GET, ISSUES, json=page_of(30, labels=[defect]), headers={"X-Total-Count": "142"})
+    text = failed(run(deps, labels="bug"))
+    assert "'bug' does not exist in acme/widgets" in text and "'defect'" in text
+
+
+def test_a_renamed_milestone_never_widens_the_filter(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(MILESTONES_URL, json=MILESTONES, headers={"X-Total-Count": "2"})
+    mocked.get(ISSUES, json=[issue(2, milestone_=MILESTONES[1])], headers={"X-Total-Count": "1"})
+    ok(run(deps, milestones="v1.1"))
+    renamed = milestone("v1.1-final", 6)
+    mocked.replace(responses.GET, MILESTONES_URL, json=[MILESTONES[0], renamed], headers={"X-Total-Count": "2"})
+    mocked.replace(responses.GET, ISSUES, json=page_of(30, milestone_=renamed), headers={"X-Total-Count": "142"})
+    text = failed(run(deps, milestones="v1.1"))
+    assert "'v1.1' does not exist in acme/widgets" in text and "'v1.1-final'" in text
+
+
+def test_a_filter_gitea_keeps_ignoring_is_refused(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """The names read afresh still match, yet the rows do not carry them: nothing is shown, after one more try."""
+    mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
+    mocked.get(ISSUES, json=page_of(30), headers={"X-Total-Count": "142"})
+    text = failed(run(deps, labels="bug"))
+    assert text.startswith("Gitea ignored the label or milestone filter on acme/widgets twice")
+    assert len(list_requests(mocked)) == 2
+
+
+def test_a_comma_titled_milestone_whose_id_is_another_title_is_refused(
+    mocked: responses.RequestsMock, deps: Deps
+) -> None:
+    """Gitea reads a title before an id: sending 7 would filter by the milestone titled '7'."""
+    milestones = [milestone("v3, final", 7), milestone("7", 8)]
+    mocked.get(MILESTONES_URL, json=milestones, headers={"X-Total-Count": "2"})
+    text = failed(run(deps, milestones=["v3, final"]))
+    assert "its id 7 is another milestone's title" in text and list_requests(mocked) == []

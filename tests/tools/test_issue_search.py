@@ -77,6 +77,8 @@ def test_labels_all_of_checked_in_repo(mocked: responses.RequestsMock, deps: Dep
     mocked.get(REPO_ISSUES, json=[], headers={"X-Total-Count": "0"})
     ok(run(deps, 'label:bug label:"good first issue"', owner="acme", name="widgets"))
     assert sent_params(mocked, path_end="/issues")["labels"] == "bug,good first issue"
+    mocked.get(f"{API}/orgs/acme/labels", json=[], headers={"X-Total-Count": "0"})  # no organisation label either
+    mocked.get(SEARCH, json=[], headers={"X-Total-Count": "0"})
     assert "'nope' does not exist" in failed(run(deps, "label:nope", owner="acme", name="widgets"))
 
 

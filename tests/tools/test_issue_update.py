@@ -12,7 +12,7 @@ import responses
 
 from gitea_mcp.tools import issue_update
 from gitea_mcp.tools.base import Deps
-from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label
+from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, milestone, org_label
 from tests.support.mocks import optional
 from tests.support.results import failed, ok
 
@@ -223,30 +223,75 @@ SCOPE_403 = (
 )
 
 
-@pytest.mark.parametrize(
-    ("version", "sent", "outcome"),
-    [
-        pytest.param("1.25.4", [("POST", "/labels", {"labels": ["ui", "triage"]})], None, id="names-resolved-by-gitea"),
-        pytest.param("11.0.3+gitea-1.22.0", [("POST", "/labels", {"labels": ["ui", "triage"]})], None, id="forgejo"),
-        pytest.param("1.22.6", [], "Organisation labels are not listed", id="gitea-1.22-refuses"),
-    ],
-)
-def test_organisation_labels_without_read_organization(
-    mocked: responses.RequestsMock, deps: Deps, version: str, sent: list[Any], outcome: str | None
-) -> None:
+@pytest.fixture
+def documented(mocked: responses.RequestsMock) -> responses.RequestsMock:
+    """A token of the documented scopes: the organisation's labels cannot be listed (no read:organization)."""
     mocked.get(ISSUE, json=issue(7, labels=[LABELS[0]]))
     mocked.get(f"{API}/repos/acme/widgets/labels", json=LABELS, headers={"X-Total-Count": "3"})
     mocked.get(f"{API}/orgs/acme/labels", status=403, json=api_error(SCOPE_403))
-    mocked.get(f"{API}/version", json={"version": version})
+    return mocked
+
+
+TRIAGE = org_label("triage", 40)
+
+
+@pytest.mark.parametrize(
+    ("version", "add", "sent", "outcome"),
+    [
+        pytest.param("1.25.4", ["ui", "triage"], {"labels": ["ui", "triage"]}, None, id="names-resolved-by-gitea"),
+        pytest.param("1.25.4", ["triage"], {"labels": ["triage"]}, None, id="an-organisation-label-alone"),
+        pytest.param("11.0.3+gitea-1.22.0", ["ui", "triage"], {"labels": ["ui", "triage"]}, None, id="forgejo"),
+        pytest.param("1.22.6", ["ui", "triage"], None, "finds them by name only from 1.23", id="gitea-1.22-refuses"),
+    ],
+)
+def test_organisation_labels_no_issue_shows(
+    documented: responses.RequestsMock, deps: Deps, version: str, add: list[str], sent: Any, outcome: str | None
+) -> None:
+    documented.get(f"{API}/version", json={"version": version})
+    documented.get(f"{API}/repos/issues/search", json=[])
     if sent:
-        mocked.post(f"{ISSUE}/labels", json=[LABELS[0], LABELS[1], label("triage", 40, repo="")])
-    result = run(deps, add_labels=["ui", "triage"])
+        documented.post(f"{ISSUE}/labels", json=[LABELS[0], *([LABELS[1]] if "ui" in add else []), TRIAGE])
+    result = run(deps, add_labels=add)
     if outcome is None:
         _, data = ok(result)
-        assert data["labels"] == ["bug", "ui", "triage"]
+        assert data["labels"] == ["bug", *add] and data["warnings"] == []
     else:
         assert outcome in failed(result)
-    assert label_calls(mocked) == sent
+    assert label_calls(documented) == ([("POST", "/labels", sent)] if sent else [])
+
+
+@pytest.mark.parametrize("version", ["1.25.4", "1.22.6"])
+def test_an_organisation_label_an_issue_shows_is_added_by_id(
+    documented: responses.RequestsMock, deps: Deps, version: str
+) -> None:
+    optional(documented).get(f"{API}/version", json={"version": version})
+    documented.get(f"{API}/repos/issues/search", json=[issue(9, repo="gadgets", labels=[TRIAGE])])
+    documented.post(f"{ISSUE}/labels", json=[LABELS[0], TRIAGE])
+    _, data = ok(run(deps, add_labels="triage"))
+    assert label_calls(documented) == [("POST", "/labels", {"labels": [40]})]
+    assert data["labels"] == ["bug", "triage"] and data["outcome"] == "updated"
+
+
+def test_a_milestone_made_within_the_caches_life_is_found(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.patch(ISSUE, json=issue(7, labels=[LABELS[0]], milestone_=MILESTONES[1]))
+    ok(run(deps, milestone="v1.1"))  # the milestones are cached now, without v2
+    v2 = milestone("v2", 12)
+    now = [*MILESTONES, v2]
+    gitea.replace(responses.GET, f"{API}/repos/acme/widgets/milestones", json=now, headers={"X-Total-Count": "3"})
+    gitea.replace(responses.PATCH, ISSUE, json=issue(7, labels=[LABELS[0]], milestone_=v2))
+    _, data = ok(run(deps, milestone="v2"))
+    assert writes_sent(gitea)[-1] == ("PATCH", "/repos/acme/widgets/issues/7", {"milestone": 12})
+    assert data["milestone"] == "v2"
+
+
+def test_a_label_made_within_the_caches_life_is_found(gitea: responses.RequestsMock, deps: Deps) -> None:
+    ok(run(deps, add_labels=["bug"]))  # the catalogue is cached now, without 'fresh'
+    fresh = label("fresh", 30)
+    now = [*LABELS, fresh]
+    gitea.replace(responses.GET, f"{API}/repos/acme/widgets/labels", json=now, headers={"X-Total-Count": "4"})
+    gitea.post(f"{ISSUE}/labels", json=[LABELS[0], fresh])
+    _, data = ok(run(deps, add_labels=["fresh"]))
+    assert label_calls(gitea) == [("POST", "/labels", {"labels": [30]})] and data["labels"] == ["bug", "fresh"]
 
 
 def test_an_unknown_name_left_to_gitea_is_reported(mocked: responses.RequestsMock, deps: Deps) -> None:
@@ -254,6 +299,7 @@ def test_an_unknown_name_left_to_gitea_is_reported(mocked: responses.RequestsMoc
     mocked.get(f"{API}/repos/acme/widgets/labels", json=LABELS, headers={"X-Total-Count": "3"})
     mocked.get(f"{API}/orgs/acme/labels", status=403, json=api_error(SCOPE_403))
     mocked.get(f"{API}/version", json={"version": "1.25.4"})
+    mocked.get(f"{API}/repos/issues/search", json=[])
     mocked.post(f"{ISSUE}/labels", json=[LABELS[0], LABELS[1]])
     _, data = ok(run(deps, add_labels=["ui", "triaje"]))
     assert data["warnings"][-1] == "Gitea did not add triaje: no such label in the repository or its organisation."
