@@ -163,10 +163,7 @@ def _differences(existing: Issue, plan: Plan, args: CreateArgs) -> tuple[list[st
     have: dict[str, str] = {}  # argument -> what the issue has, for each argument whose value it lacks
     update: dict[str, str] = {}  # argument -> the value asked, as issue_update takes it
     label_names = [label.name for label in existing.labels]
-    if args.labels and (
-        {label.id for label in existing.labels} != set(plan.payload.get("labels", []))
-        or not set(plan.names) <= set(label_names)
-    ):
+    if args.labels and {label.id for label in existing.labels} != set(plan.payload.get("labels", [])):
         have["labels"], update["labels"] = ", ".join(label_names), ",".join(args.labels)
     logins = [user.login for user in existing.assignees]
     if args.assignees and {a.lower() for a in args.assignees} != {login.lower() for login in logins}:
