@@ -22,10 +22,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     standin = StandIn(latency=args.latency, profile=PROFILES[args.profile])
     url = standin.start(port=args.port)
-    print(f"Gitea stand-in ({args.profile}) serving at {url} (API: {url}/api/v1); Ctrl-C stops it.", file=sys.stderr)
-    for who, token in TOKENS.items():
-        print(f"  token for {who}: {token}", file=sys.stderr)
-    try:
+    try:  # from the banner on: a Ctrl-C right after the last line is read (and before the wait) still stops cleanly
+        banner = f"Gitea stand-in ({args.profile}) serving at {url} (API: {url}/api/v1); Ctrl-C stops it."
+        print(banner, file=sys.stderr)
+        for who, token in TOKENS.items():
+            print(f"  token for {who}: {token}", file=sys.stderr)
         threading.Event().wait()
     except KeyboardInterrupt:
         print("stopping", file=sys.stderr)
