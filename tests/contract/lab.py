@@ -42,7 +42,7 @@ class Lab:
     renamed_to: str = "after"
     moved_repo: str = "moving"  # transferred from `org` to `away`, an owner outside the tools' allowlist
     away: str = ""
-    old_owner: str = ""  # an organisation renamed to `new_owner`, with the repository `moved_repo`
+    old_owner: str = ""  # a user renamed to `new_owner`, with the repository `moved_repo`
     new_owner: str = ""
     tokens: dict[str, str] = field(default_factory=dict)
     issues: dict[str, int] = field(default_factory=dict)
@@ -73,7 +73,7 @@ class Seeder(Protocol):
     def lock(self, owner: str, repo: str, number: int) -> bool: ...
     def rename(self, owner: str, old: str, new: str) -> None: ...
     def transfer(self, owner: str, name: str, new_owner: str) -> None: ...
-    def rename_org(self, old: str, new: str) -> None: ...
+    def rename_user(self, old: str, new: str) -> None: ...
 
 
 # The scopes of each role's token: the documented minimum, and the ones a probe needs to show what is missing.
@@ -113,10 +113,12 @@ def seed(seeder: Seeder, run: str) -> Lab:
 
 
 def _seed_moves(seeder: Seeder, lab: Lab) -> None:
-    """A repository transferred to another organisation, and an organisation renamed: each answers its old
-    names with a redirect to the new."""
-    for org in (lab.away, lab.old_owner):
-        seeder.org(org)
+    """A repository transferred to another organisation, and its owner renamed: each answers its old names with a
+    redirect to the new. The renamed owner is a user: Gitea 1.22 has no API to rename an organisation (no
+    `POST /orgs/{org}/rename`; the admin's user rename refuses one), and a renamed user or organisation leaves the
+    same redirect (docs/server-behaviour.md)."""
+    seeder.org(lab.away)
+    seeder.user(lab.old_owner)
     for owner in (lab.org, lab.old_owner):
         seeder.repo(owner, lab.moved_repo, private=True)
         seeder.collaborator(owner, lab.moved_repo, lab.writer, "write")
@@ -124,7 +126,7 @@ def _seed_moves(seeder: Seeder, lab: Lab) -> None:
             owner, lab.moved_repo, lab.writer, "Issue of a repository that moved"
         )
     seeder.transfer(lab.org, lab.moved_repo, lab.away)
-    seeder.rename_org(lab.old_owner, lab.new_owner)
+    seeder.rename_user(lab.old_owner, lab.new_owner)
 
 
 def _seed_main(seeder: Seeder, lab: Lab) -> None:
@@ -189,7 +191,7 @@ def new_run() -> str:
 
 
 class LiveSeeder:
-    """Seeds through the admin API; `cleanup` deletes the org's repositories, the org and the users."""
+    """Seeds through the admin API; `cleanup` deletes each owner's repositories, then the orgs and the users."""
 
     def __init__(self, http: Http, admin_token: str) -> None:
         self.http = http
@@ -218,7 +220,8 @@ class LiveSeeder:
         self.orgs.append(name)
 
     def repo(self, owner: str, name: str, private: bool = False) -> None:
-        self.http.ok("POST", f"/orgs/{owner}/repos", self.admin, json={
+        path = f"/admin/users/{owner}/repos" if owner in self.users else f"/orgs/{owner}/repos"
+        self.http.ok("POST", path, self.admin, json={
             "name": name, "private": private, "auto_init": True, "default_branch": "main", "readme": "Default",
         })  # fmt: skip
 
@@ -289,19 +292,26 @@ class LiveSeeder:
         answer = self.http.call("POST", f"/repos/{owner}/{name}/transfer", self.admin, json={"new_owner": new_owner})
         assert answer.status == 202, answer.text  # an administrator's transfer is done at once
 
-    def rename_org(self, old: str, new: str) -> None:
-        answer = self.http.call("POST", f"/orgs/{old}/rename", self.admin, json={"new_name": new})
+    def rename_user(self, old: str, new: str) -> None:
+        answer = self.http.call("POST", f"/admin/users/{old}/rename", self.admin, json={"new_username": new})
         assert answer.status == 204, answer.text
-        self.orgs[self.orgs.index(old)] = new
+        self.users[self.users.index(old)] = new
+        self.tokens[new] = self.tokens.pop(old)
 
     def cleanup(self) -> None:
+        """Best effort, so one failure leaves as little behind as it can; deleting the renamed user also drops the
+        redirect its old name left."""
         for org in self.orgs:
-            repos = self.http.call("GET", f"/orgs/{org}/repos", self.admin, params={"limit": 50}).body or []
-            for repo in repos:
-                self.http.call("DELETE", f"/repos/{org}/{repo['name']}", self.admin)
+            self._delete_repos(f"/orgs/{org}/repos")
             self.http.call("DELETE", f"/orgs/{org}", self.admin)
         for login in self.users:
+            self._delete_repos(f"/users/{login}/repos")  # an administrator sees the private ones too
             self.http.call("DELETE", f"/admin/users/{login}", self.admin, params={"purge": "true"})
+
+    def _delete_repos(self, listing: str) -> None:
+        repos = self.http.call("GET", listing, self.admin, params={"limit": 50}).body
+        for repo in repos if isinstance(repos, list) else []:  # an error's body is an object
+            self.http.call("DELETE", f"/repos/{repo['full_name']}", self.admin)
 
 
 # -- the stand-in, through its store --------------------------------------------------------------------------------
@@ -389,7 +399,10 @@ class StandInSeeder:
         found.owner = new_owner
         self.store.redirects[(owner.lower(), name.lower())] = found.id
 
-    def rename_org(self, old: str, new: str) -> None:
+    def rename_user(self, old: str, new: str) -> None:
+        found = self.store.user(old)
+        # As the admin API: `POST /admin/users/{username}/rename` answers 422 "… is an organization not a user".
+        assert found is not None and not found.is_org, f"{old} is an organization not a user"
         self.store.rename_user(old, new)
 
     def cleanup(self) -> None:
