@@ -17,23 +17,47 @@ _MOVED = re.compile(r"(?:/api/v1)?/repos/([^/?#]+)/([^/?#]+)")
 
 _UNKNOWN_USER = re.compile(r"user does not exist \[uid: \d+, name: ([^\]]*)\]")
 
+# A 403 from a repository route to a user who may read the repository but not write to it (verified on Gitea 1.22.6
+# and 1.25.4, docs/server-behaviour.md): adding or replacing an issue's labels says "write permission is required",
+# creating a label "user should have a permission to write to a repo", a due date "Not repo writer"; editing
+# another's issue or removing a label is a bare 403 without a body. An invisible repository is 404, never 403.
+_WRITE_REFUSED = ("write permission is required", "user should have a permission to write to a repo", "Not repo writer")
+_LOCKED = "You cannot comment on a locked issue."
+_ISSUE_EDIT = re.compile(r"/issues/\d+$")
+_ISSUE_LABELS = re.compile(r"/issues/\d+/labels(?:/[^/]*)?$")
+_READER_REMEDY = (
+    "make the user a collaborator with Write (or a member of a team with write to Issues), or use a token of such a "
+    "user"
+)
+
 
 class GiteaError(ToolFailure):
     """Gitea answered with an error status, or not at all. The kind is the class; `status` is for messages."""
 
     def __init__(
-        self, message: str, status: int = 0, gitea_message: str = "", gitea_errors: tuple[str, ...] = ()
+        self,
+        message: str,
+        status: int = 0,
+        gitea_message: str = "",
+        gitea_errors: tuple[str, ...] = (),
+        path: str = "",
     ) -> None:
         super().__init__(message)
         self.status = status
         self.gitea_message = gitea_message
         self.gitea_errors = gitea_errors  # the `errors` array some answers carry (a 404 for an unknown user)
+        self.path = path  # the API path asked for, without the base URL ("" where none applies)
 
     @property
     def missing_scope(self) -> str | None:
         """The scope a 403 names: Gitea's own wording, which changed between 1.22 and 1.25 (see `_SCOPE`)."""
         found = _SCOPE.search(self.gitea_message) if self.status == 403 else None
         return found.group(1) if found else None
+
+    @property
+    def write_refused(self) -> bool:
+        """A 403 saying the token's user may read the repository but lacks write access to do this."""
+        return self.status == 403 and _write_refused(self.gitea_message.strip(), self.path)
 
     @property
     def unknown_user(self) -> str | None:
@@ -86,7 +110,8 @@ class Unauthorized(GiteaError):
 
 
 class Forbidden(GiteaError):
-    """403: the token lacks a scope (`missing_scope`), or its user lacks access (or the issue is locked)."""
+    """403: the token lacks a scope (`missing_scope`), its user may read the repository but not write to it
+    (`write_refused`), or the issue is locked."""
 
 
 class NotFound(GiteaError):
@@ -129,7 +154,7 @@ def from_status(
 ) -> GiteaError:
     """Build the error for an HTTP error status. `path` is the API path, never a full URL with credentials."""
     text = _explain(status, gitea_message.strip(), method, path)
-    return kind_of(status)(text, status=status, gitea_message=gitea_message, gitea_errors=gitea_errors)
+    return kind_of(status)(text, status=status, gitea_message=gitea_message, gitea_errors=gitea_errors, path=path)
 
 
 def _explain(status: int, msg: str, method: str, path: str) -> str:
@@ -140,11 +165,7 @@ def _explain(status: int, msg: str, method: str, path: str) -> str:
             "Set GITEA_TOKEN to a valid access token with the read:issue scope (write:issue to write)."
         )
     if status == 403:
-        scope = _SCOPE.search(msg)
-        if scope:
-            needed = scope.group(1)
-            return f"The token lacks the {needed} scope (403). Create a token with {needed} and set GITEA_TOKEN."
-        return f"Gitea forbade {method} {path} (403).{said} The token's user may lack access to this repository."
+        return _forbidden(msg, method, path, said)
     if status == 404:
         return f"Not found (404): {path}. Check the owner, repository and number, and that the token can see it."
     if status == 409:
@@ -168,6 +189,49 @@ def _explain(status: int, msg: str, method: str, path: str) -> str:
             f"Gitea failed with a server error ({status}).{said} Try again later; if it persists, check the Gitea logs."
         )
     return f"Gitea answered {method} {path} with HTTP {status}.{said}"
+
+
+def _forbidden(msg: str, method: str, path: str, said: str) -> str:
+    scope, repo = _SCOPE.search(msg), _repository(path)
+    if scope:
+        needed = scope.group(1)
+        return f"The token lacks the {needed} scope (403). Create a token with {needed} and set GITEA_TOKEN."
+    if repo and msg == _LOCKED:
+        return (
+            f"Gitea refused {method} {path} (403): the issue is locked, and only users with write access to {repo} "
+            "may comment on it; ask one of them to unlock it."
+        )
+    if repo and _write_refused(msg, path):
+        answer = f"403: {msg}" if msg else "403"
+        refused = f"Gitea refused {method} {path} ({answer}): the token's user may only read {repo}"
+        if _ISSUE_LABELS.search(path):
+            needs = (
+                "changing an issue's labels, milestone or assignees needs write access to its issues, even on an "
+                "issue the user filed (whose title, body and state it may change)"
+            )
+        elif method == "PATCH" and _ISSUE_EDIT.search(path):
+            needs = (
+                "changing another's issue (or the labels, milestone or assignees of any) needs write access to its "
+                "issues"
+            )
+        else:
+            needs = "this needs write access to its issues"
+        return f"{refused}, and {needs}; {_READER_REMEDY}."
+    return f"Gitea forbade {method} {path} (403).{said} The token's user may lack access to this repository."
+
+
+def _repository(path: str) -> str | None:
+    """`owner/name` of a repository route; None for other routes (the cross-repository search, the user)."""
+    found = _MOVED.match(path)
+    return f"{found.group(1)}/{found.group(2)}" if found and found.groups() != ("issues", "search") else None
+
+
+def _write_refused(msg: str, path: str) -> bool:
+    """A repository route's 403 that is neither a scope nor a lock: the user can read it (else 404) but not write.
+    Gitea answers some of these without a body, so a bare 403 counts too."""
+    if _repository(path) is None or _SCOPE.search(msg) or msg == _LOCKED:
+        return False
+    return msg in _WRITE_REFUSED or not msg
 
 
 def redirected(status: int, location: str, method: str, path: str, base_url: str) -> GiteaError:

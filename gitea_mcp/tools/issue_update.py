@@ -67,14 +67,16 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
     _check(args)
     base: list[Segment] = ["repos", owner, name, "issues", args.number]
     current, catalogue, milestone_id = _load(deps, owner, name, base, args)
+    # Every label is resolved and checked before the first write: a refusal then leaves the issue as it was.
+    plan = _plan_labels(catalogue, args) if catalogue is not None else None
     done = Done()
     issue = current
     if args.assignees is not None and not _same_people(args.assignees, current):
         # Alone first: an unknown assignee makes Gitea fail (500) after saving whatever else came with it.
         issue = _patch(deps, base, {"assignees": args.assignees}, done, assignees=args.assignees)
         done.changed += ["assignees"] if _same_people(args.assignees, issue) else []  # else see _ignored
-    if catalogue is not None:
-        issue = _write_labels(deps, base, issue, catalogue, args, done)
+    if plan is not None:
+        issue = _write_labels(deps, base, issue, plan, args, done)
     asked = _payload(args, milestone_id, current.server_offset)
     payload = _changes_only(asked, current, writes.kept_title(deps, asked["title"]) if "title" in asked else None)
     if payload:
@@ -124,28 +126,46 @@ def _failed(exc: GiteaError, done: Done, assignees: list[str] | None) -> ToolFai
     return ToolFailure(f"The {prefix}, but the rest did not: {exc}") if prefix else exc
 
 
+@dataclass(frozen=True)
+class LabelPlan:
+    """The labels a call asks for, resolved against the catalogue: a whole new set, or additions and removals."""
+
+    wanted: list[Label] | None  # the whole new set (labels=), or None for add_labels/remove_labels
+    adding: list[Label]
+    dropping: list[Label]
+    names: list[str]  # names left to Gitea to resolve (organisation labels this token cannot see)
+
+
+def _plan_labels(catalogue: labels.Catalogue, args: UpdateArgs) -> LabelPlan:
+    """Resolve every name and refuse two labels of one exclusive scope, before anything is written."""
+    if args.labels is not None:
+        wanted, names = catalogue.resolve(args.labels)
+        labels.refuse_scope_clashes(wanted)
+        return LabelPlan(wanted, [], [], names)
+    adding, names = catalogue.resolve(args.add_labels)
+    labels.refuse_scope_clashes(adding)
+    dropping, _ = catalogue.resolve(args.remove_labels)
+    return LabelPlan(None, adding, dropping, names)
+
+
 def _write_labels(
-    deps: Deps, base: list[Segment], issue: Issue, catalogue: labels.Catalogue, args: UpdateArgs, done: Done
+    deps: Deps, base: list[Segment], issue: Issue, plan: LabelPlan, args: UpdateArgs, done: Done
 ) -> Issue:
     """Removals through DELETE, additions through POST, a whole set through PUT; then the labels as they are."""
     before = issue.labels
     have = {label.name for label in before}
-    if args.labels is not None:
-        wanted, names = catalogue.resolve(args.labels)
-        labels.refuse_scope_clashes(wanted)
-        if {label.name for label in wanted} == have and not names:
+    if plan.wanted is not None:
+        wanted = plan.wanted
+        if {label.name for label in wanted} == have and not plan.names:
             return issue
-        after = _labels_call(lambda: labels.replace(deps, base, wanted, names), done)
+        after = _labels_call(lambda: labels.replace(deps, base, wanted, plan.names), done)
     else:
-        adding, names = catalogue.resolve(args.add_labels)
-        labels.refuse_scope_clashes(adding)
-        dropping, _ = catalogue.resolve(args.remove_labels)
         after = list(before)
-        for label in (label for label in dropping if label.name in have):
+        for label in (label for label in plan.dropping if label.name in have):
             _labels_call(partial(labels.remove, deps, base, label), done)
             after = [x for x in after if x.id != label.id]
-        if {label.name for label in adding} - have or names:  # names: organisation labels only Gitea can find
-            after = _labels_call(lambda: labels.add(deps, base, adding, names), done)
+        if {label.name for label in plan.adding} - have or plan.names:  # names: organisation labels only Gitea finds
+            after = _labels_call(lambda: labels.add(deps, base, plan.adding, plan.names), done)
     if {label.id for label in before} != {label.id for label in after}:
         done.changed.append("labels")
     done.notes += _label_notes(args, before, after)

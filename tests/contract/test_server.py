@@ -109,6 +109,33 @@ def test_an_empty_edit_tells_writers_from_readers_only_on_an_issue_they_did_not_
     assert http.ok("GET", path, lab.tokens["writer"])["updated_at"] == before, "an empty edit changes nothing"
 
 
+WRITE_REFUSED = "write permission is required"
+
+
+def test_a_user_who_may_only_read_is_refused_in_these_words(http: Http, lab: Lab) -> None:
+    """What a 403 says to a read collaborator and to a non-member of a public repository (both can read it): adding
+    or replacing labels names the missing write permission; editing another's issue and removing a label answer a
+    bare 403 without a body; a token without the write scope is named as such. Nothing changes."""
+    number = lab.issues["auth"]
+    before = http.ok("GET", lab.path("issues", number), lab.tokens["writer"])
+    labels = lab.path("issues", number, "labels")
+    for role in ("poster", "outsider"):
+        for method in ("POST", "PUT"):
+            answer = http.call(method, labels, lab.tokens[role], json={"labels": [lab.labels["ui"]]})
+            assert (answer.status, answer.message) == (403, WRITE_REFUSED), (role, method, answer.text)
+        bare = (("PATCH", lab.path("issues", number), {"title": "Edited"}),
+                ("DELETE", lab.path("issues", number, "labels", lab.labels["bug"]), None))  # fmt: skip
+        for method, path, body in bare:
+            answer = http.call(method, path, lab.tokens[role], json=body)
+            assert (answer.status, answer.text) == (403, ""), (role, method, answer.text)
+    own = lab.path("issues", lab.issues["poster"], "labels")  # a poster may not label even the issue they filed
+    answer = http.call("POST", own, lab.tokens["poster"], json={"labels": [lab.labels["ui"]]})
+    assert (answer.status, answer.message) == (403, WRITE_REFUSED), answer.text
+    no_scope = http.call("POST", labels, lab.tokens["reader"], json={"labels": [lab.labels["ui"]]})  # read:issue
+    assert no_scope.status == 403 and SCOPE_403 in no_scope.message and "write:issue" in no_scope.message
+    assert http.ok("GET", lab.path("issues", number), lab.tokens["writer"]) == before, "nothing changed"
+
+
 def test_bad_token_anonymous_reads_and_writes(http: Http, lab: Lab) -> None:
     assert http.get(lab.path("issues"), "0" * 40).status == 401
     assert http.get(lab.path("issues", repo=lab.private_repo)).status == 404  # invisible, not 401
@@ -605,7 +632,8 @@ def test_comments_on_a_locked_issue(http: Http, lab: Lab, target: Target) -> Non
     if not lab.has_lock:
         return  # no lock API on this release: nothing can lock an issue through the API
     path = lab.path("issues", lab.issues["locked"], "comments")
-    assert http.call("POST", path, lab.tokens["poster"], json={"body": "x"}).status == 403
+    refused = http.call("POST", path, lab.tokens["poster"], json={"body": "x"})
+    assert (refused.status, refused.message) == (403, "You cannot comment on a locked issue."), refused.text
     assert http.call("POST", path, lab.tokens["writer"], json={"body": "x"}).status == 201
 
 

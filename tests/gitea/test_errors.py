@@ -155,3 +155,77 @@ def test_a_permanent_refusal_never_says_try_again(status: int, permanent: bool) 
             f"This server does not offer PUT /repos/acme/widgets/issues/7/lock ({status}). It may be an older release "
             "or have the feature turned off, or a proxy may block the method; trying again will not help."
         )
+
+
+READER_REMEDY = (
+    "make the user a collaborator with Write (or a member of a team with write to Issues), or use a token of such a "
+    "user"
+)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "message", "expected"),
+    [  # the texts Gitea 1.22.6 and 1.25.4 answer a read collaborator and a non-member of a public repository
+        pytest.param(
+            "POST", "/repos/acme/widgets/issues/7/labels", "write permission is required",
+            "Gitea refused POST /repos/acme/widgets/issues/7/labels (403: write permission is required): the token's "
+            "user may only read acme/widgets, and changing an issue's labels, milestone or assignees needs write "
+            "access to its issues, even on an issue the user filed (whose title, body and state it may change); "
+            + READER_REMEDY + ".",
+            id="add-labels",
+        ),
+        pytest.param(
+            "DELETE", "/repos/acme/widgets/issues/7/labels/3", "",
+            "Gitea refused DELETE /repos/acme/widgets/issues/7/labels/3 (403): the token's user may only read "
+            "acme/widgets, and changing an issue's labels, milestone or assignees needs write access to its issues, "
+            "even on an issue the user filed (whose title, body and state it may change); " + READER_REMEDY + ".",
+            id="remove-a-label-bare",
+        ),
+        pytest.param(
+            "PATCH", "/repos/acme/widgets/issues/7", "",
+            "Gitea refused PATCH /repos/acme/widgets/issues/7 (403): the token's user may only read acme/widgets, "
+            "and changing another's issue (or the labels, milestone or assignees of any) needs write access to its "
+            "issues; " + READER_REMEDY + ".",
+            id="edit-anothers-issue-bare",
+        ),
+        pytest.param(
+            "POST", "/repos/acme/widgets/labels", "user should have a permission to write to a repo",
+            "Gitea refused POST /repos/acme/widgets/labels (403: user should have a permission to write to a repo): "
+            "the token's user may only read acme/widgets, and this needs write access to its issues; "
+            + READER_REMEDY + ".",
+            id="create-a-label",
+        ),
+    ],
+)  # fmt: skip
+def test_a_refusal_to_a_user_who_may_only_read_names_write_access(
+    method: str, path: str, message: str, expected: str
+) -> None:
+    """A 403 from a repository route is never "no access": an invisible repository answers 404
+    (docs/server-behaviour.md)."""
+    error = from_status(403, message, method, path)
+    assert (str(error), error.write_refused, error.missing_scope) == (expected, True, None)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "message", "words"),
+    [
+        pytest.param(
+            "PATCH", "/repos/acme/widgets/issues/7",
+            "token does not have at least one of required scope(s), required=[write:issue], token scope=read:issue",
+            "The token lacks the write:issue scope (403).", id="scope-1.25",
+        ),
+        pytest.param(
+            "POST", "/repos/acme/widgets/issues/7/comments", "You cannot comment on a locked issue.",
+            "Gitea refused POST /repos/acme/widgets/issues/7/comments (403): the issue is locked, and only users with "
+            "write access to acme/widgets may comment on it; ask one of them to unlock it.", id="locked",
+        ),
+        pytest.param(
+            "GET", "/repos/issues/search", "", "Gitea forbade GET /repos/issues/search (403).", id="not-a-repository",
+        ),
+    ],
+)  # fmt: skip
+def test_other_refusals_are_not_taken_for_a_missing_write_permission(
+    method: str, path: str, message: str, words: str
+) -> None:
+    error = from_status(403, message, method, path)
+    assert str(error).startswith(words) and not error.write_refused, str(error)

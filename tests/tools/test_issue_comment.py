@@ -128,11 +128,11 @@ def test_archived(gitea: responses.RequestsMock, deps: Deps) -> None:
 
 
 def test_locked_issue_says_so(mocked: responses.RequestsMock, deps: Deps) -> None:
-    """Gitea 1.24+ refuses comments on a locked issue from users who cannot write (a bare 403 message)."""
+    """Gitea 1.24+ refuses comments on a locked issue from users who cannot write (docs/server-behaviour.md)."""
     mocked.get(f"{API}/user", json=user("demo", 5))
     mocked.get(ISSUE, json={**issue(7, comments=2), "is_locked": True})
     mocked.get(COMMENTS, json=[])
-    mocked.post(COMMENTS, status=403, json=api_error("user should have permission to write issue"))
+    mocked.post(COMMENTS, status=403, json=api_error("You cannot comment on a locked issue."))
     text = failed(run(deps))
     assert text == "acme/widgets#7 is locked: only users who can write to the repository may comment."
 

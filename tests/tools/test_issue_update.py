@@ -334,6 +334,60 @@ def test_read_only_token(gitea: responses.RequestsMock, deps: Deps) -> None:
     assert "lacks the write:issue scope" in failed(run(deps, state="closed"))
 
 
+@pytest.mark.parametrize(
+    ("args", "method", "url", "answer", "needs"),
+    [  # Gitea 1.22.6 and 1.25.4's answers to a read collaborator (docs/server-behaviour.md)
+        pytest.param({"add_labels": ["ui"]}, responses.POST, f"{ISSUE}/labels",
+                     {"json": api_error("write permission is required")},
+                     "changing an issue's labels, milestone or assignees needs write access", id="add-a-label"),
+        pytest.param({"remove_labels": ["bug"]}, responses.DELETE, f"{ISSUE}/labels/1", {"body": ""},
+                     "changing an issue's labels, milestone or assignees needs write access", id="remove-a-label"),
+        pytest.param({"title": "Edited"}, responses.PATCH, ISSUE, {"body": ""},
+                     "changing another's issue (or the labels, milestone or assignees of any) needs write access",
+                     id="edit-anothers-issue"),
+        pytest.param({"assignees": ["bob"]}, responses.PATCH, ISSUE, {"body": ""},
+                     "changing another's issue (or the labels, milestone or assignees of any) needs write access",
+                     id="assign"),
+    ],
+)  # fmt: skip
+def test_a_user_who_may_only_read_is_told_it_needs_write_access(
+    gitea: responses.RequestsMock, deps: Deps, args: dict[str, Any], method: str, url: str, answer: Any, needs: str
+) -> None:
+    gitea.add(method, url, status=403, **answer)
+    text = failed(run(deps, **args))
+    assert "the token's user may only read acme/widgets" in text and needs in text, text
+    assert "collaborator with Write" in text and "lack access" not in text and len(text.splitlines()) == 1, text
+    assert len(writes_sent(gitea)) == 1, "refused at the first write, nothing after it"
+
+
+def test_a_label_gitea_cannot_find_is_refused_before_the_assignees_are_written(
+    documented: responses.RequestsMock, deps: Deps
+) -> None:
+    """Gitea 1.22 finds no organisation label by name: found out before anything is sent, not after the assignees
+    (which go first, alone) have changed."""
+    documented.get(f"{API}/version", json={"version": "1.22.6"})
+    documented.get(f"{API}/repos/issues/search", json=[])
+    optional(documented).patch(ISSUE, json=issue(7, labels=[LABELS[0]], assignees=["bob"]))
+    text = failed(run(deps, assignees=["bob"], add_labels=["ui", "triage"], title="New title"))
+    assert "label 'triage' does not exist" in text and "finds them by name only from 1.23" in text, text
+    assert writes_sent(documented) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param({"labels": ["priority/high", "priority/low"]}, id="replace"),
+        pytest.param({"add_labels": ["priority/high", "priority/low"]}, id="add"),
+    ],
+)
+def test_two_labels_of_one_scope_are_refused_before_the_assignees_are_written(
+    scoped: responses.RequestsMock, deps: Deps, args: dict[str, Any]
+) -> None:
+    optional(scoped).patch(ISSUE, json=issue(7, assignees=["bob"]))
+    assert "are exclusive" in failed(run(deps, assignees=["bob"], **args))
+    assert writes_sent(scoped) == []
+
+
 def test_missing_issue(mocked: responses.RequestsMock, deps: Deps) -> None:
     mocked.get(ISSUE, status=404, json=api_error("not found"))
     mocked.get(f"{API}/repos/acme/widgets/labels", json=[])
