@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -31,19 +32,26 @@ collect_ignore = [] if LIVE_URL else ["test_web_pages.py"]
 
 @pytest.fixture(scope="session", params=TARGETS)
 def target(request: pytest.FixtureRequest) -> Iterator[Target]:
-    if request.param == "live":
+    with target_named(request.param) as found:
+        yield found
+
+
+@contextmanager
+def target_named(name: str) -> Iterator[Target]:
+    """The live server (`live`), or a stand-in answering as the profile of that name; the acceptance suite's too."""
+    if name == "live":
         version = ServerVersion.parse(Http(LIVE_URL).ok("GET", "/version", LIVE_TOKEN)["version"])
         indexer = os.environ.get("GITEA_LIVE_INDEXER", "bleve")
         assert indexer in ("bleve", "db"), f"GITEA_LIVE_INDEXER={indexer!r}: use bleve or db"
         offset = int(os.environ.get("GITEA_LIVE_UTC_OFFSET", "0"))
         yield Target(LIVE_URL, LIVE_TOKEN, version, indexer, True, f"live {LIVE_URL}", offset)  # type: ignore[arg-type]
         return
-    profile = PROFILES[request.param]
+    profile = PROFILES[name]
     with StandIn(profile=profile, seed=False) as standin:
         admin = StandInSeeder(standin).token_for_admin()
         yield Target(
             standin.url, admin, ServerVersion.parse(profile.version), profile.indexer, False,
-            f"stand-in {request.param}", profile.utc_offset_minutes, standin,
+            f"stand-in {name}", profile.utc_offset_minutes, standin,
         )  # fmt: skip
 
 

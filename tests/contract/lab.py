@@ -66,9 +66,10 @@ class Seeder(Protocol):
     def milestone(self, owner: str, repo: str, title: str) -> int: ...
     def issue(self, owner: str, repo: str, login: str, title: str, body: str = "", *, labels: list[str] = (),  # type: ignore[assignment]
               milestone: str | None = None, assignees: list[str] = (), closed: bool = False) -> int: ...  # type: ignore[assignment]  # fmt: skip
-    def pull(self, owner: str, repo: str, login: str, title: str) -> int: ...
     def review(self, owner: str, repo: str, number: int, login: str, state: str, body: str,
                inline: tuple[str, int, str]) -> int: ...  # fmt: skip
+    def pull(self, owner: str, repo: str, login: str, title: str, branch: str = "feature") -> int: ...
+    def merge(self, owner: str, repo: str, number: int) -> None: ...
     def comment(self, owner: str, repo: str, number: int, login: str, body: str) -> int: ...
     def lock(self, owner: str, repo: str, number: int) -> bool: ...
     def rename(self, owner: str, old: str, new: str) -> None: ...
@@ -253,14 +254,15 @@ class LiveSeeder:
         known += self.http.ok("GET", f"/orgs/{owner}/labels", self.admin, params={"limit": 50})
         return [label["id"] for name in names for label in known if label["name"] == name]
 
-    def pull(self, owner: str, repo: str, login: str, title: str) -> int:
+    def pull(self, owner: str, repo: str, login: str, title: str, branch: str = "feature") -> int:
         path = f"/repos/{owner}/{repo}"
-        content = base64.b64encode(b"a change\n").decode()
-        self.http.ok("POST", f"{path}/contents/change.txt", self.admin, json={
-            "content": content, "message": "a change", "branch": "main", "new_branch": "feature",
+        content = base64.b64encode(f"a change on {branch}\n".encode()).decode()
+        file = "change.txt" if branch == "feature" else f"{branch}.txt"  # the lab's review comments on change.txt
+        self.http.ok("POST", f"{path}/contents/{file}", self.admin, json={
+            "content": content, "message": "a change", "branch": "main", "new_branch": branch,
         })  # fmt: skip
         body = self.http.ok("POST", f"{path}/pulls", self.tokens[login],
-                            json={"head": "feature", "base": "main", "title": title})  # fmt: skip
+                            json={"head": branch, "base": "main", "title": title})  # fmt: skip
         return int(body["number"])
 
     def review(self, owner: str, repo: str, number: int, login: str, state: str, body: str,
@@ -269,6 +271,10 @@ class LiveSeeder:
         body_json = {"event": state, "body": body, "comments": [{"path": path, "body": text, "new_position": line}]}
         return int(self.http.ok("POST", f"/repos/{owner}/{repo}/pulls/{number}/reviews", self.tokens[login],
                                 json=body_json)["id"])  # fmt: skip
+
+    def merge(self, owner: str, repo: str, number: int) -> None:
+        path = f"/repos/{owner}/{repo}/pulls/{number}/merge"
+        self.http.ok("POST", path, self.admin, json={"Do": "merge", "delete_branch_after_merge": False})
 
     def comment(self, owner: str, repo: str, number: int, login: str, body: str) -> int:
         path = f"/repos/{owner}/{repo}/issues/{number}/comments"
@@ -356,7 +362,7 @@ class StandInSeeder:
         )  # fmt: skip
         return issue.number
 
-    def pull(self, owner: str, repo: str, login: str, title: str) -> int:
+    def pull(self, owner: str, repo: str, login: str, title: str, branch: str = "feature") -> int:
         return self.store.add_issue(owner, repo, title, poster=login, pull=PullMeta()).number
 
     def review(self, owner: str, repo: str, number: int, login: str, state: str, body: str,
@@ -365,6 +371,12 @@ class StandInSeeder:
         assert issue is not None
         path, line, text = inline
         return self.store.add_review(issue, login, state, body, [ReviewComment(0, login, text, path, line)]).id
+
+    def merge(self, owner: str, repo: str, number: int) -> None:
+        issue = self.store.get_issue(owner, repo, number)
+        assert issue is not None and issue.pull is not None
+        issue.pull.merged, issue.pull.merged_at = True, utc_now().replace(microsecond=0)
+        self.store.set_state(issue, "closed")
 
     def comment(self, owner: str, repo: str, number: int, login: str, body: str) -> int:
         issue = self.store.get_issue(owner, repo, number)
