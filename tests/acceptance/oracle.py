@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from urllib.parse import parse_qsl
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,8 +70,8 @@ class Oracle:
     def issue(self, number: int, repo: str | None = None) -> Row:
         return dict(self.http.ok("GET", self.world.path("issues", number, repo=repo), self.token))
 
-    def comments(self, number: int) -> list[Row]:
-        return list(self.http.ok("GET", self.world.path("issues", number, "comments"), self.token))
+    def comments(self, number: int, repo: str | None = None) -> list[Row]:
+        return list(self.http.ok("GET", self.world.path("issues", number, "comments", repo=repo), self.token))
 
     def reviews(self, number: int) -> list[Row]:
         return list(self.http.ok("GET", self.world.path("pulls", number, "reviews"), self.token))
@@ -93,6 +94,31 @@ class Oracle:
                 return numbers
             numbers += found
         raise AssertionError("more than 50 web pages")
+
+
+def link_means(world: World, every: Callable[[str], list[Row]], path: str) -> list[int]:
+    """Which issues a web list link shows, read from the link's own parameters (for the stand-in, which renders no
+    web pages; on a live server the pages themselves are read): labels (ids, all of them), milestone (an id),
+    state (open by default; every state when none is given and no open issue matches), issues or pulls."""
+    page, _, query = path.rpartition("/")[2].partition("?")
+    params = dict(parse_qsl(query))
+    label_of = {v: k for k, v in world.labels.items()}
+    labels = {label_of[int(x)] for x in params.get("labels", "").split(",") if x}
+    milestone = {v: k for k, v in world.milestones.items()}.get(int(params.get("milestone", "0")))
+
+    def keep(row: Row, state: str) -> bool:
+        return (
+            labels <= label_names(row)
+            and (milestone is None or (row.get("milestone") or {}).get("title") == milestone)
+            and state in ("all", row["state"])
+        )
+
+    rows = every("pulls" if page == "pulls" else "issues")
+    state = params.get("state", "open")
+    shown = [row["number"] for row in rows if keep(row, state)]
+    if not shown and "state" not in params:
+        shown = [row["number"] for row in rows if keep(row, "all")]
+    return shown
 
 
 def label_names(row: Row) -> set[str]:

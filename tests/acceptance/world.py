@@ -39,8 +39,8 @@ SPECIAL_TITLES = {
     "decomposed": "Cafe\u0301 menu renders the accent twice",  # NFD: an e and a combining acute accent
     "double_spaced": "Login  fails  after  the  second  retry",
     "comma": "Export, import and sync fail together",
-    "numeric": "Error 404 after saving 12 drafts",
     "long": ("Very long title " * 16)[:254] + "x",  # the most Gitea takes: 255 characters
+    "numeric": "Error 404 after saving 12 drafts",
 }
 _SUBJECTS = ("Crash", "Timeout", "Typo", "Memory leak", "Wrong total", "Slow query", "Broken link")
 _PLACES = ("export dialog", "settings page", "search box", "mail digest", "avatar upload", "API client", "sidebar")

@@ -1,0 +1,243 @@
+"""File, retry, update and comment, as an agent does: after each write the administrator re-reads the server.
+
+A write is right when the server then holds exactly what was asked, once, and the answer describes what the server
+holds; a refusal is right when the server holds nothing new.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from tests.acceptance.agent import Agent, Answer
+from tests.acceptance.oracle import Oracle, Row, label_names, logins
+from tests.acceptance.world import World
+
+
+def unique(text: str) -> str:
+    return f"{text} {secrets.token_hex(3)}"
+
+
+def due_day(row: Row) -> str | None:
+    return row["due_date"][:10] if row.get("due_date") else None
+
+
+def assert_answer_is_the_server(answer: Answer, truth: Row) -> None:
+    data = answer.data
+    assert (data["number"], data["title"], data["state"]) == (truth["number"], truth["title"], truth["state"])
+    assert sorted(data["labels"]) == sorted(label_names(truth))
+    assert data["assignees"] == logins(truth)
+    assert data["milestone"] == (truth.get("milestone") or {}).get("title")
+    assert data["due_date"] == due_day(truth)
+    assert data["html_url"] == truth["html_url"]
+
+
+def new_issue(writer: Agent, world: World, oracle: Oracle, **fields: Any) -> Row:
+    title = unique("Acceptance: to update")
+    answer = writer.call("issue_create", owner=world.org, name=world.repo, title=title, **fields)
+    return oracle.issue(answer.data["number"])
+
+
+# -- file -----------------------------------------------------------------------------------------------------
+
+EVERYTHING = {
+    "body": "Steps:\n\n1. open\n2. look",
+    "labels": ["bug", "needs info, urgent", "triage", "priority/high"],
+    "milestone": "Sprint, week 3",
+    "due_date": "2027-03-01",
+}
+
+
+def test_filing_an_issue_with_everything(writer: Agent, oracle: Oracle, world: World) -> None:
+    title = unique("Acceptance: everything")
+    answer = writer.call("issue_create", owner=world.org, name=world.repo, title=title, assignees=[world.writer],
+                         **EVERYTHING)  # fmt: skip
+    [truth] = oracle.titled(title)
+    assert truth["body"] == EVERYTHING["body"] and truth["user"]["login"] == world.writer
+    assert label_names(truth) == set(EVERYTHING["labels"])
+    assert truth["milestone"]["title"] == EVERYTHING["milestone"] and logins(truth) == [world.writer]
+    assert due_day(truth) == EVERYTHING["due_date"]
+    assert_answer_is_the_server(answer, truth)
+    assert answer.data["outcome"] == "created" and answer.data["warnings"] == []
+
+
+def test_retrying_the_same_create_files_it_once(writer: Agent, oracle: Oracle, world: World) -> None:
+    args = {"owner": world.org, "name": world.repo, "title": unique("Acceptance: retried"), "labels": ["ui"]}
+    first, again = writer.call("issue_create", **args), writer.call("issue_create", **args)
+    [truth] = oracle.titled(args["title"])
+    assert first.data["number"] == again.data["number"] == truth["number"]
+    assert again.data["outcome"] == "already_existed"
+    assert_answer_is_the_server(again, truth)
+
+
+def test_a_retry_with_other_fields_is_not_taken_for_the_first(writer: Agent, oracle: Oracle, world: World) -> None:
+    """The same title again, but another body and labels: whatever the tool does, the agent must not be told that
+    what it asked now exists when the server holds something else."""
+    title = unique("Acceptance: second thoughts")
+    writer.call("issue_create", owner=world.org, name=world.repo, title=title, body="first", labels=["ui"])
+    answer = writer.call("issue_create", owner=world.org, name=world.repo, title=title, body="second", labels=["bug"])
+    held = oracle.titled(title)
+    if answer.error:
+        assert len(held) == 1, answer
+        return
+    truth = next(row for row in held if row["number"] == answer.data["number"])
+    assert_answer_is_the_server(answer, truth)
+    differs = (truth["body"] != "second", label_names(truth) != {"bug"})
+    if any(differs):
+        said = " ".join(answer.data["warnings"])
+        assert all(word in said for word, diff in zip(("body", "labels"), differs, strict=True) if diff), answer
+
+
+def test_a_misspelt_label_files_nothing(writer: Agent, oracle: Oracle, world: World) -> None:
+    title = unique("Acceptance: misspelt")
+    answer = writer.call("issue_create", owner=world.org, name=world.repo, title=title, labels=["bgu"])
+    assert answer.error and "bgu" in answer.text and len(answer.text.splitlines()) == 1, answer
+    assert oracle.titled(title) == []
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_a_long_title(writer: Agent, oracle: Oracle, world: World, extra: int) -> None:
+    """255 characters are the most Gitea takes: filed whole; one more is refused in one sentence, nothing filed."""
+    stem = unique("Acceptance: long")
+    title = stem + "é" * (255 - len(stem) + extra)
+    answer = writer.call("issue_create", owner=world.org, name=world.repo, title=title)
+    held = oracle.titled(title)
+    if extra:
+        assert answer.error and len(answer.text.splitlines()) == 1 and "255" in answer.text, answer
+        assert held == [] and not [row for row in oracle.every() if row["title"].startswith(stem)]
+        return
+    [truth] = held
+    assert_answer_is_the_server(answer, truth)
+
+
+def test_a_title_with_inner_and_outer_spaces(writer: Agent, oracle: Oracle, world: World) -> None:
+    title = "  " + unique("Acceptance:  two  spaces").replace(" ", "  ") + " "
+    args = {"owner": world.org, "name": world.repo, "title": title}
+    first, again = writer.call("issue_create", **args), writer.call("issue_create", **args)
+    held = [row for row in oracle.every() if " ".join(row["title"].split()) == " ".join(title.split())]
+    assert len(held) == 1, f"filed once: {[row['title'] for row in held]}"
+    assert_answer_is_the_server(first, held[0])
+    assert again.data["outcome"] == "already_existed" and again.data["number"] == held[0]["number"]
+
+
+@pytest.mark.parametrize("role", ["reader", "outsider"])
+def test_a_user_who_cannot_write_is_told_what_was_dropped(
+    role: str, reader: Agent, outsider: Agent, oracle: Oracle, world: World
+) -> None:
+    agent = {"reader": reader, "outsider": outsider}[role]
+    title = unique(f"Acceptance: by the {role}")
+    answer = agent.call("issue_create", owner=world.org, name=world.repo, title=title, labels=["bug"],
+                        milestone="v1.0")  # fmt: skip
+    [truth] = oracle.titled(title)
+    assert truth["user"]["login"] == agent.login and label_names(truth) == set() and truth["milestone"] is None
+    assert_answer_is_the_server(answer, truth)
+    said = " ".join(answer.data["warnings"])
+    assert "bug" in said and "milestone" in said, answer
+
+
+# -- update ---------------------------------------------------------------------------------------------------
+
+
+def test_updating_every_field(writer: Agent, oracle: Oracle, world: World) -> None:
+    before = new_issue(writer, world, oracle, labels=["bug", "status/ready"], milestone="v1.0")
+    asked = {
+        "title": unique("Acceptance: updated"),
+        "body": "new body",
+        "state": "closed",
+        "add_labels": ["triage", "org, wide", "status/blocked"],
+        "remove_labels": ["bug"],
+        "assignees": [world.writer],
+        "milestone": "Sprint, week 3",
+        "due_date": "2027-01-15",
+    }
+    answer = writer.call("issue_update", owner=world.org, name=world.repo, number=before["number"], **asked)
+    truth = oracle.issue(before["number"])
+    assert (truth["title"], truth["body"], truth["state"]) == (asked["title"], asked["body"], "closed")
+    # status/blocked replaces status/ready: one label per exclusive scope.
+    assert label_names(truth) == {"triage", "org, wide", "status/blocked"}
+    assert logins(truth) == [world.writer] and truth["milestone"]["title"] == "Sprint, week 3"
+    assert due_day(truth) == "2027-01-15"
+    assert_answer_is_the_server(answer, truth)
+
+
+def test_replacing_labels_with_organisation_labels(writer: Agent, oracle: Oracle, world: World) -> None:
+    before = new_issue(writer, world, oracle, labels=["bug"])
+    answer = writer.call("issue_update", owner=world.org, name=world.repo, number=before["number"],
+                         labels=["area/api", "org, wide", "ui"])  # fmt: skip
+    truth = oracle.issue(before["number"])
+    assert label_names(truth) == {"area/api", "org, wide", "ui"}
+    assert_answer_is_the_server(answer, truth)
+
+
+SAME = {
+    "the same title": lambda row: {"title": row["title"]},
+    "the same state": lambda row: {"state": row["state"]},
+    "a label it has": lambda row: {"add_labels": ["bug"]},
+    "the labels it has": lambda row: {"labels": sorted(label_names(row))},
+    "removing a label it lacks": lambda row: {"remove_labels": ["docs"]},
+    "the same milestone": lambda row: {"milestone": row["milestone"]["title"]},
+    "the same assignees": lambda row: {"assignees": logins(row)},
+    "the same due date": lambda row: {"due_date": due_day(row)},
+}
+
+
+@pytest.mark.parametrize("same", SAME.values(), ids=SAME.keys())
+def test_an_update_to_what_already_is_changes_nothing(
+    writer: Agent, oracle: Oracle, world: World, same: Any
+) -> None:
+    before = new_issue(writer, world, oracle, labels=["bug", "triage"], milestone="v2.0", assignees=[world.writer],
+                       due_date="2027-02-02")  # fmt: skip
+    answer = writer.call("issue_update", owner=world.org, name=world.repo, number=before["number"], **same(before))
+    after = oracle.issue(before["number"])
+    assert after == before, "the server holds the issue as it was"
+    assert answer.data["outcome"] == "unchanged" and "unchanged" in answer.text.splitlines()[0], answer
+    assert_answer_is_the_server(answer, after)
+
+
+def test_updating_an_issue_of_a_moved_repository(writer: Agent, oracle: Oracle, world: World) -> None:
+    number = world.moved_issues[1]
+    title = unique("Acceptance: moved and renamed")
+    answer = writer.call("issue_update", owner=world.org, name=world.moved_from, number=number, title=title)
+    truth = oracle.issue(number, repo=world.moved_to)
+    assert truth["title"] == title
+    assert_answer_is_the_server(answer, truth)
+
+
+# -- comment --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", ["writer", "reader", "outsider"])
+def test_commenting_and_retrying_posts_once(
+    role: str, writer: Agent, reader: Agent, outsider: Agent, oracle: Oracle, world: World
+) -> None:
+    agent = {"writer": writer, "reader": reader, "outsider": outsider}[role]
+    number = world.issues["comma"]
+    body = unique(f"Acceptance: a comment by the {role}")
+    args = {"owner": world.org, "name": world.repo, "number": number, "body": body}
+    first, again = agent.call("issue_comment", **args), agent.call("issue_comment", **args)
+    truth = oracle.comments(number)
+    mine = [c for c in truth if c["body"] == body]
+    assert len(mine) == 1 and mine[0]["user"]["login"] == agent.login
+    assert first.data["id"] == again.data["id"] == mine[0]["id"] and again.data["outcome"] == "already_existed"
+    assert first.data["html_url"] == mine[0]["html_url"]
+    assert again.data["issue_comments"] == len(truth) == oracle.issue(number)["comments"]
+
+
+def test_commenting_on_a_moved_repository_by_its_old_name(writer: Agent, oracle: Oracle, world: World) -> None:
+    number = world.moved_issues[2]
+    body = unique("Acceptance: comment through the old name")
+    answer = writer.call("issue_comment", owner=world.org, name=world.moved_from, number=number, body=body)
+    [comment] = [c for c in oracle.comments(number, world.moved_to) if c["body"] == body]
+    assert answer.data["id"] == comment["id"] and answer.data["html_url"] == comment["html_url"]
+
+
+def test_a_filed_issue_is_found_at_once(writer: Agent, oracle: Oracle, world: World) -> None:
+    """Filed, then listed straight away (not searched: the keyword index lags): the list shows it first."""
+    title = unique("Acceptance: just filed")
+    created = writer.call("issue_create", owner=world.org, name=world.repo, title=title)
+    listed = writer.call("issue_list", owner=world.org, name=world.repo, limit=1)
+    assert listed.rows[0]["number"] == created.data["number"] == oracle.titled(title)[0]["number"]
+    assert datetime.fromisoformat(created.data["created_at"].replace("Z", "+00:00")) <= datetime.now(UTC)
