@@ -19,8 +19,9 @@ from gitea_mcp.tools.base import Deps
 from tests.support import TOKEN
 from tests.support.gitea_json import ROOT
 
-# What `task fast` leaves out: tests that start processes, build packages or install them (all run in `task check`).
-SLOW = ("e2e", "install", "cli", "test_packaging.py")
+# What `task fast` leaves out: tests that start processes, build packages or install them, and the acceptance suite,
+# which seeds a whole world first (all run in `task check`).
+SLOW = ("e2e", "install", "cli", "test_packaging.py", "acceptance")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

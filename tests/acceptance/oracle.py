@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from urllib.parse import parse_qsl
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
 import requests
 
-from tests.contract.target import Http, Target
 from tests.acceptance.world import World
+from tests.contract.target import Http, Target
 
 Row = dict[str, Any]
 WEB_ROW = re.compile(r'class="tw-no-underline issue-title" href="[^"]*/(\d+)"')

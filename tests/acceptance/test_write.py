@@ -199,9 +199,7 @@ SAME = {
 
 
 @pytest.mark.parametrize("same", SAME.values(), ids=SAME.keys())
-def test_an_update_to_what_already_is_changes_nothing(
-    writer: Agent, oracle: Oracle, world: World, same: Any
-) -> None:
+def test_an_update_to_what_already_is_changes_nothing(writer: Agent, oracle: Oracle, world: World, same: Any) -> None:
     before = new_issue(writer, world, oracle, labels=["bug", "triage"], milestone="v2.0", assignees=[world.writer],
                        due_date="2027-02-02")  # fmt: skip
     answer = writer.call("issue_update", owner=world.org, name=world.repo, number=before["number"], **same(before))

@@ -148,7 +148,8 @@ def _seed_issues(writes: Writes, world: World) -> None:
     for index in range(ISSUES):
         name, title = next(special, (None, ""))
         if name is None:
-            title = f"{_SUBJECTS[index % len(_SUBJECTS)]} in the {_PLACES[index // 3 % len(_PLACES)]} (case {index:03d})"
+            subject, place = _SUBJECTS[index % len(_SUBJECTS)], _PLACES[index // 3 % len(_PLACES)]
+            title = f"{subject} in the {place} (case {index:03d})"
         # Every seventh issue is filed by the reader: Gitea keeps only its title and body.
         login = world.reader if index % 7 == 3 else world.writer
         fields = {} if login == world.reader else _plan(index, world)
@@ -181,4 +182,3 @@ def _seed_pulls(seeder: Seeder, writes: Writes, world: World) -> None:
     world.reviewed = world.pulls[1]
     writes.review(world.reader, world.reviewed, "Review: the migration drops the old index too early.", "COMMENT")
     writes.comment(world.writer, world.reviewed, "A plain comment on the pull request.")
-
