@@ -82,6 +82,15 @@ def test_reading_a_reviewed_pull_request_shows_its_reviews(writer: Agent, oracle
         assert text in answer.text, f"{text!r} is missing from\n{answer}"
 
 
+def test_labels_with_commas_read_as_one_label_each(writer: Agent, oracle: Oracle, world: World) -> None:
+    """`labels bug, needs info, urgent` reads as three labels: a name holding a comma must stand apart (quoted)."""
+    number = next(row["number"] for row in oracle.every() if {"needs info, urgent", "org, wide"} <= label_names(row))
+    answer = writer.call("issue_get", owner=world.org, name=world.repo, number=number)
+    facts = answer.text.splitlines()[1]
+    for name in ("needs info, urgent", "org, wide"):
+        assert f'"{name}"' in facts or f"'{name}'" in facts, answer
+
+
 def test_a_reader_reads_what_the_writer_reads(reader: Agent, writer: Agent, world: World) -> None:
     args = {"owner": world.org, "name": world.repo, "number": world.issues["thread95"], "comments_page": 3}
     assert reader.call("issue_get", **args).data == writer.call("issue_get", **args).data
