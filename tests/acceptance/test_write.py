@@ -86,22 +86,43 @@ def test_retrying_the_same_create_files_it_once(writer: Agent, oracle: Oracle, w
     assert_answer_is_the_server(again, truth)
 
 
-def test_a_retry_with_other_fields_is_not_taken_for_the_first(writer: Agent, oracle: Oracle, world: World) -> None:
-    """The same title again, but another body and labels: whatever the tool does, the agent must not be told that
-    what it asked now exists when the server holds something else."""
+OTHER_FIELDS = {
+    "another body": {"body": "second"},
+    "other labels": {"labels": ["bug"]},
+    "another milestone": {"milestone": "v2.0"},
+    "an assignee": {"assignees": ["{writer}"]},
+    "a due date": {"due_date": "2027-04-01"},
+}
+
+
+@pytest.mark.parametrize("other", OTHER_FIELDS.values(), ids=OTHER_FIELDS.keys())
+def test_a_retry_with_other_fields_is_not_taken_for_the_first(
+    writer: Agent, oracle: Oracle, world: World, other: dict[str, Any]
+) -> None:
+    """The same title again with one field changed: whatever the tool does (file a second issue, refuse, or point at
+    the first), the agent must not be told that what it asked now exists when the server holds something else."""
     title = unique("Acceptance: second thoughts")
-    writer.call("issue_create", owner=world.org, name=world.repo, title=title, body="first", labels=["ui"])
-    answer = writer.call("issue_create", owner=world.org, name=world.repo, title=title, body="second", labels=["bug"])
+    first = {"body": "first", "labels": ["ui"], "milestone": "v1.0"}
+    writer.call("issue_create", owner=world.org, name=world.repo, title=title, **first)
+    asked = {**first, **{k: [world.writer] if v == ["{writer}"] else v for k, v in other.items()}}
+    answer = writer.call("issue_create", owner=world.org, name=world.repo, title=title, **asked)
     held = oracle.titled(title)
     if answer.error:
         assert len(held) == 1, answer
         return
     truth = next(row for row in held if row["number"] == answer.data["number"])
     assert_answer_is_the_server(answer, truth)
-    differs = (truth["body"] != "second", label_names(truth) != {"bug"})
-    if any(differs):
-        said = " ".join(answer.data["warnings"])
-        assert all(word in said for word, diff in zip(("body", "labels"), differs, strict=True) if diff), answer
+    holds = {
+        "body": truth["body"],
+        "labels": sorted(label_names(truth)),
+        "milestone": (truth.get("milestone") or {}).get("title"),
+        "assignees": logins(truth),
+        "due_date": due_day(truth),
+    }
+    differs = [key for key, value in asked.items() if holds[key] != (sorted(value) if key == "labels" else value)]
+    said = " ".join(answer.data["warnings"])
+    told = [key for key in differs if key.rstrip("s") in said or key.replace("_", " ") in said]
+    assert told == differs, f"the server holds other {differs}: {answer}"
 
 
 def test_a_misspelt_label_files_nothing(writer: Agent, oracle: Oracle, world: World) -> None:
