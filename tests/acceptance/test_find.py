@@ -164,6 +164,26 @@ def test_a_search_in_the_tracker_is_what_the_server_finds(
     assert_found_exactly(answers, {row["number"] for row in direct.rows})
 
 
+QUALIFIED = {
+    "a quoted label name with a comma": ('label:"needs info, urgent"', _has("needs info, urgent")),
+    "a quoted organisation label with a comma": ('label:"org, wide"', _has("org, wide")),
+    "a quoted milestone with a comma": (
+        'milestone:"Sprint, week 3"',
+        lambda row, _: (row.get("milestone") or {}).get("title") == "Sprint, week 3",
+    ),
+    "an organisation label and a repository label": ("label:triage label:bug", _has("triage", "bug")),
+}
+
+
+@pytest.mark.parametrize(("query", "means"), QUALIFIED.values(), ids=QUALIFIED.keys())
+def test_a_search_by_qualifiers_is_what_the_server_holds(
+    writer: Agent, oracle: Oracle, world: World, query: str, means: Callable[[Row, World], bool]
+) -> None:
+    """A quoted name is one name, commas and all; an organisation label is a label of the repository's issues."""
+    answers = writer.follow("issue_search", query=query, owner=world.org, name=world.repo, limit=20)
+    assert_found_exactly(answers, {row["number"] for row in oracle.every() if means(row, world)})
+
+
 def test_a_search_by_organisation_label_across_the_owner(writer: Agent, oracle: Oracle, world: World) -> None:
     answers = writer.follow("issue_search", query="label:triage", owner=world.org, limit=20)
     assert_found_exactly(answers, oracle.numbers(lambda row: "triage" in label_names(row)))

@@ -310,6 +310,17 @@ def test_a_reader_adding_a_label_is_told_it_needs_write_access(
     assert "write" in said and "lack access to this repository" not in said, answer
 
 
+def test_a_reader_editing_anothers_issue_is_told_why_not(
+    reader: Agent, writer: Agent, oracle: Oracle, world: World
+) -> None:
+    """Only the poster or a writer may edit: the reader (who can read the repository) must learn that, not that it
+    may lack access to the repository; nothing changes."""
+    before = new_issue(writer, world, oracle)
+    answer = reader.call("issue_update", owner=world.org, name=world.repo, number=before["number"], title="Edited")
+    assert oracle.issue(before["number"]) == before
+    assert answer.error and "write" in answer.text and "lack access to this repository" not in answer.text, answer
+
+
 def test_updating_an_issue_of_a_moved_repository(writer: Agent, oracle: Oracle, world: World) -> None:
     """Through the old name: done on the repository it became, or refused naming it, with nothing written."""
     number = world.moved_issues[1]
