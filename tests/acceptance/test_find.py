@@ -59,9 +59,13 @@ def test_paging_through_every_open_bug_by_the_hints(writer: Agent, oracle: Oracl
     assert expected == oracle.numbers(lambda row: row["state"] == "open" and "bug" in label_names(row))
 
 
-def test_a_limit_above_the_servers_page_size(writer: Agent, oracle: Oracle, world: World, target: Target) -> None:
-    """limit=50 on a server that serves fewer per page: the pages the hints lead to still hold every issue once."""
-    answers = writer.follow("issue_list", owner=world.org, name=world.repo, state="all", limit=50)
+@pytest.mark.parametrize("tool", ["issue_list", "issue_search"])
+@pytest.mark.parametrize("limit", [50, 100])
+def test_a_limit_above_a_page(writer: Agent, oracle: Oracle, world: World, tool: str, limit: int) -> None:
+    """limit=50 on a server that may serve fewer per page, limit=100 above the most a page holds: the pages the hints
+    lead to still hold every issue once, and each page's header counts what it shows."""
+    args = {"state": "all"} if tool == "issue_list" else {"query": "is:issue"}
+    answers = writer.follow(tool, owner=world.org, name=world.repo, limit=limit, **args)
     assert_found_exactly(answers, {row["number"] for row in oracle.every()})
 
 
