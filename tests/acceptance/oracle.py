@@ -76,6 +76,9 @@ class Oracle:
     def reviews(self, number: int) -> list[Row]:
         return list(self.http.ok("GET", self.world.path("pulls", number, "reviews"), self.token))
 
+    def review_comments(self, number: int, review: int) -> list[Row]:
+        return list(self.http.ok("GET", self.world.path("pulls", number, "reviews", review, "comments"), self.token))
+
     def titled(self, title: str) -> list[Row]:
         """Every issue of the tracker with exactly this title, any state."""
         return [row for row in self.every() if row["title"] == title]

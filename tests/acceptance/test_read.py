@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.acceptance.agent import Agent, Answer
 from tests.acceptance.oracle import Oracle, Row, label_names, logins
 from tests.acceptance.world import SPECIAL_TITLES, THREADS, World
+from tests.contract.target import Target
 
 
 def assert_same_issue(data: dict[str, object], truth: Row) -> None:
@@ -72,14 +75,29 @@ def test_reading_the_merged_pull_request(writer: Agent, oracle: Oracle, world: W
     assert "merged pull request" in answer.text.splitlines()[0]
 
 
-def test_reading_a_reviewed_pull_request_shows_its_reviews(writer: Agent, oracle: Oracle, world: World) -> None:
-    """A review's text is not among the issue's comments on the server; an agent reading the pull request must
-    still see it (and the plain comment)."""
-    answer = writer.call("issue_get", owner=world.org, name=world.repo, number=world.reviewed, max_chars=0)
+def test_reading_a_reviewed_pull_request_shows_its_reviews(
+    writer: Agent, target: Target, oracle: Oracle, world: World
+) -> None:
+    """A review's text is not among the issue's comments on the server; an agent reading the pull request with
+    read:repository (which Gitea requires for reviews) sees it, inline comments too, and the plain comment."""
+    agent = Agent(target, world, "writer_repo")
+    answer = agent.call("issue_get", owner=world.org, name=world.repo, number=world.reviewed, max_chars=0)
     reviews, comments = oracle.reviews(world.reviewed), oracle.comments(world.reviewed)
-    assert reviews and comments
-    for text in [r["body"] for r in reviews if r["body"]] + [c["body"] for c in comments]:
+    inline = [c for r in reviews for c in oracle.review_comments(world.reviewed, r["id"])]
+    assert reviews and comments and inline
+    for text in [r["body"] for r in reviews if r["body"]] + [c["body"] for c in comments + inline]:
         assert text in answer.text, f"{text!r} is missing from\n{answer}"
+    shown = answer.data["reviews"]
+    assert [(r["id"], r["state"], r["body"]) for r in shown] == [(r["id"], r["state"], r["body"]) for r in reviews]
+
+
+def test_a_pull_request_read_without_read_repository_says_its_reviews_are_missing(
+    writer: Agent, oracle: Oracle, world: World
+) -> None:
+    """With the documented scopes alone the server refuses the reviews: the agent is told, not shown a quiet PR."""
+    answer = writer.call("issue_get", owner=world.org, name=world.repo, number=world.reviewed)
+    assert oracle.reviews(world.reviewed), "the server holds a review"
+    assert "read:repository" in answer.text and oracle.reviews(world.reviewed)[0]["body"] not in answer.text
 
 
 def test_labels_with_commas_read_as_one_label_each(writer: Agent, oracle: Oracle, world: World) -> None:
@@ -99,16 +117,44 @@ def test_a_reader_reads_what_the_writer_reads(reader: Agent, writer: Agent, worl
 # -- a repository that was renamed ----------------------------------------------------------------------------
 
 
+def as_advised(agent: Agent, answer: Answer, world: World) -> Answer:
+    """gitea_mcp follows no redirect (docs/decisions/0005-moves-outside-the-allowlist.md): it names the new place
+    and the call to make. The agent makes that call."""
+    if not answer.error:
+        return answer
+    advice = re.search(r"call again with owner=(\S+) name=(\S+?)\.?$", answer.text)
+    assert advice is not None and advice[2] == world.moved_to, answer
+    return agent.call(answer.tool, **{**answer.args, "owner": advice[1], "name": advice[2]})
+
+
 def test_listing_a_moved_repository_by_its_old_name(writer: Agent, oracle: Oracle, world: World) -> None:
-    answer = writer.call("issue_list", owner=world.org, name=world.moved_from)
+    answer = as_advised(writer, writer.call("issue_list", owner=world.org, name=world.moved_from), world)
     truth = oracle.issues(repo=world.moved_to, state="open", type="issues").rows
     assert sorted(row["number"] for row in answer.rows) == sorted(row["number"] for row in truth)
     assert {row["html_url"] for row in answer.rows} == {row["html_url"] for row in truth}
-    assert world.moved_to in answer.text, "the agent learns the repository's current name"
 
 
 def test_reading_an_issue_of_a_moved_repository(writer: Agent, oracle: Oracle, world: World) -> None:
     number = world.moved_issues[0]
     answer = writer.call("issue_get", owner=world.org, name=world.moved_from, number=number)
+    answer = as_advised(writer, answer, world)
     assert_same_issue(answer.data, oracle.issue(number, repo=world.moved_to))
     assert f"{world.org}/{world.moved_to}#{number}" in answer.text.splitlines()[0]
+
+
+@pytest.mark.parametrize("tool", ["issue_list", "issue_get", "issue_comment"])
+def test_a_repository_moved_outside_the_allowlist_is_not_followed_nor_named(
+    writer: Agent, oracle: Oracle, world: World, tool: str
+) -> None:
+    """The server moved it to another organisation; the tools refuse without naming it (decision 0005), and a write
+    writes nothing there."""
+    number = world.issues["gone"]
+    args = {"owner": world.org, "name": world.gone}
+    if tool != "issue_list":
+        args["number"] = number  # type: ignore[assignment]
+    if tool == "issue_comment":
+        args["body"] = "Acceptance: must not land"
+    answer = writer.call(tool, **args)
+    moved = oracle.http.ok("GET", f"/repos/{world.away}/{world.gone}/issues/{number}", oracle.token)
+    assert moved["number"] == number and moved["comments"] == 0, "the server holds it elsewhere, untouched"
+    assert answer.error and "moved" in answer.text and world.away.lower() not in answer.text.lower(), answer

@@ -1,9 +1,10 @@
 """The world the acceptance tasks run in: one organisation with a busy tracker, seeded the same way everywhere.
 
-Users, repositories, labels, milestones and pull requests go through the contract lab's seeders (the admin API on a
-live server, the store on the stand-in, which has no admin API); every issue, comment and review goes through the
-issues API on both, as the users themselves, so the stand-in's write endpoints are exercised by the same seeding.
-Names carry a per-run id, and a live server is cleaned up afterwards (`LiveSeeder.cleanup`).
+Users, repositories, labels, milestones, pull requests and reviews go through the contract lab's seeders (the admin
+API on a live server, the store on the stand-in, which has no admin API and takes no review submissions); every
+issue and comment goes through the issues API on both, as the users themselves, so the stand-in's write endpoints
+are exercised by the same seeding. Names carry a per-run id, and a live server is cleaned up afterwards
+(`LiveSeeder.cleanup`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ SPECIAL_TITLES = {
     "long": ("Very long title " * 16)[:254] + "x",  # the most Gitea takes: 255 characters
     "numeric": "Error 404 after saving 12 drafts",
 }
+REVIEW = "Review: the migration drops the old index too early."
 _SUBJECTS = ("Crash", "Timeout", "Typo", "Memory leak", "Wrong total", "Slow query", "Broken link")
 _PLACES = ("export dialog", "settings page", "search box", "mail digest", "avatar upload", "API client", "sidebar")
 
@@ -58,6 +60,8 @@ class World:
     repo: str = "tracker"
     moved_from: str = "old-name"
     moved_to: str = "new-name"
+    away: str = ""  # another organisation, outside the tools' allowlist: `gone` was transferred there
+    gone: str = "gone"
     tokens: dict[str, str] = field(default_factory=dict)  # role -> write:issue + read:user
     labels: dict[str, int] = field(default_factory=dict)
     milestones: dict[str, int] = field(default_factory=dict)
@@ -71,19 +75,23 @@ class World:
         return "/".join(["", "repos", self.org, repo or self.repo, *map(str, parts)])
 
     def login(self, role: str) -> str:
-        return str(getattr(self, role))
+        return str(getattr(self, role.removesuffix("_repo")))
 
 
 def seed_world(seeder: Seeder, http: Http, run: str, seeding_tokens: dict[str, str]) -> World:
     """`seeding_tokens`: login -> a token with every scope, filled here for the users created (to act as them)."""
-    world = World(run=run, org=f"acc{run}", writer=f"aw{run}", reader=f"ar{run}", outsider=f"ao{run}")
+    world = World(run=run, org=f"acc{run}", writer=f"aw{run}", reader=f"ar{run}", outsider=f"ao{run}",
+                  away=f"acx{run}")  # fmt: skip
     for role in ("writer", "reader", "outsider"):
         login = world.login(role)
         seeder.user(login)
         world.tokens[role] = seeder.token(login, ["write:issue", "read:user"])
         seeding_tokens.setdefault(login, seeder.token(login, ["all"]))
+    # The optional scope issue_get needs for a pull request's reviews (Gitea serves them under the repository scope).
+    world.tokens["writer_repo"] = seeder.token(world.writer, ["write:issue", "read:user", "read:repository"])
     seeder.org(world.org)
-    for name in (world.repo, world.moved_from):
+    seeder.org(world.away)
+    for name in (world.repo, world.moved_from, world.gone):
         seeder.repo(world.org, name)
         seeder.collaborator(world.org, name, world.writer, "write")
         seeder.collaborator(world.org, name, world.reader, "read")
@@ -100,11 +108,16 @@ def seed_world(seeder: Seeder, http: Http, run: str, seeding_tokens: dict[str, s
     for index in range(3):
         world.moved_issues.append(writes.issue(world.writer, f"Moved repository issue {index}", repo=world.moved_from))
     seeder.rename(world.org, world.moved_from, world.moved_to)
+    world.issues["gone"] = writes.issue(
+        world.writer, "Issue of a repository that left the organisation", repo=world.gone
+    )
+    seeder.transfer(world.org, world.gone, world.away)
     return world
 
 
 class Writes:
-    """Issues, comments and reviews through the API, as the user who writes them."""
+    """Issues and comments through the API, as the user who writes them (reviews go through the seeder: the
+    stand-in takes no review submissions)."""
 
     def __init__(self, http: Http, world: World, tokens: dict[str, str]) -> None:
         self.http, self.world, self.tokens = http, world, tokens
@@ -116,10 +129,6 @@ class Writes:
 
     def comment(self, login: str, number: int, body: str) -> None:
         self.http.ok("POST", self.world.path("issues", number, "comments"), self.tokens[login], json={"body": body})
-
-    def review(self, login: str, number: int, body: str, event: str) -> None:
-        payload = {"body": body, "event": event}
-        self.http.ok("POST", self.world.path("pulls", number, "reviews"), self.tokens[login], json=payload)
 
 
 def _plan(index: int, world: World) -> dict[str, object]:
@@ -180,5 +189,6 @@ def _seed_pulls(seeder: Seeder, writes: Writes, world: World) -> None:
     world.merged = world.pulls[0]
     seeder.merge(world.org, world.repo, world.merged)
     world.reviewed = world.pulls[1]
-    writes.review(world.reader, world.reviewed, "Review: the migration drops the old index too early.", "COMMENT")
+    inline = ("pr1.txt", 1, "Review comment: this line needs a test.")
+    seeder.review(world.org, world.repo, world.reviewed, world.reader, "COMMENT", REVIEW, inline)
     writes.comment(world.writer, world.reviewed, "A plain comment on the pull request.")
