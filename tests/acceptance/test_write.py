@@ -148,13 +148,13 @@ def test_a_long_title(writer: Agent, oracle: Oracle, world: World, letter: str, 
     answer = writer.call("issue_create", owner=world.org, name=world.repo, title=title)
     held = [row for row in oracle.every() if row["title"].startswith(stem)]
     if answer.error:
-        assert cut and held == [], f"refused, yet Gitea would have kept it whole: {answer}"
+        assert len(title.encode()) > 255 and held == [], f"refused, yet every release keeps it whole: {answer}"
         assert len(answer.text.splitlines()) == 1 and "255" in answer.text, answer
         return
     [truth] = held
-    assert (truth["title"] != title) == cut, "the server cuts exactly these"
+    assert truth["title"] != title or not cut, "every release cuts this one"
     assert_answer_is_the_server(answer, truth)
-    if cut:
+    if truth["title"] != title:  # releases differ on the rest (by width from Gitea 1.24, by bytes before)
         assert answer.data["warnings"] and "title" in " ".join(answer.data["warnings"]), answer
 
 
