@@ -123,7 +123,6 @@ FILTERS = {
     "closed only": Task({"labels": ["wontfix"], "state": "closed"}, _has("wontfix")),
     "pull requests": Task({"type": "pulls", "state": "all"}, lambda row, _: True, kind="pulls"),
     "updated since today (a bare date)": Task({"since": "{today}", "state": "all"}, lambda row, _: True),
-    "updated on or before today (a bare date)": Task({"before": "{today}"}, lambda row, _: _open(row)),
 }
 
 
@@ -137,13 +136,33 @@ def test_a_filtered_list_is_what_the_server_holds(writer: Agent, oracle: Oracle,
     assert_found_exactly(answers, expected)
 
 
-def test_a_bare_date_means_that_whole_day(writer: Agent, oracle: Oracle, world: World) -> None:
-    """before=<yesterday> holds nothing seeded today, as the server itself says for the end of yesterday."""
-    yesterday = (datetime.now(UTC) - timedelta(days=1)).date()
-    answer = writer.call("issue_list", owner=world.org, name=world.repo, before=yesterday.isoformat(), state="all")
-    end = datetime.combine(yesterday, datetime.max.time(), UTC).replace(microsecond=0)
-    direct = oracle.issues(state="all", type="issues", before=end.isoformat().replace("+00:00", "Z"))
-    assert numbers_of([answer]) == [row["number"] for row in direct.rows] == []
+def _updated(row: Row) -> datetime:
+    return datetime.fromisoformat(row["updated_at"].replace("Z", "+00:00"))
+
+
+# A bare date is a UTC day (README: since/>= include it, before/< do not, <= and a lone day include it).
+DATES = {
+    "list since=D": ("issue_list", {"since": "{D}"}, lambda t, d: t >= d),
+    "list before=D": ("issue_list", {"before": "{D}"}, lambda t, d: t < d),
+    "search updated:>=D": ("issue_search", {"query": "updated:>={D}"}, lambda t, d: t >= d),
+    "search updated:<D": ("issue_search", {"query": "updated:<{D}"}, lambda t, d: t < d),
+    "search updated:<=D": ("issue_search", {"query": "updated:<={D}"}, lambda t, d: t < d + timedelta(days=1)),
+    "search updated:D": ("issue_search", {"query": "updated:{D}"}, lambda t, d: d <= t < d + timedelta(days=1)),
+}
+
+
+@pytest.mark.parametrize("days_ago", [0, 1])
+@pytest.mark.parametrize(("tool", "args", "keeps"), DATES.values(), ids=DATES.keys())
+def test_a_bare_date_is_a_utc_day(
+    writer: Agent, oracle: Oracle, world: World, tool: str, args: dict[str, str], keeps: Any, days_ago: int
+) -> None:
+    """Today and yesterday against each issue's updated time as the server holds it."""
+    day = datetime.now(UTC).date() - timedelta(days=days_ago)
+    start = datetime.combine(day, datetime.min.time(), UTC)
+    typed = {key: value.replace("{D}", day.isoformat()) for key, value in args.items()}
+    extra = {"state": "all"} if tool == "issue_list" else {}
+    answers = writer.follow(tool, owner=world.org, name=world.repo, limit=50, **extra, **typed)
+    assert_found_exactly(answers, {row["number"] for row in oracle.every() if keeps(_updated(row), start)})
 
 
 # -- search -----------------------------------------------------------------------------------------------------
