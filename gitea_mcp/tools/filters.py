@@ -5,7 +5,8 @@ and milestones by title then id, and drops what it does not find: with every nam
 lists the whole repository (docs/server-behaviour.md). So, shared by issue_list and issue_search:
 - every name is checked first; one the cached catalogue misses is read afresh once before it is refused;
 - a name Gitea cannot take is made into what it can (a milestone whose title holds a comma: its id) or filtered
-  here by id over a bounded scan (a label whose name holds a comma, an organisation's label);
+  here by id over a bounded scan (a label whose name holds a comma, an organisation's label; an organisation label
+  holding a comma, which the search cannot look up, is found on the repository's own issues: `_seen_here`);
 - every row Gitea serves must carry the filter by name: a name renamed or deleted within the catalogue's life
   would otherwise widen it. A row that does not carry it means the names are read afresh and the list asked again.
 It also answers 404 for an unknown user in created_by/assigned_by/mentioned_by — the same status as a missing
