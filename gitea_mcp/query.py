@@ -135,7 +135,7 @@ def _no_comma_across(q: ParsedQuery) -> None:
         for value in names:
             if "," in value:
                 raise ToolFailure(
-                    f"`{key}:\"{value}\"` holds a comma, on which Gitea's cross-repository search splits {key} names "
+                    f'`{key}:"{value}"` holds a comma, on which Gitea\'s cross-repository search splits {key} names '
                     f"(it would search for each part, on the whole server). Add repo:{q.owner or 'OWNER'}/NAME to "
                     "search one repository, where it is filtered exactly."
                 )
@@ -402,7 +402,8 @@ def _no_comma(key: str, value: str, raw: str) -> None:
     if "," in value and not _is_quoted(raw):
         raise ToolFailure(
             f"`{key}:{value}` has a comma, which is not supported unquoted: on GitHub it means any-of, which this "
-            f'tool cannot map exactly. {_COMMA_ADVICE[key]}; if the comma is part of one name, quote it: {key}:"{value}".'
+            f"tool cannot map exactly. {_COMMA_ADVICE[key]}; if the comma is part of one name, quote it: "
+            f'{key}:"{value}".'
         )
 
 
