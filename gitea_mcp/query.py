@@ -6,9 +6,11 @@ parameter with the same meaning or raises `ToolFailure` naming it and saying wha
 silently ignored, because an ignored filter returns a plausible but wrong list.
 
 Decisions (see also the tests, one row per form):
-- `label:a label:b` means all of a and b (Gitea's repository list is all-of). A comma (`label:a,b`) is refused: on
-  GitHub it means any-of, and Gitea splits its `labels` parameter on commas, so a label name with a comma cannot be
-  sent either. The same holds for `milestone:`.
+- `label:a label:b` means all of a and b (Gitea's repository list is all-of). An unquoted comma (`label:a,b`) is
+  refused: on GitHub it means any-of, which Gitea cannot do exactly. A quoted value (`label:"needs info, urgent"`) is
+  one name, commas and all: in one repository it is filtered exactly (tools/filters.py: by id); across repositories
+  it is refused, as Gitea's search splits names on commas and looks each part up on the whole server. The same holds
+  for `milestone:`.
 - `@me` is kept literally in `ParsedQuery`. The search endpoint has booleans for the signed-in user
   (`created`/`assigned`/`mentioned=true`); the repository list only takes usernames, so `repo_filter` needs `me`.
 - No state default in a query (it searches all states, like a forge's search box); type defaults to issues
@@ -110,6 +112,7 @@ def search_filter(q: ParsedQuery, *, me: str | None = None, quotes: bool = False
             "Several `label:` qualifiers cannot be searched across repositories: Gitea's search matches ANY of the "
             "labels there, not all. Keep one label:, or add repo:OWNER/NAME, where every label must match."
         )
+    _no_comma_across(q)
     mine: list[Mine] = []
     created_by = None
     if q.author is not None:
@@ -122,6 +125,20 @@ def search_filter(q: ParsedQuery, *, me: str | None = None, quotes: bool = False
     if q.mentions is not None and _only_me("mentions", q.mentions, me):
         mine.append("mentioned")
     return replace(_common(q, quotes), created_by=created_by, mine=tuple(mine))
+
+
+def _no_comma_across(q: ParsedQuery) -> None:
+    """Gitea's search splits `labels` and `milestones` on commas and looks each part up among every label or
+    milestone on the server, dropping the filter when no part is found (verified, 1.25.4): a name holding a comma
+    cannot be searched across repositories, exactly or at all."""
+    for key, names in (("label", q.labels), ("milestone", q.milestones)):
+        for value in names:
+            if "," in value:
+                raise ToolFailure(
+                    f'`{key}:"{value}"` holds a comma, on which Gitea\'s cross-repository search splits {key} names '
+                    f"(it would search for each part, on the whole server). Add repo:{q.owner or 'OWNER'}/NAME to "
+                    "search one repository, where it is filtered exactly."
+                )
 
 
 def _common(q: ParsedQuery, quotes: bool) -> IssueFilter:
@@ -370,27 +387,33 @@ def _on_type(draft: _Draft, value: str, raw: str) -> None:
 
 
 _COMMA_ADVICE = {
-    "label": "Repeat the qualifier (label:a label:b) to require all of them, or run one search per label.",
-    "milestone": "An issue has one milestone: run one search per milestone.",
+    "label": "Repeat the qualifier (label:a label:b) to require all of them, or run one search per label",
+    "milestone": "An issue has one milestone: run one search per milestone",
 }
 
 
-def _no_comma(key: str, value: str) -> None:
-    # GitHub reads a comma as any-of; Gitea splits the parameter on commas, so it cannot carry one either way.
-    if "," in value:
+def _is_quoted(raw: str) -> bool:
+    """Whether the qualifier's value was typed in quotes (`_unquote` allows quotes only around a whole value)."""
+    return raw.partition(":")[2].startswith('"')
+
+
+def _no_comma(key: str, value: str, raw: str) -> None:
+    # GitHub reads an unquoted comma as any-of, which Gitea cannot do exactly; a quoted value is one name.
+    if "," in value and not _is_quoted(raw):
         raise ToolFailure(
-            f"`{key}:{value}` has a comma, which is not supported: on GitHub it means any-of, which this tool cannot "
-            f"map exactly, and Gitea splits its {key} parameter on commas. {_COMMA_ADVICE[key]}"
+            f"`{key}:{value}` has a comma, which is not supported unquoted: on GitHub it means any-of, which this "
+            f"tool cannot map exactly. {_COMMA_ADVICE[key]}; if the comma is part of one name, quote it: "
+            f'{key}:"{value}".'
         )
 
 
 def _on_label(draft: _Draft, value: str, raw: str) -> None:
-    _no_comma("label", value)
+    _no_comma("label", value, raw)
     draft.labels.append(value)  # repeats are dropped once, at the end: a membership test here would be quadratic
 
 
 def _on_milestone(draft: _Draft, value: str, raw: str) -> None:
-    _no_comma("milestone", value)
+    _no_comma("milestone", value, raw)
     draft.set("milestone", value, raw)
 
 

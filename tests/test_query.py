@@ -67,9 +67,13 @@ PARSED: list[tuple[str, dict[str, Any]]] = [
     ("label:bug label:bug", {"labels": ("bug",)}),
     ('label:" bug "', {"labels": ("bug",)}),
     ("Label:Bug", {"labels": ("Bug",)}),
+    # a quoted value is one name, commas and all (unquoted, a comma reads as any-of: refused below)
+    ('label:"needs info, urgent"', {"labels": ("needs info, urgent",)}),
+    ('label:"a,b" label:c', {"labels": ("a,b", "c")}),
     # milestone
     ("milestone:v1.0", {"milestones": ("v1.0",)}),
     ('milestone:"v1.0 beta"', {"milestones": ("v1.0 beta",)}),
+    ('milestone:"Sprint, week 3"', {"milestones": ("Sprint, week 3",)}),
     ("milestone:v1 milestone:v1", {"milestones": ("v1",)}),
     # users
     ("author:alice", {"author": "alice"}),
@@ -272,9 +276,8 @@ REFUSED: list[tuple[str, tuple[str, ...]]] = [
     ("org:", ("`org:`", "needs a value")),
     ("is:", ("`is:`", "needs a value")),
     # commas
-    ("label:bug,ui", ("`label:bug,ui`", "comma", "label:a label:b")),
-    ('label:"a,b"', ("`label:a,b`", "comma")),
-    ("milestone:v1,v2", ("`milestone:v1,v2`", "comma", "one search per milestone")),
+    ("label:bug,ui", ("`label:bug,ui`", "comma", "label:a label:b", 'label:"bug,ui"')),
+    ("milestone:v1,v2", ("`milestone:v1,v2`", "comma", "one search per milestone", 'milestone:"v1,v2"')),
     # conflicts
     ("is:open is:closed", ("`is:closed` conflicts with `is:open`", "state:all")),
     ("state:all is:open", ("`is:open` conflicts with `state:all`",)),
@@ -446,6 +449,9 @@ SEARCH_REFUSED: list[tuple[str, str | None, tuple[str, ...]]] = [
     ("assignee:alice", None, ("`assignee:alice`", "assignee:@me", "repo:OWNER/NAME")),
     ("assignee:alice", "bob", ("`assignee:alice`",)),
     ("mentions:alice", None, ("`mentions:alice`", "mentions:@me")),
+    # Gitea's search splits names on commas and looks each part up on the whole server (verified, 1.25.4)
+    ('label:"org, wide"', None, ('`label:"org, wide"`', "comma", "repo:OWNER/NAME")),
+    ('milestone:"Sprint, week 3"', None, ('`milestone:"Sprint, week 3"`', "comma", "repo:OWNER/NAME")),
 ]
 
 

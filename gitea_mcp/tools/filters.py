@@ -5,7 +5,8 @@ and milestones by title then id, and drops what it does not find: with every nam
 lists the whole repository (docs/server-behaviour.md). So, shared by issue_list and issue_search:
 - every name is checked first; one the cached catalogue misses is read afresh once before it is refused;
 - a name Gitea cannot take is made into what it can (a milestone whose title holds a comma: its id) or filtered
-  here by id over a bounded scan (a label whose name holds a comma, an organisation's label);
+  here by id over a bounded scan (a label whose name holds a comma, an organisation's label; an organisation label
+  holding a comma, which the search cannot look up, is found on the repository's own issues: `_seen_here`);
 - every row Gitea serves must carry the filter by name: a name renamed or deleted within the catalogue's life
   would otherwise widen it. A row that does not carry it means the names are read afresh and the list asked again.
 It also answers 404 for an unknown user in created_by/assigned_by/mentioned_by — the same status as a missing
@@ -164,11 +165,32 @@ def _labels(deps: Deps, owner: str, name: str, wanted: list[str], since: float |
     listed = True
     if unknown := _unknown(wanted, repo):
         org, listed = label_names.organisation_labels(deps, owner, unknown, started)
+    if not listed and (commas := [n for n in _unknown(wanted, [*repo, *org]) if "," in n]):
+        org += _seen_here(deps, owner, name, commas)
     if unknown := _unknown(wanted, [*repo, *org]):
         raise ToolFailure(_no_such_label(owner, name, unknown, repo, listed))
     known = {label.name: label for label in [*org, *repo]}  # org holds only names the repository lacks
     here = tuple(known[n] for n in wanted if "," in n or known[n] in org)
     return Sent(labels=tuple(n for n in wanted if known[n] not in here), here=here)
+
+
+def _seen_here(deps: Deps, owner: str, name: str, names: list[str]) -> list[Label]:
+    """Organisation labels whose names hold a comma, as this repository's own issues show them (at most SCAN_ROWS).
+
+    The search that finds the others (`catalog.org_labels_seen`) cannot: Gitea splits its `labels` on commas and
+    looks each part up among every label on the server, so `org, wide` searches for another owner's `org` or, no part
+    found, for nothing at all (verified, 1.25.4). Only an issue here can carry the label this list filters by."""
+    total, rows = _scan(deps, owner, name, {"state": "all"})
+    if total is None or total > SCAN_ROWS:
+        raise ToolFailure(
+            f"label {', '.join(repr(n) for n in names)} is not a label of {owner}/{name} and holds a comma: "
+            f"without read:organization {owner}'s labels are seen only on the issues carrying them, Gitea's search "
+            f"cannot look up a name holding a comma, and {owner}/{name} has "
+            f"{total if total is not None else 'an unknown number of'} issues to look through, more than the "
+            f"{SCAN_ROWS} read here. Give the token read:organization, or rename the label without the comma."
+        )
+    found = {x.name: x for row in rows for x in row.labels if x.name in names and x.of_org(owner)}
+    return list(found.values())
 
 
 def _unknown(wanted: list[str], labels: list[Label]) -> list[str]:
@@ -182,8 +204,9 @@ def _no_such_label(owner: str, name: str, unknown: list[str], repo: list[Label],
         f"(Gitea would ignore it and list everything). Labels there: {_names([x.name for x in repo])}."
     )
     if not listed:
+        where = f"{owner}/{name}" if all("," in u for u in unknown) else owner  # comma names: see _seen_here
         text += (
-            f" Nor is it an organisation label any issue of {owner} carries (listing the organisation's labels needs "
+            f" Nor is it an organisation label any issue of {where} carries (listing the organisation's labels needs "
             "read:organization)."
         )
     return text
@@ -225,21 +248,28 @@ def _filtered_here(
 ) -> Page[Issue] | None:
     """The labels Gitea's list cannot filter by, filtered here over every issue the other filters leave (at most
     SCAN_ROWS); None when a row shows Gitea dropped a name it was sent."""
-    params = sent.params(query)
-    first = _get(deps, owner, name, params, 1, SCAN_PAGE)
-    total = first.total
+    total, rows = _scan(deps, owner, name, sent.params(query))
     if total is None or total > SCAN_ROWS:
         raise ToolFailure(_too_many(owner, sent.here, total))
-    rows = first.many(Issue)
-    if rows and total > len(rows):  # later pages in the size the server really serves (catalog.fetch_all)
-        pages = range(2, -(-total // len(rows)) + 1)
-        loaders = [_page_loader(deps, owner, name, params, number) for number in pages]
-        rows += [issue for response in deps.client.parallel(*loaders) for issue in response.many(Issue)]
     if not all(sent.kept_by_gitea(row) for row in rows):
         return None
     matching = [row for row in rows if sent.kept_here(row)]
     start = (page - 1) * limit
     return Page(matching[start : start + limit], len(matching), start + limit < len(matching), limit, page)
+
+
+def _scan(deps: Deps, owner: str, name: str, params: dict[str, str]) -> tuple[int | None, list[Issue]]:
+    """Gitea's total and, when it is at most SCAN_ROWS, every issue the list parameters leave (else none)."""
+    first = _get(deps, owner, name, params, 1, SCAN_PAGE)
+    total = first.total
+    if total is None or total > SCAN_ROWS:
+        return total, []
+    rows = first.many(Issue)
+    if rows and total > len(rows):  # later pages in the size the server really serves (catalog.fetch_all)
+        pages = range(2, -(-total // len(rows)) + 1)
+        loaders = [_page_loader(deps, owner, name, params, number) for number in pages]
+        rows += [issue for response in deps.client.parallel(*loaders) for issue in response.many(Issue)]
+    return total, rows
 
 
 def _page_loader(deps: Deps, owner: str, name: str, params: dict[str, str], number: int) -> Callable[[], ApiResponse]:

@@ -210,6 +210,12 @@ def test_search_finds_an_organisation_label_by_name(http: Http, lab: Lab) -> Non
     assert {x["id"] for row in found for x in row["labels"] if x["name"] == "triage"} == {lab.labels["triage"]}
 
 
+def test_search_splits_labels_on_commas(http: Http, lab: Lab) -> None:
+    """`help, wanted` searches for `help` or ` wanted`: the issue carrying `help, wanted` itself is not found."""
+    found = rows(http, lab, owner=lab.org, labels="help, wanted", state="all", limit=50)
+    assert {row["number"] for row in found if row["repository"]["name"] == lab.names_repo} == {lab.issues["help"]}
+
+
 def test_an_unknown_state_means_open(http: Http, lab: Lab) -> None:
     token = lab.tokens["writer"]
     assert numbers(http.get(lab.path("issues"), token, state="bogus", limit=50)) == numbers(

@@ -453,6 +453,46 @@ def test_a_label_no_issue_shows_is_refused(mocked: responses.RequestsMock, deps:
     assert "'triaje' does not exist in acme/widgets" in text and "'bug', 'good first issue', 'ui'" in text
 
 
+WIDE = org_label("org, wide", 41)
+
+
+def test_an_organisation_label_with_a_comma_is_found_on_the_repositorys_issues(
+    mocked: responses.RequestsMock, deps: Deps
+) -> None:
+    """Gitea's search splits `labels` on commas and looks each part up among every label on the server: `org` finds
+    another owner's label, `wide` none, so the filter is gone (verified, 1.25.4). No search is sent for it; the
+    repository's own issues show the label, and it is filtered here by id."""
+    mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
+    org_scope_403(mocked)
+    rows = [issue(5, labels=[WIDE]), issue(4, labels=[org_label("org", 42)]), issue(3, labels=[WIDE, LABELS[0]])]
+    mocked.get(ISSUES, json=rows, headers={"X-Total-Count": "3"})
+    text, data = ok(run(deps, labels=["org, wide"], state="all"))
+    assert [row["number"] for row in data["issues"]] == [5, 3] and data["total"] == 2
+    assert not any((c.request.url or "").startswith(SEARCH) for c in mocked.calls)
+    assert all("labels" not in params for params in list_requests(mocked))
+    assert text.splitlines()[0].startswith('acme/widgets issues (state=all labels=["org, wide"]): 2 matches')
+
+
+def test_an_organisation_label_with_a_comma_no_issue_here_carries_is_refused(
+    mocked: responses.RequestsMock, deps: Deps
+) -> None:
+    mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
+    org_scope_403(mocked)
+    mocked.get(ISSUES, json=[issue(4, labels=[org_label("org", 42)])], headers={"X-Total-Count": "1"})
+    text = failed(run(deps, labels=["org, wide"]))
+    assert "'org, wide' does not exist in acme/widgets" in text
+    assert "Nor is it an organisation label any issue of acme/widgets carries" in text
+
+
+def test_looking_for_an_organisation_label_with_a_comma_is_bounded(mocked: responses.RequestsMock, deps: Deps) -> None:
+    mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
+    org_scope_403(mocked)
+    mocked.get(ISSUES, json=page_of(50), headers={"X-Total-Count": "5000"})
+    text = failed(run(deps, labels=["org, wide"]))
+    assert "'org, wide'" in text and "5000" in text and "read:organization" in text
+    assert len(list_requests(mocked)) == 1, "one page shows the repository is too large to look through"
+
+
 def test_a_label_made_after_the_cache_was_filled_is_found(mocked: responses.RequestsMock, deps: Deps) -> None:
     mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
     mocked.get(ISSUES, json=[], headers={"X-Total-Count": "0"})

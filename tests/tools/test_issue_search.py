@@ -9,12 +9,13 @@ import responses
 
 from gitea_mcp.tools import issue_search
 from gitea_mcp.tools.base import Deps
-from tests.support.gitea_json import API, LABELS, api_error, issue, user
+from tests.support.gitea_json import API, LABELS, api_error, issue, milestone, org_label, user
 from tests.support.mocks import optional, sent_params
 from tests.support.results import failed, ok
 
 REPO_ISSUES = f"{API}/repos/acme/widgets/issues"
 SEARCH = f"{API}/repos/issues/search"
+NO_ORG_SCOPE = "token does not have at least one of required scope(s), required=[read:organization], token scope=x"
 
 
 def run(deps: Deps, query: str, **kw: Any) -> Any:
@@ -326,3 +327,34 @@ def test_titles_are_exact_in_both_faces(mocked: responses.RequestsMock, deps: De
     lines = text.splitlines()
     assert 'acme/gadgets#4 (open) "Double  spaced   title" @alice 2026-11-20' in lines
     assert 'acme/widgets#3 (open) "Zero\\u200bwidth" @alice 2026-11-20' in lines
+
+
+# -- a quoted name holding a comma is one name --------------------------------------------------------------------
+
+
+def test_a_quoted_organisation_label_with_a_comma_in_one_repository(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """The same path as issue_list: found on the repository's issues, filtered here by id (no search is sent)."""
+    wide = org_label("org, wide", 41)
+    mocked.get(f"{API}/repos/acme/widgets/labels", json=LABELS, headers={"X-Total-Count": "3"})
+    mocked.get(f"{API}/orgs/acme/labels", status=403, json=api_error(NO_ORG_SCOPE))
+    rows = [issue(5, labels=[wide]), issue(4), issue(3, labels=[wide])]
+    mocked.get(REPO_ISSUES, json=rows, headers={"X-Total-Count": "3"})
+    _, data = ok(run(deps, 'label:"org, wide"', owner="acme", name="widgets"))
+    assert [row["number"] for row in data["results"]] == [5, 3] and data["total"] == 2
+
+
+def test_a_quoted_milestone_with_a_comma_in_one_repository(mocked: responses.RequestsMock, deps: Deps) -> None:
+    sprint = milestone("Sprint, week 3", 7)
+    mocked.get(f"{API}/repos/acme/widgets/milestones", json=[sprint], headers={"X-Total-Count": "1"})
+    mocked.get(REPO_ISSUES, json=[issue(3, milestone_=sprint)], headers={"X-Total-Count": "1"})
+    _, data = ok(run(deps, 'milestone:"Sprint, week 3"', owner="acme", name="widgets"))
+    assert [row["number"] for row in data["results"]] == [3]
+    assert sent_params(mocked, path_end="/widgets/issues")["milestones"] == "7"
+
+
+@pytest.mark.parametrize("query", ['label:"org, wide"', 'milestone:"Sprint, week 3"'])
+def test_a_quoted_name_with_a_comma_across_repositories_is_refused(
+    mocked: responses.RequestsMock, deps: Deps, query: str
+) -> None:
+    text = failed(run(deps, query, owner="acme"))
+    assert "comma" in text and "repo:OWNER/NAME" in text and gitea_calls(mocked) == []
