@@ -20,7 +20,8 @@ _UNKNOWN_USER = re.compile(r"user does not exist \[uid: \d+, name: ([^\]]*)\]")
 # A 403 from a repository route to a user who may read the repository but not write to it (verified on Gitea 1.22.6
 # and 1.25.4, docs/server-behaviour.md): adding or replacing an issue's labels says "write permission is required",
 # creating a label "user should have a permission to write to a repo", a due date "Not repo writer"; editing
-# another's issue or removing a label is a bare 403 without a body. An invisible repository is 404, never 403.
+# another's issue or removing a label is a bare 403 without a body, and so is adding or replacing labels on Forgejo
+# 11 and 12. An invisible repository is 404, never 403.
 _WRITE_REFUSED = ("write permission is required", "user should have a permission to write to a repo", "Not repo writer")
 _LOCKED = "You cannot comment on a locked issue."
 _ISSUE_EDIT = re.compile(r"/issues/\d+$")

@@ -98,6 +98,12 @@ class Profile:
         return self.is_forgejo
 
     @property
+    def label_write_refusal_is_worded(self) -> bool:
+        """A user who may only read, adding or replacing an issue's labels: Gitea (1.22, 1.25) says "write permission
+        is required"; Forgejo (11, 12) answers a bare 403 (verified live)."""
+        return not self.is_forgejo
+
+    @property
     def missing_issue_comments_status(self) -> int:
         """Reading or adding comments of a missing issue: Gitea answers 500, Forgejo from 11 answers 404."""
         return 404 if self._forgejo((11,)) else 500

@@ -112,17 +112,18 @@ def test_an_empty_edit_tells_writers_from_readers_only_on_an_issue_they_did_not_
 WRITE_REFUSED = "write permission is required"
 
 
-def test_a_user_who_may_only_read_is_refused_in_these_words(http: Http, lab: Lab) -> None:
+def test_a_user_who_may_only_read_is_refused_in_these_words(target: Target, http: Http, lab: Lab) -> None:
     """What a 403 says to a read collaborator and to a non-member of a public repository (both can read it): adding
-    or replacing labels names the missing write permission; editing another's issue and removing a label answer a
+    or replacing labels names the missing write permission on Gitea (a bare 403 on Forgejo); editing another's issue and removing a label answer a
     bare 403 without a body; a token without the write scope is named as such. Nothing changes."""
     number = lab.issues["auth"]
     before = http.ok("GET", lab.path("issues", number), lab.tokens["writer"])
     labels = lab.path("issues", number, "labels")
+    worded = "" if target.version.flavor == "forgejo" else WRITE_REFUSED  # Forgejo 11 and 12 say nothing on labels
     for role in ("poster", "outsider"):
         for method in ("POST", "PUT"):
             answer = http.call(method, labels, lab.tokens[role], json={"labels": [lab.labels["ui"]]})
-            assert (answer.status, answer.message) == (403, WRITE_REFUSED), (role, method, answer.text)
+            assert (answer.status, answer.text and answer.message) == (403, worded), (role, method, answer.text)
         bare = (("PATCH", lab.path("issues", number), {"title": "Edited"}),
                 ("DELETE", lab.path("issues", number, "labels", lab.labels["bug"]), None))  # fmt: skip
         for method, path, body in bare:
@@ -130,7 +131,7 @@ def test_a_user_who_may_only_read_is_refused_in_these_words(http: Http, lab: Lab
             assert (answer.status, answer.text) == (403, ""), (role, method, answer.text)
     own = lab.path("issues", lab.issues["poster"], "labels")  # a poster may not label even the issue they filed
     answer = http.call("POST", own, lab.tokens["poster"], json={"labels": [lab.labels["ui"]]})
-    assert (answer.status, answer.message) == (403, WRITE_REFUSED), answer.text
+    assert (answer.status, answer.text and answer.message) == (403, worded), answer.text
     no_scope = http.call("POST", labels, lab.tokens["reader"], json={"labels": [lab.labels["ui"]]})  # read:issue
     assert no_scope.status == 403 and SCOPE_403 in no_scope.message and "write:issue" in no_scope.message
     assert http.ok("GET", lab.path("issues", number), lab.tokens["writer"]) == before, "nothing changed"

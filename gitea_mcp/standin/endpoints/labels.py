@@ -17,7 +17,7 @@ from gitea_mcp.standin.store import Issue, Label, Repo
 
 MIXED = "labels should be an array of strings or integers"
 NOT_A_WRITER = "user should have a permission to write to a repo"
-WRITE_REFUSED = "write permission is required"  # adding or replacing an issue's labels (removing one: a bare 403)
+WRITE_REFUSED = "write permission is required"  # adding or replacing an issue's labels on Gitea (removing: a bare 403)
 _COLOR = re.compile(r"#[0-9a-f]{3}(?:[0-9a-f]{3})?")
 CREATE_LABEL_FIELDS = {
     "name": "string",
@@ -69,7 +69,7 @@ def _write_labels(call: Call, replace: bool) -> Response:
     form = bind(call, "IssueLabelsOption", {"labels": "[]any"})
     issue = find_issue(call, repo)
     if not can_write(call, repo):  # Gitea's prepareForReplaceOrAdd: before the labels are looked at
-        raise ApiError(403, WRITE_REFUSED)
+        raise ApiError(403, WRITE_REFUSED if call.profile.label_write_refusal_is_worded else None)
     wanted = _wanted(call, repo, form.get("labels") or [])
     labels = _one_per_scope(wanted) if replace else _added(call, issue, wanted)
     if set(labels) != set(issue.label_ids):
