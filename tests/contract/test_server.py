@@ -114,8 +114,9 @@ WRITE_REFUSED = "write permission is required"
 
 def test_a_user_who_may_only_read_is_refused_in_these_words(target: Target, http: Http, lab: Lab) -> None:
     """What a 403 says to a read collaborator and to a non-member of a public repository (both can read it): adding
-    or replacing labels names the missing write permission on Gitea (a bare 403 on Forgejo); editing another's issue and removing a label answer a
-    bare 403 without a body; a token without the write scope is named as such. Nothing changes."""
+    or replacing labels names the missing write permission on Gitea (a bare 403 on Forgejo); editing another's
+    issue and removing a label answer a bare 403 without a body; a token without the write scope is named as such.
+    Nothing changes."""
     number = lab.issues["auth"]
     before = http.ok("GET", lab.path("issues", number), lab.tokens["writer"])
     labels = lab.path("issues", number, "labels")
