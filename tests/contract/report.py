@@ -92,7 +92,13 @@ def table(runs: list[Run]) -> str:
     return "\n".join(lines)
 
 
+USAGE = 'usage: python -m tests.contract.report "SERVER LABEL=run.xml" ...  (one JUnit XML file per server)'
+
+
 def main(argv: list[str]) -> int:
+    if not argv or any("=" not in arg for arg in argv):
+        print(USAGE, file=sys.stderr)
+        return 2
     runs = [read(*arg.split("=", 1)) for arg in argv]
     print(table(runs))
     return 0

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.contract.report import read, table
+from tests.contract.report import main, read, table
 
 RUN = """<?xml version="1.0"?><testsuites><testsuite name="pytest" timestamp="2026-12-01T00:32:05+00:00">
 <testcase classname="tests.contract.test_server" name="test_a[live]"/>
@@ -100,3 +100,11 @@ def test_the_reports_own_tests_are_no_probe(tmp_path: Path) -> None:
     rows = [line.split(" | ")[0] for line in lines[2:5]]
     assert rows == ["| `test_server::test_a`", "| `test_server::test_b`", "| **passed**"]
     assert "| **passed** | 1/2 |" in lines
+
+
+@pytest.mark.parametrize("argv", [[], ["--help"], ["run.xml"]], ids=["nothing", "help", "no-label"])
+def test_arguments_without_a_label_get_the_usage_not_a_traceback(
+    argv: list[str], capfd: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    assert capfd.readouterr().err.startswith("usage: python -m tests.contract.report")
