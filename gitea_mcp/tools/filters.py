@@ -124,6 +124,8 @@ def _first_round(
     deps: Deps, owner: str, name: str, query: IssueFilter, page: int, limit: int, since: float | None
 ) -> tuple[Sent, ApiResponse | None]:
     """The names resolved and, in the same round trip, the list as asked when the names can go as they are."""
+    if not query.labels and not query.milestones:  # nothing to resolve: the list alone, on this thread
+        return Sent(), _get(deps, owner, name, query.list_params(), page, limit)
     as_given = not any("," in text for text in (*query.labels, *query.milestones))
     calls: list[Callable[[], object]] = [lambda: _resolve(deps, owner, name, query, since)]
     if as_given:
@@ -151,6 +153,10 @@ def _resolve(deps: Deps, owner: str, name: str, query: IssueFilter, since: float
     def milestones() -> Sent:
         return _milestones(deps, owner, name, list(query.milestones), since) if query.milestones else Sent()
 
+    if not query.milestones:  # one lookup runs on this thread, without a hop to a worker
+        return labels()
+    if not query.labels:
+        return milestones()
     by_label, by_milestone = deps.client.parallel(labels, milestones)
     return replace(by_label, titles=by_milestone.titles, ids=by_milestone.ids)
 
