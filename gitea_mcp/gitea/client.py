@@ -50,6 +50,14 @@ Params = Mapping[str, str | int]
 # Statuses worth a second try on a read: the proxy or Gitea is busy or restarting. A plain 500 is not
 # retried: Gitea answers 500 for some deterministic failures (comments of a missing issue).
 _RETRY_STATUSES = frozenset({429, 502, 503, 504})
+
+
+def transient(error: GiteaError) -> bool:
+    """Whether a read that failed so is worth another try: the rule `_attempt` follows (a busy or restarting forge,
+    an answer that never came; never a refused certificate, a body over the cap, or any other status)."""
+    return error.status in _RETRY_STATUSES or (isinstance(error, NoAnswer) and not isinstance(error, TlsFailed))
+
+
 _LINK_NEXT = re.compile(r'<[^>]*>\s*;\s*rel="next"')
 
 
@@ -199,8 +207,10 @@ class GiteaClient:
         clone._shared = self._shared
         return clone
 
-    def get(self, segments: Sequence[Segment], params: Params | None = None) -> ApiResponse:
-        return self._send("GET", segments, params=params, body=None, retry=True)
+    def get(self, segments: Sequence[Segment], params: Params | None = None, *, retry: bool = True) -> ApiResponse:
+        """A read, retried on a busy forge; `retry=False` for one whose answer may go unused (asked ahead, before it
+        is known to be needed), so a failure costs no backoff: ask it again with retries once it is (`transient`)."""
+        return self._send("GET", segments, params=params, body=None, retry=retry)
 
     def write(self, method: str, segments: Sequence[Segment], body: Any) -> ApiResponse:
         """POST/PATCH/PUT/DELETE: sent exactly once; an unknown outcome is reported, never retried here."""

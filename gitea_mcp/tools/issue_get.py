@@ -2,7 +2,9 @@
 
 A pull request also shows its reviews (state, reviewer, body) with their inline comments (file and line). Gitea
 serves those only to a token with read:repository, beyond the documented scopes; without it the reviews are
-left out and the result says why (docs/server-behaviour.md, test_pull_reviews_need_read_repository).
+left out and the result says why (docs/server-behaviour.md, test_pull_reviews_need_read_repository). The reviews
+are asked with the issue and its comments, before the issue says whether it is a pull request: one round either way,
+a second only for the inline comments of reviews that have any.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pydantic import BaseModel, Field, Strict
 
 from gitea_mcp import render, scopes, web_links
 from gitea_mcp.errors import ToolFailure
-from gitea_mcp.gitea.client import ApiResponse, Segment
+from gitea_mcp.gitea.client import ApiResponse, Segment, transient
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound
 from gitea_mcp.gitea.models import Comment, Issue, PullReview, PullReviewComment
 from gitea_mcp.spec import ToolSpec
@@ -157,10 +159,14 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
         except GiteaError as exc:  # the issue itself may still be readable; say so rather than fail
             return exc
 
+    pulls: list[Segment] = ["repos", owner, name, "pulls", target.number, "reviews"]
     try:
-        # Issue and comments at once: one round trip to a slow forge instead of two.
-        issue_response, loaded = deps.client.parallel(lambda: deps.client.get(base), comments)
-        assert isinstance(issue_response, ApiResponse)
+        # Issue, comments and a pull request's reviews at once: one round trip to a slow forge, not two or three.
+        # Whether the number is a pull request is known only from the issue, so the reviews are asked ahead.
+        issue_response, loaded, ahead = deps.client.parallel(
+            lambda: deps.client.get(base), comments, lambda: _ask(deps, pulls)
+        )
+        assert isinstance(issue_response, ApiResponse) and isinstance(ahead, ApiResponse | ToolFailure)
     except GiteaError as exc:
         if isinstance(exc, NotFound):
             raise missing.explain_issue_404(deps, owner, name, target.number) from None
@@ -168,7 +174,7 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
     issue = issue_response.one(Issue)
     thread = loaded if isinstance(loaded, list) else []
     args = _to_linked_comment(args, thread, target.comment)
-    reviewed = _load_reviews(deps, owner, name, target.number) if issue.pull_request else None
+    reviewed = _load_reviews(deps, pulls, ahead) if issue.pull_request else None  # an issue's answer is dropped
     detail = _detail(issue, thread, args, reviewed)
     failed = loaded if isinstance(loaded, GiteaError) else None
     return render.result(_text(owner, name, detail, args, failed, target.comment), detail)
@@ -198,15 +204,29 @@ class Reviewed:
     reviews themselves could not be read."""
 
     reviews: list[tuple[PullReview, Inline]]
-    failed: GiteaError | None = None
+    failed: ToolFailure | None = None
 
 
-def _load_reviews(deps: Deps, owner: str, name: str, number: int) -> Reviewed:
-    """The reviews, then every review's inline comments at once (one route per review, none for all of them)."""
-    base: list[Segment] = ["repos", owner, name, "pulls", number, "reviews"]
+def _ask(deps: Deps, reviews: list[Segment], retry: bool = False) -> ApiResponse | ToolFailure:
+    """The reviews route. Asked ahead, before anyone knows the number is a pull request, it is sent once and never
+    raises: for an issue (404; 403 first for a token without read:repository, docs/server-behaviour.md) its failure,
+    or the call running out of time before it could be sent, costs the issue's read no retry and no error."""
     try:
-        listed = deps.client.get(base).many(PullReview)
-    except GiteaError as exc:  # the pull request itself is readable: say why its reviews are not
+        return deps.client.get(reviews, retry=retry)
+    except ToolFailure as exc:  # a GiteaError, or the call's deadline
+        return exc
+
+
+def _load_reviews(deps: Deps, base: list[Segment], ahead: ApiResponse | ToolFailure) -> Reviewed:
+    """The reviews, then the inline comments of every review that has any at once (one route per review, none for
+    all of them): no second round when none has."""
+    if isinstance(ahead, GiteaError) and transient(ahead):  # asked ahead without retries: for a pull request they count
+        ahead = _ask(deps, base, retry=True)
+    try:
+        if isinstance(ahead, ToolFailure):
+            raise ahead
+        listed = ahead.many(PullReview)
+    except ToolFailure as exc:  # the pull request itself is readable: say why its reviews are not
         return Reviewed([], exc)
     with_inline = [r for r in listed if r.comments_count and r.state != REQUESTED][-INLINE_REVIEWS:]
 

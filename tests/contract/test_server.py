@@ -470,9 +470,12 @@ def test_review_comments_carry_path_and_line(http: Http, lab: Lab) -> None:
 
 
 def test_reviews_of_an_issue_or_a_missing_number_are_404(http: Http, lab: Lab) -> None:
+    """And 403 first to a token without read:repository: issue_get asks for them ahead and drops either answer."""
     for number in (lab.issues["auth"], 9999):
         answer = http.get(lab.path("pulls", number, "reviews"), lab.tokens["writer_repo"])
         assert answer.status == 404 and answer.message, number
+        refused = http.get(lab.path("pulls", number, "reviews"), lab.tokens["writer"])
+        assert refused.status == 403 and "read:repository" in refused.message, number
 
 
 def test_a_pull_requests_comments_leave_out_its_reviews(http: Http, lab: Lab) -> None:

@@ -33,13 +33,15 @@ class Rounds:
     seen: list[Timed] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def get(self, url: str, body: Any, total: int | None = None) -> None:
+    def get(self, url: str, body: Any, total: int | None = None, status: int = 200) -> None:
         headers = {} if total is None else {"X-Total-Count": str(total)}
         self.rsps.add_callback(
-            responses.GET, url, callback=self._answer(body, headers), content_type="application/json"
+            responses.GET, url, callback=self._answer(body, headers, status), content_type="application/json"
         )
 
-    def _answer(self, body: Any, headers: dict[str, str]) -> Callable[[requests.PreparedRequest], Any]:
+    def _answer(
+        self, body: Any, headers: dict[str, str], status: int = 200
+    ) -> Callable[[requests.PreparedRequest], Any]:
         import json
 
         def answer(request: requests.PreparedRequest) -> tuple[int, dict[str, str], str]:
@@ -47,7 +49,7 @@ class Rounds:
             time.sleep(self.delay)
             with self._lock:
                 self.seen.append(Timed(urlsplit(request.url or "").path, start, time.monotonic()))
-            return 200, headers, json.dumps(body)
+            return status, headers, json.dumps(body)
 
         return answer
 

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
+import requests
 import responses
 
+from gitea_mcp.errors import ToolFailure
+from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+from gitea_mcp.policy import Policy
 from gitea_mcp.tools import issue_get
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_get import GetArgs
+from tests.support import TOKEN
 from tests.support.gitea_json import (
     API,
     LABELS,
     MILESTONES,
+    ROOT,
     api_error,
     comment,
     issue,
@@ -210,12 +217,77 @@ def test_reviews_need_read_repository_and_the_call_still_answers(mocked: respons
     assert data["reviews"] is None and "read:repository" in data["reviews_note"]
 
 
-def test_an_issue_asks_for_no_reviews(mocked: responses.RequestsMock, deps: Deps) -> None:
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param({"status": 404, "json": api_error("GetPullRequestByIndex")}, id="404"),
+        pytest.param({"status": 403, "json": NO_READ_REPOSITORY}, id="403-without-read-repository"),
+        pytest.param({"status": 500, "json": api_error("")}, id="500"),
+        pytest.param({"status": 503, "body": "busy"}, id="503"),
+        pytest.param({"body": requests.ConnectionError("reset")}, id="no-answer"),
+        pytest.param({"json": {"not": "reviews"}}, id="nonsense"),
+    ],
+)
+def test_an_issue_drops_the_reviews_asked_ahead(mocked: responses.RequestsMock, answer: dict[str, Any]) -> None:
+    """The reviews route is asked with the issue, before it is known to be one: whatever it answers, an issue reads
+    as an issue, with no retry of it (retries are on here, with a backoff that would show)."""
+    client = GiteaClient(ROOT, TOKEN, timeout=5, retry=RetryPolicy(attempts=3, base_delay=2, max_delay=2))
+    mocked.get(ISSUE, json=issue(7))
+    mocked.get(f"{ISSUE}/comments", json=[comment(1, "First")])
+    mocked.get(f"{PULL}/reviews", **answer)
+    start = time.monotonic()
+    text, data = ok(run(Deps(client=client, policy=Policy(frozenset({"acme"})))))
+    assert time.monotonic() - start < 1, "no backoff for an answer nobody needs"
+    assert [c.request.url for c in mocked.calls].count(f"{PULL}/reviews") == 1
+    assert "review" not in text and data["reviews"] is None and data["reviews_note"] is None
+    assert "comments: 1, showing 1–1" in text
+
+
+def test_the_reviews_asked_ahead_never_fail_the_call(
+    mocked: responses.RequestsMock, deps: Deps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not even when the call's time ran out before they could be sent (a ToolFailure, not a Gitea answer)."""
+    late = ToolFailure("The call ran out of time before GET /repos/acme/widgets/pulls/7/reviews could be sent.")
+    sent = deps.client.get
+
+    def get(segments: Any, params: Any = None, *, retry: bool = True) -> Any:
+        if "pulls" in segments:
+            raise late
+        return sent(segments, params, retry=retry)
+
+    monkeypatch.setattr(deps.client, "get", get)
     mocked.get(ISSUE, json=issue(7))
     mocked.get(f"{ISSUE}/comments", json=[])
     text, data = ok(run(deps))
-    assert all("/pulls/" not in (call.request.url or "") for call in mocked.calls)
-    assert "review" not in text and data["reviews"] is None and data["reviews_note"] is None
+    assert data["reviews"] is None and "review" not in text
+    mocked.replace(responses.GET, ISSUE, json=issue(7, pull=True))
+    text, data = ok(run(deps))
+    assert data["reviews"] is None and f"reviews: could not be loaded ({late})" in text
+
+
+@pytest.mark.parametrize(
+    ("first", "asked"),
+    [
+        pytest.param({"status": 503, "body": "busy"}, 2, id="503-asked-again"),
+        pytest.param({"body": requests.ConnectionError("reset")}, 2, id="no-answer-asked-again"),
+        pytest.param({"status": 403, "json": NO_READ_REPOSITORY}, 1, id="403-not-asked-again"),
+        pytest.param({"status": 500, "json": api_error("")}, 1, id="500-not-asked-again"),
+    ],
+)
+def test_a_pull_request_asks_its_reviews_again_only_after_a_busy_forge(
+    mocked: responses.RequestsMock, deps: Deps, first: dict[str, Any], asked: int
+) -> None:
+    """Asked ahead without retries; once the number is known to be a pull request, a failure worth a retry gets its
+    retries (a second round, only then), any other is the answer."""
+    mocked.get(ISSUE, json=issue(7, "Export as CSV", pull=True))
+    mocked.get(f"{ISSUE}/comments", json=[])
+    mocked.get(f"{PULL}/reviews", **first)  # answers every ask, unless a second answer follows
+    if asked == 2:
+        mocked.get(f"{PULL}/reviews", json=[review(2, "APPROVED", "", "dave")])
+    text, _ = ok(run(deps))
+    assert [c.request.url for c in mocked.calls].count(f"{PULL}/reviews") == asked
+    assert ("review 2 (approved)" in text) is (asked == 2)
+    assert ("reviews: not shown" in text or "reviews: could not be loaded" in text) is (asked == 1)
 
 
 @pytest.mark.parametrize(

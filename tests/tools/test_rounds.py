@@ -1,5 +1,6 @@
 """Every read is one round trip to Gitea, the first call of a session included: the server's release (which decides
-how a keyword search is sent) is asked at the same time as the search, never before it."""
+how a keyword search is sent) is asked at the same time as the search, never before it; an issue or pull request is
+read with its comments and its reviews at once, before anyone knows which it is."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from typing import Any
 import pytest
 import responses
 
-from gitea_mcp.tools import issue_search
+from gitea_mcp.tools import issue_get, issue_search
 from gitea_mcp.tools.base import Deps
-from tests.support.gitea_json import API, LABELS, issue
+from tests.support.gitea_json import API, LABELS, api_error, comment, issue, review, review_comment
 from tests.support.results import ok
 from tests.support.rounds import Rounds, Timed
 
@@ -83,3 +84,45 @@ def test_keyword_matches_filtered_here_come_in_at_most_two_rounds(mocked: respon
     _, data = ok(issue_search.TOOL.call(deps, {"query": "crash assignee:bob", "owner": "acme", "name": "widgets"}))
     assert [hit["number"] for hit in data["results"]] == [n for n in range(45, 0, -1) if n % 3 == 0]
     assert gitea.count == 2, [t.path for t in gitea.seen]
+
+
+ISSUE_7 = f"{REPO_ISSUES}/7"
+REVIEWS_7 = f"{API}/repos/acme/widgets/pulls/7/reviews"
+NOT_A_PULL = api_error("GetPullRequestByIndex")
+NO_SCOPE = api_error("token does not have at least one of required scope(s), required=[read:repository], token scope=x")
+COMMENTED = review(1, "COMMENT", "See inline", comments_count=1)
+GET_7: list[Any] = [
+    pytest.param({"owner": "acme", "name": "widgets", "number": 7}, id="number"),
+    pytest.param({"url": "https://gitea.test/acme/widgets/issues/7#issuecomment-1"}, id="link"),
+    pytest.param({"owner": "acme", "name": "widgets", "number": 7, "comments_page": 2}, id="comments_page"),
+]
+
+
+@pytest.mark.parametrize("call", GET_7)
+@pytest.mark.parametrize(
+    ("pull", "reviews", "status", "inline", "rounds"),
+    [
+        pytest.param(False, NOT_A_PULL, 404, None, 1, id="issue"),
+        pytest.param(False, NO_SCOPE, 403, None, 1, id="issue-token-without-read-repository"),
+        pytest.param(True, [], 200, None, 1, id="pull-without-reviews"),
+        pytest.param(True, [review(1), review(2, "APPROVED", "")], 200, None, 1, id="pull-reviews-without-inline"),
+        pytest.param(True, NO_SCOPE, 403, None, 1, id="pull-token-without-read-repository"),
+        pytest.param(True, [review(2, "APPROVED", ""), COMMENTED], 200, [review_comment(9)], 2, id="pull-inline"),
+    ],
+)
+def test_an_issue_or_pull_request_is_one_round_and_inline_review_comments_one_more(
+    gitea: Rounds, deps: Deps, call: dict[str, Any], pull: bool, reviews: Any, status: int, inline: Any, rounds: int
+) -> None:
+    """The reviews are asked with the issue and its comments, and their answer dropped when the number is an issue
+    (404; 403 first for a token without read:repository, Gitea 1.25.4). Only a review with inline comments costs a
+    second round, all such reviews at once."""
+    gitea.get(ISSUE_7, issue(7, pull=pull))
+    gitea.get(f"{ISSUE_7}/comments", [comment(1, "First")])
+    gitea.get(REVIEWS_7, reviews, status=status)
+    if inline is not None:
+        gitea.get(f"{REVIEWS_7}/1/comments", inline)
+    text, data = ok(issue_get.TOOL.call(deps, call))
+    assert gitea.count == rounds, [t.path for t in gitea.seen]
+    assert len(gitea.seen) == 3 + (inline is not None)
+    assert data["is_pull"] is pull and (data["reviews"] is None) is (not pull or status != 200)
+    assert ("review" in text) is pull, text
