@@ -20,7 +20,8 @@ def argument_table(tool: ToolDefinition) -> str:
     return "\n".join(rows)
 
 
-# Where the schema leaves the words to its enum, default and bounds, the reader of the README still gets a meaning.
+# Where the schema leaves the words to its enum, default and bounds (or to the argument's name or the tool's
+# description), the reader of the README still gets a meaning.
 _MEANINGS = {
     "state": "Which issues, by state.",
     "type": "Issues, pull requests, or both.",
@@ -29,6 +30,11 @@ _MEANINGS = {
     "comments_page": "Page of 20 comments, oldest first.",
     "since": "Updated at or after (a date: from its start).",
     "before": "Updated strictly before (a date: before it starts).",
+    "created_by": "Author.",
+    "title": "One-line title.",
+    "add_labels": "Labels to add.",
+    "remove_labels": "Labels to remove.",
+    "allow_duplicate": "Write even if the same was just written (see above).",
 }
 
 

@@ -12,6 +12,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gitea_mcp import reference, render
 from gitea_mcp.server import READ_TOOLS, WRITE_TOOLS
 from tests.golden.test_screens import CASES, EVERY_SCOPE, SCREENS, SHOWN_URL, WRITES
@@ -71,6 +73,14 @@ def test_readme_tools_reference_is_generated() -> None:
         README.write_text(readme[: found.start(2)] + wanted + readme[found.end(2) :], encoding="utf-8")
         return
     assert found.group(2) == wanted, "the tools reference changed: review, then UPDATE_README=1"
+
+
+@pytest.mark.parametrize("tool", READ_TOOLS + WRITE_TOOLS, ids=lambda t: t.spec.name)
+def test_every_argument_has_a_meaning_in_the_reference(tool: Any) -> None:
+    """An argument whose schema leaves the words out (its name, the description or its enum says it to the agent)
+    still has a meaning for the README's reader."""
+    rows = reference.argument_table(tool).splitlines()[2:]
+    assert [row.split(" | ")[0] for row in rows if row.endswith("|  |")] == []
 
 
 def test_every_example_and_error_screen_exists() -> None:

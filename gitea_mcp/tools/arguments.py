@@ -10,6 +10,7 @@ import contextlib
 import difflib
 import functools
 import json
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
@@ -43,10 +44,10 @@ def split_names(raw: object) -> object:
     return raw
 
 
-Owner = Annotated[str, Field(description="User or organisation.")]
-RepoName = Annotated[str, Field(description="Repository.")]
+Owner = Annotated[str, Field(description="User or org.")]
+RepoName = Annotated[str, Field(description="Repo.")]
 # Whole numbers only: pydantic would otherwise read `true` as 1 (and edit issue #1) and "7" as 7.
-Number = Annotated[int, Strict(), Field(description="Issue or PR number.", ge=1, le=MAX_NUMBER)]
+Number = Annotated[int, Strict(), Field(description="Issue or PR.", ge=1, le=MAX_NUMBER)]
 PageNumber = Annotated[int, Strict(), Field(ge=1, le=MAX_PAGE)]
 
 
@@ -101,10 +102,55 @@ def compact_schema(schema: Any, drop: tuple[str, ...] = (), optional_null: bool 
         if not optional_null:  # an input: null is "not given", which leaving the argument out already says
             del out["anyOf"]
             out.update(other)
-        elif set(other) == {"type"} and isinstance(other["type"], str):
+        elif set(other) <= _OWN_TYPE_ONLY and isinstance(other.get("type"), str):
             del out["anyOf"]
+            out.update(other)
             out["type"] = [other["type"], "null"]
     return out
+
+
+# Keywords that constrain only values of their own type (items: arrays; properties: objects): under
+# `type: [X, "null"]` a null passes them, so the type list means what `anyOf [X, null]` does. Not enum or const.
+_OWN_TYPE_ONLY = {"type", "items", "properties", "required", "additionalProperties"}
+
+
+def inline_defs(schema: dict[str, Any]) -> dict[str, Any]:
+    """Write each `$defs` model that is referenced once in its place: the same schema without the `$ref` and the
+    name (pydantic puts every nested model in `$defs`). A model used twice, or by itself, stays a reference."""
+    defs: dict[str, Any] = schema.get("$defs", {})
+    uses = Counter(_refs(schema))
+    once = {name for name in defs if uses[name] == 1}
+
+    def place(node: Any) -> Any:
+        if isinstance(node, list):
+            return [place(value) for value in node]
+        if not isinstance(node, dict):
+            return node
+        name = _def_name(node.get("$ref"))
+        if set(node) == {"$ref"} and name in once:
+            return place(defs[name])
+        return {key: place(value) for key, value in node.items()}
+
+    out: dict[str, Any] = place({key: value for key, value in schema.items() if key != "$defs"})
+    kept = {name: place(model) for name, model in defs.items() if name not in once}
+    return {**out, "$defs": kept} if kept else out
+
+
+_DEFS = "#/$defs/"
+
+
+def _def_name(ref: object) -> str | None:
+    return ref[len(_DEFS) :] if isinstance(ref, str) and ref.startswith(_DEFS) else None
+
+
+def _refs(node: Any) -> list[str]:
+    """The names of the `$defs` models that `node` references, once per reference."""
+    if isinstance(node, list):
+        return [name for value in node for name in _refs(value)]
+    if not isinstance(node, dict):
+        return []
+    here = _def_name(node.get("$ref"))
+    return ([here] if here else []) + [name for value in node.values() for name in _refs(value)]
 
 
 # Names agents reach for that a tool spells differently: checked before the closest spelling.

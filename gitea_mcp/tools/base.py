@@ -22,7 +22,7 @@ from gitea_mcp.gitea.client import GiteaClient, call_deadline
 from gitea_mcp.gitea.errors import Moved
 from gitea_mcp.policy import Policy
 from gitea_mcp.spec import ToolSpec
-from gitea_mcp.tools.arguments import Arguments, compact_schema, input_schema, parse
+from gitea_mcp.tools.arguments import Arguments, compact_schema, inline_defs, input_schema, parse
 
 log = logging.getLogger("gitea_mcp.tools")
 
@@ -127,7 +127,8 @@ class ToolDefinition:
         )
         # Output schemas are for validating structuredContent; the model reads the text, so no prose there.
         metadata = FuncMetadata(arg_model=self.args, output_model=self.result)
-        metadata.output_schema = compact_schema(metadata.output_schema, drop=("description",))
+        if metadata.output_schema is not None:
+            metadata.output_schema = compact_schema(inline_defs(metadata.output_schema), drop=("description",))
         return CheckedTool(
             fn=self.run,
             name=self.spec.name,

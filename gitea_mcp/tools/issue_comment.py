@@ -42,7 +42,7 @@ class CommentArgs(Arguments):
     name: RepoName
     number: Number
     body: Annotated[str, Field(description="Markdown.")]
-    allow_duplicate: Annotated[Flag, Field(description="Post even if just posted.")] = False
+    allow_duplicate: Flag = False  # the description says what it does
 
 
 def run(deps: Deps, args: CommentArgs) -> CallToolResult:

@@ -31,13 +31,13 @@ SPEC = ToolSpec.written_once(NAME, DESCRIPTION, scopes.WRITE_ISSUE, scopes.READ_
 class CreateArgs(Arguments):
     owner: Owner
     name: RepoName
-    title: Annotated[str, Field(description="One-line title.")]
+    title: str
     body: Annotated[str, Field(description="Markdown.")] = ""
     labels: Names = Field(default_factory=list, description="Names.")
     assignees: Names = Field(default_factory=list, description="Usernames.")
     milestone: Annotated[str | None, Field(description="Title or id.")] = None
     due_date: Annotated[str | None, Field(description="YYYY-MM-DD.")] = None
-    allow_duplicate: Annotated[Flag, Field(description="File even if just filed.")] = False
+    allow_duplicate: Flag = False  # the description says what it does
 
 
 def run(deps: Deps, args: CreateArgs) -> CallToolResult:

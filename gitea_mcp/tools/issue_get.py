@@ -28,9 +28,8 @@ from gitea_mcp.tools.base import Deps, ToolDefinition, guard
 
 NAME = "issue_get"
 DESCRIPTION = (
-    "Read one issue or PR (by owner, name, number, or its web link): body, comments (oldest first, 20 per "
-    "page), labels, assignees, milestone, state, dates, URL; a PR's reviews with their inline comments (file, "
-    "line). Texts are cut at max_chars, full size stated."
+    "Read one issue or PR (owner, name, number, or url): body, comments (oldest first, 20 per page), all "
+    "fields; a PR's reviews with inline comments (file, line). Texts cut at max_chars, full size stated."
 )
 SPEC = ToolSpec.reading(
     NAME, DESCRIPTION, scopes.READ_ISSUE, scope_note=f"(and `{scopes.READ_REPOSITORY}` for a PR's reviews)"
@@ -111,7 +110,7 @@ class GetArgs(Arguments):
     owner: Owner | None = None
     name: RepoName | None = None
     number: Number | None = None
-    url: Annotated[str | None, Field(description="Or its page's link, #issuecomment-N too.")] = None
+    url: Annotated[str | None, Field(description="Web link, #issuecomment-N too.")] = None
     max_chars: Annotated[int, Strict(), Field(description="0 = no cut.", ge=0, le=1_000_000)] = DEFAULT_MAX_CHARS
     comments_page: Annotated[int, Strict(), Field(ge=1, le=MAX_PAGE)] = 1
 

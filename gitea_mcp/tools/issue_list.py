@@ -18,8 +18,8 @@ from gitea_mcp.tools.base import Deps, ToolDefinition, choice, enum, guard
 
 NAME = "issue_list"
 DESCRIPTION = (
-    "List a repository's issues, newest first, a line each, with the total. Pull requests only with type=pulls "
-    f"or all. since/before: updated time. {dates.RULE} Text search: issue_search; body, comments: issue_get."
+    f"List a repo's issues, newest first, with the total. since/before: updated time. {dates.RULE} Text search: "
+    "issue_search; body, comments: issue_get."
 )
 SPEC = ToolSpec.reading(NAME, DESCRIPTION, scopes.READ_ISSUE)
 
@@ -57,7 +57,7 @@ class ListArgs(Arguments):
     milestones: Names = Field(default_factory=list, description="Names or ids.")
     since: str | None = None  # the date rule is in the description, stated once for both
     before: str | None = None
-    created_by: Annotated[str | None, Field(description="Author.")] = None
+    created_by: str | None = None
     assigned_by: Annotated[str | None, Field(description="Assignee.")] = None
     mentioned_by: Annotated[str | None, Field(description="Mentioned user.")] = None
     type: Annotated[str, Field(json_schema_extra=enum(TYPES))] = "issues"

@@ -30,12 +30,11 @@ from gitea_mcp.tools.base import Deps, ToolDefinition, guard
 
 NAME = "issue_search"
 DESCRIPTION = (
-    "Find issues/PRs (numbers) by forge-style query or list page URL. Words match title/body/comments as the "
-    "server's index does: Gitea whole adjacent words (auth misses Authentication), a lone number N also #N and text "
-    'containing N (1.23+); Forgejo any word, "exact phrases". Qualifiers: is:open|closed, state:all, is:issue|pr, '
-    "label:X (repeat: all must match), milestone:X, author:X, assignee:X, mentions:X (X may be @me), "
-    "updated:>=DATE (>, <, <=, A..B), repo:owner/name, org:X; others refused. Default: all states; all owner's "
-    f"repos unless name/repo: given. {dates.RULE}"
+    "Find issue/PR numbers by query or list page URL. Words match title/body/comments as the server's index does: "
+    "Gitea whole adjacent words (auth misses Authentication), a lone number N also #N and text containing N (1.23+); "
+    'Forgejo any word, "exact phrases". Qualifiers: is:open|closed, state:all, is:issue|pr, label:X (repeat: all '
+    "must match), milestone:X, author:X, assignee:X, mentions:X (X may be @me), updated:>=DATE (>, <, <=, A..B), "
+    f"repo:owner/name, org:X; others refused. Default: all states. {dates.RULE}"
 )
 SPEC = ToolSpec.reading(NAME, DESCRIPTION, scopes.READ_ISSUE, scope_note="(and `read:user` for `@me`)")
 

@@ -21,10 +21,7 @@ from gitea_mcp.tools.arguments import Arguments, Names, Number, Owner, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition, choice, due_instant, enum, guard
 
 NAME = "issue_update"
-DESCRIPTION = (
-    "Change an issue: only the fields given change; label names, milestone by title or id. "
-    "Returns the issue as it now is."
-)
+DESCRIPTION = "Change an issue: only the fields given change; labels by name. Returns the issue as it now is."
 SPEC = ToolSpec(
     name=NAME,
     description=DESCRIPTION,
@@ -39,12 +36,12 @@ class UpdateArgs(Arguments):
     owner: Owner
     name: RepoName
     number: Number
-    title: Annotated[str | None, Field(description="New title.")] = None
+    title: str | None = None
     body: Annotated[str | None, Field(description="Replaces the body.")] = None
     state: Annotated[str | None, Field(json_schema_extra=enum(STATES))] = None
     labels: Annotated[Names | None, Field(description="The whole new set.")] = None
-    add_labels: Names = Field(default_factory=list, description="To add.")
-    remove_labels: Names = Field(default_factory=list, description="To remove.")
+    add_labels: Names = Field(default_factory=list)
+    remove_labels: Names = Field(default_factory=list)
     assignees: Annotated[Names | None, Field(description="The whole new set.")] = None
     milestone: Annotated[str | None, Field(description='Title or id; "" clears.')] = None
     due_date: Annotated[str | None, Field(description='YYYY-MM-DD; "" clears.')] = None

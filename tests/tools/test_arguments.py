@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
-from gitea_mcp.tools.arguments import input_schema, parse
+from gitea_mcp.tools.arguments import compact_schema, inline_defs, input_schema, parse
 from gitea_mcp.tools.base import Deps, ToolDefinition
 from tests.support.results import failed
 
@@ -110,3 +111,38 @@ def test_the_schema_says_a_larger_limit_is_capped_not_refused(tool: ToolDefiniti
     limit = input_schema(tool.args)["properties"]["limit"]
     assert "maximum" not in limit and limit["minimum"] == 1
     assert limit["description"] == "Capped at 50."
+
+
+class _Leaf(BaseModel):
+    x: int
+
+
+class _Tree(BaseModel):
+    children: list[_Tree]
+
+
+class _Once(BaseModel):
+    leaf: _Leaf | None
+
+
+class _Twice(BaseModel):
+    a: _Leaf
+    b: _Leaf
+
+
+@pytest.mark.parametrize(
+    ("model", "kept"),
+    [
+        pytest.param(_Once, set(), id="used-once-written-in-place"),
+        pytest.param(_Twice, {"_Leaf"}, id="used-twice-stays-a-reference"),
+        pytest.param(_Tree, {"_Tree"}, id="recursive-stays-a-reference"),
+    ],
+)
+def test_output_models_are_written_in_place_only_where_that_says_the_same(
+    model: type[BaseModel], kept: set[str]
+) -> None:
+    schema = compact_schema(inline_defs(model.model_json_schema()))
+    assert set(schema.get("$defs", {})) == kept
+    if model is _Once:
+        assert schema["properties"]["leaf"]["type"] == ["object", "null"]
+        assert schema["properties"]["leaf"]["required"] == ["x"]
