@@ -21,17 +21,21 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from gitea_mcp import __version__
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.errors import (
     GiteaError,
     NoAnswer,
     TlsFailed,
     from_status,
+    kind_of,
     no_endpoint,
     redirected,
     tls_problem,
@@ -118,13 +122,15 @@ class RetryPolicy:
     attempts: int = 3
     base_delay: float = 0.25
     max_delay: float = 4.0
-    budget: float = 10.0  # seconds of waiting across all retries of one read
+    # Seconds one read may take, its retries and waits included; None: the tool call's deadline (CALL_ROUNDS ×
+    # GITEA_TIMEOUT), so a Retry-After the call can cover is waited out, not given up.
+    budget: float | None = None
 
 
 class _Shared:
     """What every client of one server shares, whatever its token: the connection pool and worker threads."""
 
-    def __init__(self, session: requests.Session | None, verify: bool | str, user_agent: str, api: str) -> None:
+    def __init__(self, session: requests.Session | None, verify: bool | str, user_agent: str | None, api: str) -> None:
         self._session = session
         # GITEA_CA_BUNDLE or GITEA_INSECURE when set; else the machine's CA bundle variables, as requests reads them.
         self._verify = verify if verify is not True else _environment_ca() or True
@@ -146,7 +152,10 @@ class _Shared:
                 self._session.trust_env = False
                 self._session.proxies = requests.utils.get_environ_proxies(self._api)
                 self._session.verify = self._verify
-                self._session.headers["User-Agent"] = self._user_agent
+                # Named, with its version: some instances (and proxies) refuse agents they cannot tell apart.
+                self._session.headers["User-Agent"] = self._user_agent or (
+                    f"{_PRODUCT}/{__version__} ({requests.utils.default_user_agent()})"
+                )
                 # One session serves every caller: a cookie Gitea or a proxy sets for one must never be replayed
                 # for another, so none is kept.
                 self._session.cookies.set_policy(_NoCookies())
@@ -160,6 +169,7 @@ class _Shared:
 
 
 _WORKER = "gitea-worker"
+_PRODUCT = "gitea-issues-mcp"  # the distribution's name
 
 
 class GiteaClient:
@@ -173,7 +183,7 @@ class GiteaClient:
         session: requests.Session | None = None,
         retry: RetryPolicy | None = None,
         verify: bool | str = True,
-        user_agent: str = "gitea-mcp",
+        user_agent: str | None = None,  # None: gitea-issues-mcp/<version> (python-requests/<version>)
     ) -> None:
         self._api = url.rstrip("/") + "/api/v1"
         # What messages and reprs show: never credentials pasted into the URL (https://user:pw@host).
@@ -247,8 +257,7 @@ class GiteaClient:
     ) -> ApiResponse:
         path = self._path(segments)
         attempts = self._retry.attempts if retry else 1
-        # The budget counts the requests' own time too, so retries can never stretch a call into a hang.
-        deadline = time.monotonic() + self._retry.budget
+        deadline = self._retry_deadline()
         for attempt in range(1, attempts + 1):
             outcome = self._attempt(method, path, params, body)
             if isinstance(outcome, ApiResponse):
@@ -257,11 +266,22 @@ class GiteaClient:
             if attempt == attempts or retry_after is None:
                 raise error
             delay = retry_after or self._backoff(attempt)
-            if time.monotonic() + delay > deadline:
+            # A wait is taken only if the retry can still be sent after it (`_timeout_now`'s margin).
+            if time.monotonic() + delay > deadline - _LAST_MOMENT:
                 raise error
             log.info("retrying %s %s in %.2fs after: %s", method, path, delay, error)
             time.sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _retry_deadline(self) -> float:
+        """When a read's retries must be over: the tool call's deadline (or a call's budget from now, outside one),
+        or the policy's own budget when that is sooner. It counts the requests' own time too, so retries can never
+        stretch a call into a hang."""
+        now = time.monotonic()
+        deadline = _CALL_DEADLINE.get()
+        if deadline is None:
+            deadline = now + self.call_budget
+        return deadline if self._retry.budget is None else min(deadline, now + self._retry.budget)
 
     def _attempt(
         self, method: str, path: str, params: Params | None, body: Any
@@ -292,7 +312,11 @@ class GiteaClient:
         error = self._status_error(response, method, path)
         if response.status_code not in _RETRY_STATUSES:
             return error, None
-        return error, _retry_after(response) or 0.0
+        wait = _retry_after(response)
+        if not wait:
+            return error, 0.0
+        # Raised as is when the wait is not taken (a write, the call's time, the last attempt): say how long.
+        return _asked_to_wait(error, wait), wait.seconds
 
     def _backoff(self, attempt: int) -> float:
         # Full jitter keeps many agents from retrying in lock-step against one forge.
@@ -305,7 +329,7 @@ class GiteaClient:
         if deadline is None:
             return self._timeout
         left = deadline - time.monotonic()
-        if left <= 0.05:
+        if left <= _LAST_MOMENT:
             # Not sent at all, so never a lost write: a plain failure, not something to look up.
             raise ToolFailure(
                 f"The call ran out of time before {method} {path} could be sent (GITEA_TIMEOUT={self._timeout:g}s per "
@@ -375,6 +399,7 @@ class GiteaClient:
 
 
 CALL_ROUNDS = 4  # a tool call's deadline, in GITEA_TIMEOUTs
+_LAST_MOMENT = 0.05  # seconds: with less of the call left, a request is not sent at all
 _CALL_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("gitea_call_deadline", default=None)
 
 
@@ -453,12 +478,48 @@ def _total(raw: str | None) -> int | None:
         return None
 
 
-def _retry_after(response: requests.Response) -> float | None:
-    raw = response.headers.get("Retry-After")
-    try:
-        return max(0.0, float(raw)) if raw else None
-    except ValueError:
+@dataclass(frozen=True)
+class _Wait:
+    """What a Retry-After asks: seconds from now, and the moment named when it was an HTTP date."""
+
+    seconds: float
+    until: datetime | None = None
+
+
+_DELAY_SECONDS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _retry_after(response: requests.Response) -> _Wait | None:
+    """Retry-After as delay-seconds or an HTTP date (RFC 9110 10.2.3); None when absent, unreadable or past."""
+    raw = response.headers.get("Retry-After", "").strip()
+    if _DELAY_SECONDS.fullmatch(raw):
+        return _Wait(float(raw)) if float(raw) > 0 else None
+    until = _http_date(raw)
+    if until is None:
         return None
+    # Counted from the server's own clock (its Date header) where it sent one: ours may be off.
+    now = _http_date(response.headers.get("Date", "")) or datetime.now(UTC)
+    seconds = (until - now).total_seconds()
+    return _Wait(seconds, until) if seconds > 0 else None
+
+
+def _http_date(raw: str) -> datetime | None:
+    try:
+        moment = parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment  # asctime has no zone: it is GMT
+
+
+def _asked_to_wait(error: GiteaError, wait: _Wait) -> GiteaError:
+    """The same error, saying how long the server asked to wait: the caller's only useful next step."""
+    how_long = f"{wait.seconds:.1f}".removesuffix(".0") + " s"
+    if wait.until is not None:
+        how_long = f"until {wait.until.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC ({wait.seconds:.0f} s)"
+    text = f"Gitea asked to wait {how_long} before the next request ({error.status}); try again after that."
+    return kind_of(error.status)(
+        text, status=error.status, gitea_message=error.gitea_message, gitea_errors=error.gitea_errors, path=error.path
+    )
 
 
 def _gitea_message(response: requests.Response) -> tuple[str, tuple[str, ...]]:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+
 import pytest
 import requests
 import responses
 
-from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+from gitea_mcp import __version__
+from gitea_mcp.gitea.client import GiteaClient, RetryPolicy, call_deadline
 from gitea_mcp.gitea.errors import GiteaError
 from tests.support import TOKEN
 from tests.support.gitea_json import API, ROOT
@@ -21,8 +27,13 @@ def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     return slept
 
 
-def client(**retry: float) -> GiteaClient:
-    return GiteaClient(ROOT, TOKEN, timeout=5, retry=RetryPolicy(**retry))  # type: ignore[arg-type]
+def client(timeout: float = 5, **retry: float) -> GiteaClient:
+    return GiteaClient(ROOT, TOKEN, timeout=timeout, retry=RetryPolicy(**retry))  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def _nothing() -> Iterator[None]:
+    yield
 
 
 @pytest.mark.parametrize(
@@ -62,9 +73,129 @@ def test_retry_after_is_honoured(sleeps: list[float]) -> None:
 def test_retry_after_beyond_budget_fails_at_once(sleeps: list[float]) -> None:
     with responses.RequestsMock() as rsps:
         rsps.get(URL, status=429, headers={"Retry-After": "120"})
-        with pytest.raises(GiteaError, match="rate-limiting"):
+        with pytest.raises(GiteaError, match="asked to wait 120 s"):
             client(budget=10).get(["repos", "acme", "widgets", "issues"])
     assert sleeps == []
+
+
+SERVER_NOW = datetime(2026, 12, 1, 23, 50, tzinfo=UTC)  # the Date header of the 429
+
+
+def http_date(moment: datetime) -> str:
+    return format_datetime(moment, usegmt=True)
+
+
+@pytest.mark.parametrize(
+    ("headers", "call", "waits"),
+    [
+        ({"Retry-After": "1"}, None, [1.0]),
+        ({"Retry-After": "12"}, None, [12.0]),  # timeout=5: a call's budget is 20 s
+        ({"Retry-After": "12"}, 30.0, [12.0]),  # inside a tool call, its deadline is what counts
+        ({"Retry-After": "0"}, None, "backoff"),  # no wait asked: the usual jittered backoff
+        (
+            {"Date": http_date(SERVER_NOW), "Retry-After": http_date(SERVER_NOW + timedelta(seconds=12))},
+            None,
+            [12.0],  # an HTTP date, counted from the server's own clock
+        ),
+        (
+            {"Date": http_date(SERVER_NOW), "Retry-After": "Tue Dec  1 23:50:07 2026"},  # asctime, RFC 9110 5.6.7
+            None,
+            [7.0],
+        ),
+        (
+            {"Date": http_date(SERVER_NOW), "Retry-After": http_date(SERVER_NOW - timedelta(seconds=30))},
+            None,
+            "backoff",  # a date already past: no wait asked
+        ),
+    ],
+)
+def test_a_read_waits_what_the_server_asks_within_the_call(
+    sleeps: list[float], headers: dict[str, str], call: float | None, waits: list[float] | str
+) -> None:
+    with responses.RequestsMock() as rsps, call_deadline(call) if call else _nothing():
+        rsps.get(URL, status=429, headers=headers)
+        rsps.get(URL, json=[])
+        client(timeout=5).get(["repos", "acme", "widgets", "issues"])
+        assert len(rsps.calls) == 2
+    if waits == "backoff":
+        assert len(sleeps) == 1 and 0 <= sleeps[0] <= RetryPolicy().base_delay
+    else:
+        assert sleeps == waits
+
+
+def test_an_http_date_without_a_date_header_counts_from_this_clock(sleeps: list[float]) -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.get(URL, status=503, headers={"Retry-After": http_date(datetime.now(UTC) + timedelta(seconds=9))})
+        rsps.get(URL, json=[])
+        client().get(["repos", "acme", "widgets", "issues"])
+    assert len(sleeps) == 1 and 7 <= sleeps[0] <= 9  # the header has whole seconds; a second may pass meanwhile
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "call", "message"),
+    [
+        (
+            429,
+            {"Retry-After": "600"},
+            None,
+            "Gitea asked to wait 600 s before the next request (429); try again after that.",
+        ),
+        (
+            429,
+            {"Retry-After": "12"},
+            8.0,  # the tool call has 8 s left: a 12 s wait cannot fit
+            "Gitea asked to wait 12 s before the next request (429); try again after that.",
+        ),
+        (
+            503,
+            {"Retry-After": "90"},
+            None,
+            "Gitea asked to wait 90 s before the next request (503); try again after that.",
+        ),
+        (
+            429,
+            {"Date": http_date(SERVER_NOW), "Retry-After": http_date(SERVER_NOW + timedelta(seconds=600))},
+            None,
+            "Gitea asked to wait until 2026-12-02 00:00:00 UTC (600 s) before the next request (429); "
+            "try again after that.",
+        ),
+    ],
+)
+def test_a_wait_beyond_the_deadline_fails_at_once_naming_it(
+    sleeps: list[float], status: int, headers: dict[str, str], call: float | None, message: str
+) -> None:
+    with responses.RequestsMock() as rsps, call_deadline(call) if call else _nothing():
+        rsps.get(URL, status=status, headers=headers)
+        with pytest.raises(GiteaError) as info:
+            client(timeout=5).get(["repos", "acme", "widgets", "issues"])
+        assert len(rsps.calls) == 1
+    assert str(info.value) == message and info.value.status == status
+    assert sleeps == []
+
+
+@pytest.mark.parametrize("method", ["POST", "PATCH", "PUT", "DELETE"])
+def test_a_rate_limited_write_is_never_retried_and_names_the_wait(sleeps: list[float], method: str) -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.add(method, URL, status=429, headers={"Retry-After": "1"})
+        with pytest.raises(GiteaError) as info:
+            client().write(method, ["repos", "acme", "widgets", "issues"], {"title": "x"})
+        assert len(rsps.calls) == 1
+    assert str(info.value) == "Gitea asked to wait 1 s before the next request (429); try again after that."
+    assert sleeps == []
+
+
+def test_every_request_names_the_product_and_its_version() -> None:
+    expected = f"gitea-issues-mcp/{__version__} (python-requests/{requests.__version__})"
+    gitea = client().with_token("other-token")
+    with responses.RequestsMock() as rsps:
+        rsps.get(URL, json=[])
+        rsps.get(f"{API}/version", json={"version": "1.25.4"})
+        rsps.post(URL, json={}, status=201)
+        gitea.get(["repos", "acme", "widgets", "issues"])
+        gitea.parallel(lambda: gitea.get(["version"]), lambda: gitea.get(["version"]))  # a worker thread's too
+        gitea.write("POST", ["repos", "acme", "widgets", "issues"], {"title": "x"})
+        agents = [call.request.headers["User-Agent"] for call in rsps.calls]
+    assert agents == [expected] * 4
 
 
 def test_attempts_are_bounded(sleeps: list[float]) -> None:
