@@ -13,10 +13,13 @@ from dataclasses import dataclass, field
 from urllib.parse import SplitResult, parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from gitea_mcp.errors import ToolFailure, shown
+from gitea_mcp.tools.arguments import MAX_NUMBER
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_COMMENT = re.compile(r"issuecomment-(\d+)")
+_COMMENT = re.compile(r"issuecomment-(.+)")
 _KINDS = ("issues", "pulls")
+_DIGITS = re.compile(r"[0-9]+")
+MAX_ID = 2**63 - 1  # Gitea's ids (comments, labels, milestones, users) are int64
 
 
 @dataclass(frozen=True)
@@ -60,13 +63,38 @@ def parse(text: str, server: str) -> IssueLink | ListLink:
         owner, name, kind = segments[:3]
         if len(segments) == 3:
             return ListLink(owner, name, kind == "pulls", _first_values(link.query))
-        if segments[3].isdigit() and int(segments[3]) > 0:
-            anchor = _COMMENT.fullmatch(link.fragment)
-            return IssueLink(owner, name, int(segments[3]), int(anchor.group(1)) if anchor else None)
+        if segments[3].isnumeric():
+            number = bounded(f"the issue number {shown(segments[3])}", segments[3], 1, MAX_NUMBER)
+            return IssueLink(owner, name, number, _comment(link.fragment))
     raise ToolFailure(
         "the link is not an issue, pull request or issue list page; use a link like "
         f"{server.rstrip('/')}/OWNER/REPO/issues/NUMBER or …/OWNER/REPO/issues?state=closed."
     )
+
+
+def bounded(what: str, text: str, low: int, high: int, signed: bool = False) -> int:
+    """A number from a link, within the bounds of the argument it stands for, or a ToolFailure naming `what`.
+
+    ASCII digits only, as Go's strconv reads the link on the web: Python's int() would take `١٢` as 12, and raise
+    on `²` or on more than 4,300 digits (an unexpected error, with a traceback in the log, on every such call).
+    `signed`: a leading `-` and 0 are taken too (the web's "none" and "any" ids, which the caller refuses in its
+    own words), and only the size is bounded.
+    """
+    digits = text.removeprefix("-") if signed else text
+    size = digits.lstrip("0") or "0"  # leading zeros count for nothing (Go reads 007 as 7), nor toward int()'s limit
+    if _DIGITS.fullmatch(digits) and len(size) <= len(str(high)):
+        value = -int(size) if digits != text else int(size)
+        if low <= value <= high or (signed and abs(value) <= high):
+            return value
+    raise ToolFailure(f"{what} in the link is not valid; use a whole number from {low} to {high}.")
+
+
+def _comment(fragment: str) -> int | None:
+    """The comment id of an `#issuecomment-N` anchor; any other anchor (`#event-3`, `#issuecomment-new`) is none."""
+    anchor = _COMMENT.fullmatch(fragment)
+    if anchor is None or not anchor.group(1).isnumeric():
+        return None
+    return bounded(f"the comment id {shown(anchor.group(1))}", anchor.group(1), 1, MAX_ID)
 
 
 def with_params(text: str, values: dict[str, str], drop: tuple[str, ...] = ()) -> str:

@@ -29,6 +29,8 @@ SUBPATH = "https://example.com/gitea/"
         pytest.param("HTTPS://GIT.example.com:443/acme/widgets/issues/7", SERVER, IssueLink("acme", "widgets", 7),
                      id="case-and-default-port"),
         pytest.param(f"{SERVER}/acme/my%20repo/issues/7", SERVER, IssueLink("acme", "my repo", 7), id="escaped"),
+        pytest.param(f"{SERVER}/acme/widgets/issues/{'0' * 5000}7#issuecomment-{'0' * 5000}9", SERVER,
+                     IssueLink("acme", "widgets", 7, 9), id="leading-zeros-as-go-reads-them"),
         pytest.param(f"{SERVER}/acme/widgets/issues", SERVER, ListLink("acme", "widgets", False), id="list"),
         pytest.param(
             f"{SERVER}/acme/widgets/pulls?state=closed&labels=12,13&labels=99&q=crash",
@@ -90,7 +92,12 @@ def test_understood(link: str, server: str, expected: IssueLink | ListLink) -> N
         ),
         pytest.param(f"{SERVER}/acme/widgets", SERVER, "", id="repository-page"),
         pytest.param(f"{SERVER}/acme/widgets/issues/seven", SERVER, "", id="not-a-number"),
-        pytest.param(f"{SERVER}/acme/widgets/issues/0", SERVER, "", id="zero"),
+        pytest.param(
+            f"{SERVER}/acme/widgets/issues/0",
+            SERVER,
+            "the issue number '0' in the link is not valid; use a whole number from 1 to 2147483647.",
+            id="zero",
+        ),
         pytest.param(f"{SERVER}/acme/widgets/wiki/Home", SERVER, "", id="wiki"),
         pytest.param(f"{SERVER}/acme/widgets/pulls/7/files/x", SERVER, "", id="deeper"),
     ],

@@ -471,11 +471,13 @@ def _requests() -> Any:
     return requests
 
 
+# Gitea writes the count with strconv.FormatInt: ASCII digits. Anything else (a sign, `1_000`, other scripts' digits,
+# which Python's int() takes) is unknown, never shown as "-7 matches"; 19 digits is more than any int64 count needs.
+_COUNT = re.compile(r"[0-9]{1,19}")
+
+
 def _total(raw: str | None) -> int | None:
-    try:
-        return int(raw) if raw is not None else None
-    except ValueError:
-        return None
+    return int(raw) if raw is not None and _COUNT.fullmatch(raw.strip()) else None
 
 
 @dataclass(frozen=True)

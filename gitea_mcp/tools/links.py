@@ -16,8 +16,9 @@ from gitea_mcp.gitea.catalog import now
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import UserSearch
 from gitea_mcp.issue_filter import IssueFilter, State
+from gitea_mcp.tools.arguments import MAX_PAGE
 from gitea_mcp.tools.base import Deps
-from gitea_mcp.web_links import ListLink
+from gitea_mcp.web_links import MAX_ID, ListLink, bounded
 
 WEB_PAGE_SIZE = 20
 READ = frozenset({"state", "type", "labels", "milestone", "poster", "assignee", "q", "page", "sort"})
@@ -63,7 +64,7 @@ def web_list(deps: Deps, link: ListLink) -> WebList:
         assigned_by=_user(deps, "assignee", params.get("assignee", ""), by_name=False),
         keywords=_keyword(params.get("q", "")),
     )
-    page = _number(params.get("page", "")) or 1
+    page = bounded(f"page={shown(params['page'])}", params["page"], 1, MAX_PAGE) if params.get("page") else 1
     return WebList(_mine(deps, query, params.get("type", "")), page, bool(params.get("state")))
 
 
@@ -71,7 +72,7 @@ def _label_names(deps: Deps, link: ListLink) -> tuple[str, ...]:
     text = link.params.get("labels", "")
     if not text:
         return ()
-    ids = [_number(part, signed=True) for part in text.split(",")]
+    ids = [_number("labels", part) for part in text.split(",")]
     if any(i is None for i in ids):
         raise ToolFailure(f"labels={shown(text)} in the link is not a list of label ids.")
     if any(i is not None and i <= 0 for i in ids):
@@ -95,7 +96,7 @@ def _label_names(deps: Deps, link: ListLink) -> tuple[str, ...]:
 
 
 def _milestone(text: str) -> tuple[str, ...]:
-    number = _number(text, signed=True)
+    number = _number("milestone", text)
     if number is not None and number < 0:
         raise ToolFailure("the link asks for issues without a milestone, which Gitea's API cannot filter.")
     return (str(number),) if number else ()
@@ -105,7 +106,7 @@ def _user(deps: Deps, key: str, text: str, by_name: bool) -> str | None:
     """The login a `poster`/`assignee` value names: a user id (every release), or a username (poster, Gitea 1.23+)."""
     if text in ("", "0"):
         return None
-    number = _number(text, signed=True)
+    number = _number(key, text)
     if number is None:
         if by_name:
             return text
@@ -143,6 +144,9 @@ def _keyword(text: str) -> str:
     return "" if "\x00" in text else text.strip(" ")
 
 
-def _number(text: str, signed: bool = False) -> int | None:
-    body = text[1:] if signed and text.startswith("-") else text
-    return int(text) if body.isdigit() else None
+def _number(key: str, text: str) -> int | None:
+    """An id, maybe negative (the web's "none"/"any"), or None for text that is no number at all (a username, or
+    the caller's refusal); a number in any other digits, or beyond Gitea's int64 ids, is refused."""
+    if not text.removeprefix("-").isnumeric():
+        return None
+    return bounded(f"{key}={shown(text)}", text, 1, MAX_ID, signed=True)

@@ -4,6 +4,7 @@ with nothing requested from a server that is not ours."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -239,3 +240,61 @@ def test_a_label_made_within_the_caches_life_is_found(forge: StandIn, deps: Deps
     made = forge.store.add_label(repo, "made-just-now", "ee0701")
     _, data = ok(issue_search.TOOL.call(deps, {"query": f"{forge.url}/acme/widgets/issues?labels={made.id}"}))
     assert data["params"]["labels"] == "made-just-now" and data["total"] == 0
+
+
+# -- numbers in links: the arguments' bounds, ASCII digits only --------------------------------------------------------
+
+HUGE = "9" * 5000  # more digits than Python's int() reads (4,300): it raised ValueError inside the tool
+ISSUE_RANGE = "use a whole number from 1 to 2147483647."
+PAGE_RANGE = "use a whole number from 1 to 10000."
+ID_RANGE = "use a whole number from 1 to 9223372036854775807."
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "sentence"),
+    [
+        pytest.param("get", {"url": "{url}/acme/widgets/issues/²"}, f"the issue number '²' in the link is not valid; "
+                     f"{ISSUE_RANGE}", id="issue-superscript"),
+        pytest.param("get", {"url": "{url}/acme/widgets/issues/١٢"}, f"the issue number '١٢' in the link is not "
+                     f"valid; {ISSUE_RANGE}", id="issue-arabic-indic"),
+        pytest.param("get", {"url": "{url}/acme/widgets/issues/" + HUGE}, ISSUE_RANGE, id="issue-5000-digits"),
+        pytest.param("get", {"url": "{url}/acme/widgets/issues/2147483648"}, f"the issue number '2147483648' in the "
+                     f"link is not valid; {ISSUE_RANGE}", id="issue-over-2-31"),
+        pytest.param("get", {"url": "{url}/acme/widgets/issues/0"}, ISSUE_RANGE, id="issue-0"),
+        pytest.param("get", {"url": "{url}/acme/widgets/issues/3#issuecomment-" + HUGE}, ID_RANGE,
+                     id="comment-5000-digits"),
+        pytest.param("get", {"url": "{url}/acme/widgets/issues/3#issuecomment-١٢"}, ID_RANGE,
+                     id="comment-arabic-indic"),
+        pytest.param("search", {"query": "{url}/acme/widgets/issues?milestone=²"}, f"milestone='²' in the link is not "
+                     f"valid; {ID_RANGE}", id="milestone-superscript"),
+        pytest.param("search", {"query": "{url}/acme/widgets/issues?milestone=" + HUGE}, ID_RANGE,
+                     id="milestone-5000-digits"),
+        pytest.param("search", {"query": "{url}/acme/widgets/issues?assignee=³"}, f"assignee='³' in the link is not "
+                     f"valid; {ID_RANGE}", id="assignee-superscript"),
+        pytest.param("search", {"query": "{url}/acme/widgets/issues?poster=" + HUGE}, ID_RANGE, id="poster-5000"),
+        pytest.param("search", {"query": "{url}/acme/widgets/issues?poster=١٢"}, ID_RANGE, id="poster-arabic-indic"),
+        pytest.param("search", {"query": "{url}/acme/widgets/issues?labels=١٢"}, ID_RANGE, id="label-arabic-indic"),
+        pytest.param("search", {"query": "{url}/acme/widgets/issues?page=²"}, f"page='²' in the link is not valid; "
+                     f"{PAGE_RANGE}", id="page-superscript"),
+        pytest.param("search", {"query": "{url}/acme/widgets/issues?page=99999999999999999999999"},
+                     f"page='99999999999999999999999' in the link is not valid; {PAGE_RANGE}", id="page-huge"),
+        pytest.param("search", {"query": "{url}/acme/widgets/issues?page=10001"}, PAGE_RANGE, id="page-over-max"),
+        pytest.param("search", {"query": "{url}/acme/widgets/issues?page=" + HUGE}, PAGE_RANGE, id="page-5000"),
+    ],
+)  # fmt: skip
+def test_a_number_in_a_link_has_the_arguments_bounds(
+    forge: StandIn,
+    mocked: responses.RequestsMock,
+    caplog: pytest.LogCaptureFixture,
+    tool: str,
+    args: dict[str, str],
+    sentence: str,
+) -> None:
+    """One plain sentence, nothing logged with a traceback, and (`mocked` has no answers) nothing requested."""
+    client = GiteaClient(forge.url, DEMO_TOKEN, timeout=10, retry=RetryPolicy(attempts=1))
+    deps = Deps(client=client, policy=Policy(frozenset({"acme"})), catalog=Catalog())
+    given = {key: value.replace("{url}", forge.url) for key, value in args.items()}
+    text = failed((issue_get if tool == "get" else issue_search).TOOL.call(deps, given))
+    assert sentence in text and len(text.splitlines()) == 1 and len(text) < 200
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert not mocked.calls

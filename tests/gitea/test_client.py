@@ -232,6 +232,12 @@ def test_lost_write_says_so() -> None:
         ({"X-Total-Count": "12", "Link": f'<{URL}?page=1>; rel="first", <{URL}?page=2>; rel="prev"'}, 12, False),
         ({}, None, False),
         ({"X-Total-Count": "many"}, None, False),
+        # A total that is not a plain decimal count is unknown, never shown ("-7 matches"); Go writes digits only.
+        ({"X-Total-Count": "-7"}, None, False),
+        ({"X-Total-Count": "+7"}, None, False),
+        ({"X-Total-Count": "1_000"}, None, False),
+        ({"X-Total-Count": "\u0667"}, None, False),  # Arabic-Indic 7
+        ({"X-Total-Count": "9" * 5000}, None, False),
     ],
 )
 def test_paging_headers(headers: dict[str, str], total: int | None, has_next: bool) -> None:
