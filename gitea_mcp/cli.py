@@ -21,6 +21,7 @@ from pydantic import SecretStr, ValidationError
 
 from gitea_mcp import __version__
 from gitea_mcp.config import ConfigError, Settings, parse_bool, parse_log_level, parse_owner_list
+from gitea_mcp.errors import shown
 
 PROG = "gitea-issues-mcp"
 # Subcommands whose module exists under gitea_mcp/commands/; serve is the default.
@@ -184,14 +185,14 @@ def _seconds(raw: str | None) -> float:
     try:
         return float(raw) if raw else 30.0
     except ValueError:
-        raise ConfigError(f"GITEA_TIMEOUT={raw!r} is not a number of seconds (e.g. GITEA_TIMEOUT=30)") from None
+        raise ConfigError(f"GITEA_TIMEOUT={shown(raw)} is not a number of seconds (e.g. GITEA_TIMEOUT=30)") from None
 
 
 def _port(raw: str | None) -> int:
     if not raw:
         return 8000
     if not raw.isdigit() or not 0 < int(raw) < 65536:
-        raise ConfigError(f"GITEA_MCP_PORT={raw!r} is not a port number (1-65535)")
+        raise ConfigError(f"GITEA_MCP_PORT={shown(raw)} is not a port number (1-65535)")
     return int(raw)
 
 

@@ -7,7 +7,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, SecretStr, field_validator, model_validator
 
-from gitea_mcp.errors import ToolFailure, shown
+from gitea_mcp.errors import TOKEN_SHAPED, ToolFailure, redact, shown
+from gitea_mcp.policy import USER_NAME_RULE, is_user_name
 
 
 class ConfigError(ToolFailure):
@@ -53,6 +54,11 @@ class Settings(BaseModel):
             )
         return url
 
+    @field_validator("allowed_owners")
+    @classmethod
+    def _owner_names(cls, value: frozenset[str]) -> frozenset[str]:
+        return frozenset(_check_owner_entry(owner) for owner in sorted(value))
+
     @field_validator("token")
     @classmethod
     def _clean_token(cls, value: SecretStr | None) -> SecretStr | None:
@@ -87,7 +93,7 @@ class Settings(BaseModel):
     @classmethod
     def _known_transport(cls, value: str) -> str:
         if value not in ("stdio", "http"):
-            raise ValueError(f"GITEA_MCP_TRANSPORT must be stdio or http (got {value!r})")
+            raise ValueError(f"GITEA_MCP_TRANSPORT must be stdio or http (got {shown(value)})")
         return value
 
     @model_validator(mode="after")
@@ -115,6 +121,25 @@ def parse_owner_list(raw: str | None) -> frozenset[str]:
             "comma-separated (e.g. GITEA_ALLOWED_OWNERS=acme,alice), or '*' to allow every owner."
         )
     return owners
+
+
+def _check_owner_entry(owner: str) -> str:
+    """An entry that can never match (a Cyrillic а, a trailing dot, a zero-width space) would let the server start
+    and then refuse the very owner the operator meant; a token pasted here would be printed by `check`."""
+    if owner == "*":
+        return owner
+    if TOKEN_SHAPED.fullmatch(owner):
+        raise ValueError(
+            "GITEA_ALLOWED_OWNERS holds an entry that looks like an access token (a long run of hex digits); put the "
+            "token in GITEA_TOKEN and name owners here"
+        )
+    if not is_user_name(owner):
+        # ascii(): invisible and look-alike characters show as escapes ('\u200b', '\u0430'), so the entry can be found.
+        raise ValueError(
+            f"GITEA_ALLOWED_OWNERS entry {redact(owner)[:100]!a} is not a Gitea owner name: use {USER_NAME_RULE}, "
+            "or '*' for every owner"
+        )
+    return owner
 
 
 _TRUE = {"1", "true", "yes", "on"}

@@ -22,6 +22,21 @@ def cap_limit(limit: int) -> int:
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
 
+# Gitea's rule for a user or organisation name (modules/validation/helpers.go IsValidUsername in Gitea's source):
+# ASCII letters and digits, with '-', '_', '.' between them, never two in a row nor at the end. An allowlist entry
+# that breaks it can never match an owner, so it is refused at start (config.parse_owner_list).
+_USER_NAME = re.compile(r"[A-Za-z0-9][-._A-Za-z0-9]{0,99}")  # explicit ASCII: Python's \w is Unicode
+_USER_NAME_BAD = re.compile(r"[-._]{2,}|[-._]$")
+USER_NAME_RULE = (
+    "ASCII letters and digits, with '-', '_' or '.' between them (not two in a row, not at the end), as Gitea "
+    "requires of user and organisation names"
+)
+
+
+def is_user_name(value: str) -> bool:
+    return _USER_NAME.fullmatch(value) is not None and not _USER_NAME_BAD.search(value)
+
+
 def validate_name(value: str, field: str) -> str:
     """Refuse anything that could change the URL path: only letters, digits, '-', '_', '.', never '.' or '..'."""
     if not _NAME.fullmatch(value) or value in {".", ".."}:

@@ -29,7 +29,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from gitea_mcp import __version__
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.errors import ToolFailure, redact
 from gitea_mcp.gitea.errors import (
     GiteaError,
     NoAnswer,
@@ -376,6 +376,7 @@ class GiteaClient:
         if 300 <= response.status_code < 400:
             return redirected(response.status_code, response.headers.get("Location", ""), method, path, self.url)
         message, errors = _gitea_message(response)
+        message, errors = redact(message, self._token), tuple(redact(error, self._token) for error in errors)
         if response.status_code == 404 and not message and not errors:
             return no_endpoint(method, path, self.url)
         return from_status(response.status_code, message, method, path, errors)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote, urljoin, urlsplit
 
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.errors import ToolFailure, redact
 
 # Gitea 1.25: "token does not have at least one of required scope(s), required=[read:user], token scope=…";
 # Gitea 1.22 and Forgejo 11/12: "token does not have at least one of required scope(s): [read:user]".
@@ -154,7 +154,9 @@ def from_status(
     status: int, gitea_message: str, method: str, path: str, gitea_errors: tuple[str, ...] = ()
 ) -> GiteaError:
     """Build the error for an HTTP error status. `path` is the API path, never a full URL with credentials."""
-    text = _explain(status, gitea_message.strip(), method, path)
+    # Gitea's message is quoted to the model; a proxy or server that echoes the Authorization header must not
+    # hand it the token (the client also removes its own token, whatever its shape).
+    text = _explain(status, redact(gitea_message.strip()), method, path)
     return kind_of(status)(text, status=status, gitea_message=gitea_message, gitea_errors=gitea_errors, path=path)
 
 
