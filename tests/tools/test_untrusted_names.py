@@ -124,3 +124,28 @@ def test_a_redirect_quotes_nothing_it_cannot_read(
         assert said.endswith("It is now acme/gizmos: call again with owner=acme name=gizmos."), said
     else:
         assert said == expected
+
+
+def placeless(number: int, **kw: Any) -> dict[str, Any]:
+    """A row as an upstream that drops fields sends it: no `repository` (real Gitea 1.25.4 always sends it, on the
+    search and on a repository's list alike: services/convert/issue.go, and verified on the server)."""
+    return {k: v for k, v in issue(number, **kw).items() if k != "repository"}
+
+
+@pytest.mark.parametrize(
+    ("path", "call"),
+    [
+        pytest.param("/repos/issues/search", lambda deps: issue_search.TOOL.call(deps, {"query": "crash",
+                     "owner": "acme"}), id="search"),
+        pytest.param("/repos/acme/widgets/issues", lambda deps: issue_list.TOOL.call(deps, {"owner": "acme",
+                     "name": "widgets"}), id="repository-list"),
+    ],
+)  # fmt: skip
+def test_a_row_whose_place_cannot_be_checked_is_refused(
+    mocked: responses.RequestsMock, deps: Deps, path: str, call: Any
+) -> None:
+    optional(mocked).get(f"{API}/version", json={"version": "1.26.0"})
+    rows = [issue(4), placeless(5, owner="other", repo="secret", title="Secret plans")]
+    mocked.get(f"{API}{path}", json=rows, headers={"X-Total-Count": "2"})
+    said = failed(call(deps))
+    assert "Secret plans" not in said and "#5" in said and "naming no repository" in said, said
