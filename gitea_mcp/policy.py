@@ -37,9 +37,14 @@ def is_user_name(value: str) -> bool:
     return _USER_NAME.fullmatch(value) is not None and not _USER_NAME_BAD.search(value)
 
 
+def is_name(value: str) -> bool:
+    """Whether Gitea could have this user, organisation or repository name (the rule `validate_name` applies)."""
+    return bool(_NAME.fullmatch(value)) and value not in {".", ".."}
+
+
 def validate_name(value: str, field: str) -> str:
     """Refuse anything that could change the URL path: only letters, digits, '-', '_', '.', never '.' or '..'."""
-    if not _NAME.fullmatch(value) or value in {".", ".."}:
+    if not is_name(value):
         raise ToolFailure(
             f"{field} {shown(value)} is not a valid Gitea name: use letters, digits, '-', '_' and '.' only "
             "(not '.' or '..', no slashes or spaces)."

@@ -12,7 +12,7 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel
 
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.policy import DEFAULT_LIMIT, MAX_LIMIT
+from gitea_mcp.policy import DEFAULT_LIMIT, MAX_LIMIT, is_name
 
 # Characters that render as nothing or reorder text: zero-width, bidirectional overrides and isolates,
 # the Unicode "tag" block. In other people's text they only serve to hide instructions from a reader.
@@ -80,6 +80,13 @@ def exact(text: str) -> str:
     return text if plain(text) else quoted(text)
 
 
+def user(name: str) -> str:
+    """A user as the text face shows it: `@alice` when Gitea could have that user name, else the exact text quoted
+    (a migrated issue's `original_author` is whatever the source forge sent: quoted, it is one string that cannot
+    hold a line break, a fence tag's quote, or pass for an `@name`)."""
+    return f"@{name}" if is_name(name) else quoted(name)
+
+
 # What could pass for one of a row's fields after the title: [labels], @assignees, Nc, a date, or a quote.
 _FIELD_LIKE = re.compile(r'[\[\]@"]|\b\d+c\b|\d{4}-\d\d-\d\d')
 _LABEL_LIKE = re.compile(r'[\[\],"]')
@@ -126,14 +133,14 @@ def issue_facts(issue: Issue, fields: Iterable[str]) -> dict[str, Any]:
 # `exact`, label names so that none can split the list.
 _FACT_TEXT: dict[str, Callable[[Any], str]] = {
     "state": lambda v: f"state {v}",
-    "author": lambda v: f"author @{exact(v)}",
+    "author": lambda v: f"author {user(v)}",
     "created_at": lambda v: f"created {v}",
     "updated_at": lambda v: f"updated {v}",
     "closed_at": lambda v: f"closed {v}",
     "due_date": lambda v: f"due {v}",
     "milestone": lambda v: f"milestone {exact(v)}",
     "labels": lambda v: f"labels {', '.join(label_inline(name) for name in v)}",
-    "assignees": lambda v: f"assignees {' '.join('@' + a for a in v)}",
+    "assignees": lambda v: f"assignees {' '.join(user(a) for a in v)}",
 }
 
 
@@ -150,12 +157,18 @@ def clip(text: str, max_chars: int) -> tuple[str, bool]:
     return text[:max_chars], True
 
 
+# The fence's source attribute as XML reads it: a quote or bracket in the label (a quoted user name) is a character
+# reference, so nothing in the label can end the attribute or the tag.
+_ATTRIBUTE = re.compile(r'[&"<>]')
+_REFERENCES = {"&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;"}
+
+
 def untrusted(label: str, text: str) -> str:
     """Wrap other people's text so a model can tell data from instructions, and so it cannot close the wrapper.
     Cleaned (render.clean): the text face never shows invisible or bidi characters; the structured face has the
     exact text."""
     body = _FENCE_TAG.sub("‹", clean(text))
-    source = re.sub(r'["<>]', "", one_line(label))
+    source = _ATTRIBUTE.sub(lambda m: _REFERENCES[m.group(0)], one_line(label))
     return f'<untrusted source="{source}">\n{body}\n{_UNTRUSTED_END}'
 
 

@@ -28,7 +28,8 @@ def test_nothing_inside_can_close_or_open_the_fence(closing: str) -> None:
 
 def test_the_source_label_cannot_break_its_attribute() -> None:
     text = render.untrusted('body by @x" onload="y <b>\nnew line', "hi")
-    assert text.splitlines()[0] == '<untrusted source="body by @x onload=y b ⏎ new line">'
+    # quotes and brackets as character references: the label reads back, and cannot end the attribute or the tag
+    assert text.splitlines()[0] == '<untrusted source="body by @x&quot; onload=&quot;y &lt;b&gt; ⏎ new line">'
 
 
 @pytest.mark.parametrize("char", ["\x85", "\x9b", "\x80", "\x9f", "\x1b", "\x7f"])

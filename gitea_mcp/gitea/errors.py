@@ -5,14 +5,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import unquote, urljoin, urlsplit
+from urllib.parse import unquote, urlsplit
 
 from gitea_mcp.errors import ToolFailure, redact
+from gitea_mcp.policy import is_name
 
 # Gitea 1.25: "token does not have at least one of required scope(s), required=[read:user], token scope=…";
 # Gitea 1.22 and Forgejo 11/12: "token does not have at least one of required scope(s): [read:user]".
 _SCOPE = re.compile(r"required scope\(s\)(?:, required=|: )\[([^\]]*)\]")
 _MOVED = re.compile(r"(?:/api/v1)?/repos/([^/?#]+)/([^/?#]+)")
+# Where a redirect points, read strictly: the whole path is a repository route, and a host is a host.
+_MOVED_TO = re.compile(r"(?:/api/v1)?/repos/([^/]*)/([^/]*)(?:/.*)?", re.DOTALL)
+_HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(?::[0-9]{1,5})?|\[[0-9A-Fa-f:.]{2,45}\](?::[0-9]{1,5})?")
 
 
 _UNKNOWN_USER = re.compile(r"user does not exist \[uid: \d+, name: ([^\]]*)\]")
@@ -243,27 +247,36 @@ def redirected(status: int, location: str, method: str, path: str, base_url: str
     Real servers send a relative `Location` with the new names (`/api/v1/repos/acme/gizmos/issues`: 307 up to
     Gitea 1.23.6 and Forgejo 11, 301 after; a renamed owner 307 on every release). Only that case can become "call
     again with" (`Moved.advice`); a redirect to another host or to the same names would make an agent loop, so it
-    is reported as what it is.
+    is reported as what it is. The Location is upstream text: only a host and names that pass Gitea's rules are
+    quoted back (never its userinfo); anything else is "could not be read".
     """
-    target = urlsplit(urljoin(base_url + "/", location))
-    here = urlsplit(base_url)
+    target, here = urlsplit(location), urlsplit(base_url)
+    host = target.netloc.rpartition("@")[2]  # userinfo is never compared nor shown
     nothing = f"Gitea redirected {method} {path} ({status}); nothing was done."
-    if (target.scheme, target.netloc) != (here.scheme, here.netloc):
-        shown = f"{target.scheme}://{target.netloc}" if target.netloc else "an unreadable location"
+    if (target.scheme or target.netloc) and (target.scheme.lower(), host.lower()) != (here.scheme, here.netloc.lower()):
+        readable = target.scheme in ("http", "https") and _HOST.fullmatch(host)
+        shown = f"{target.scheme}://{host}" if readable else "an unreadable location"
         return Moved(
             f"{nothing} It points at {shown}, not at GITEA_URL={here.scheme}://{here.netloc}: if Gitea has moved, "
             "update GITEA_URL.",
             status=status,
         )
-    asked, moved = _MOVED.match(path), _MOVED.search(unquote(target.path))
-    if asked and moved and asked.groups() != ("issues", "search") and _names(asked) != _names(moved):
+    prefix = here.path.rstrip("/")  # Gitea served under a sub-path names it in its Location
+    rest = target.path[len(prefix) :] if prefix and target.path.startswith(prefix + "/") else target.path
+    asked, moved = _MOVED.match(path), _MOVED_TO.fullmatch(rest)
+    if not asked or not moved or asked.groups() == ("issues", "search"):
+        return Moved(f"{nothing} A proxy in front of Gitea may be rewriting requests; check GITEA_URL.", status=status)
+    was = f"The repository {asked.group(1)}/{asked.group(2)} has moved: Gitea redirected {method} {path} ({status})"
+    owner, name = unquote(moved.group(1)), unquote(moved.group(2))
+    if not (is_name(owner) and is_name(name)):
         return Moved(
-            f"The repository {asked.group(1)}/{asked.group(2)} has moved: Gitea redirected {method} {path} ({status}) "
-            "and nothing was done.",
+            f"{was} and nothing was done; where it went could not be read from the answer (look it up in Gitea's "
+            "web interface).",
             status=status,
-            to=(moved.group(1), moved.group(2)),
         )
-    return Moved(f"{nothing} A proxy in front of Gitea may be rewriting requests; check GITEA_URL.", status=status)
+    if (owner.lower(), name.lower()) == _names(asked):
+        return Moved(f"{nothing} A proxy in front of Gitea may be rewriting requests; check GITEA_URL.", status=status)
+    return Moved(f"{was} and nothing was done.", status=status, to=(owner, name))
 
 
 def _names(match: re.Match[str]) -> tuple[str, str]:

@@ -35,7 +35,15 @@ SCAN_PAGE = 50
 
 
 def check_places(deps: Deps, rows: list[Issue], owner: str, name: str | None) -> None:
-    """Every row must come from where the call asked, and from an allowed owner (`Policy.check_rows`)."""
+    """Every row must come from where the call asked, and from an allowed owner (`Policy.check_rows`). Gitea names
+    the repository on every row, of the search and of a repository's list alike (services/convert/issue.go; seen on
+    1.25.4): a row without it comes from an upstream dropping fields, and its place cannot be checked."""
+    if placeless := [row.number for row in rows if row.repository is None]:
+        raise ToolFailure(
+            f"Gitea answered with rows naming no repository ({', '.join(f'#{n}' for n in placeless[:5])}), so "
+            f"where they come from cannot be checked against {owner}/{name or '*'}; nothing is shown. A proxy in "
+            "front of Gitea may be dropping fields."
+        )
     deps.policy.check_rows([row.repository.full_name for row in rows if row.repository], owner, name)
 
 

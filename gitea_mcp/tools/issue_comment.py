@@ -121,7 +121,7 @@ def _answer(owner: str, name: str, number: int, comment: Comment, count: int, ou
     lines = [
         f"{owner}/{name}#{number} comment {out.id} {verb}",
         f"url {out.html_url}",
-        f"author @{render.exact(out.author)} · created {out.created_at} · "
+        f"author {render.user(out.author)} · created {out.created_at} · "
         f"the issue now has {render.counted(count, 'comment')}",
     ]
     if outcome == "already_existed":

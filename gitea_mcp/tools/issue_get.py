@@ -311,7 +311,9 @@ def _anchor(html_url: str) -> int | None:
 def _review_lines(d: IssueDetail, linked: int | None) -> list[str]:
     if d.reviews is None:
         return [f"reviews: {d.reviews_note}"] if d.reviews_note else []
-    asked = ", ".join(f"team {render.exact(x[5:])}" if x.startswith("team ") else f"@{x}" for x in d.review_requested)
+    asked = ", ".join(
+        f"team {render.exact(x[5:])}" if x.startswith("team ") else render.user(x) for x in d.review_requested
+    )
     requested = f"; review requested from {asked}" if asked else ""
     if not d.reviews:
         return [f"reviews: none{requested}"]
@@ -327,13 +329,15 @@ def _one_review(r: ReviewOut, linked: int | None) -> list[str]:
     linked_here = " (the linked comment)" if linked is not None and linked == _anchor(r.html_url) else ""
     label = f"review {r.id}{linked_here} ({', '.join(marks)}) at {r.submitted_at}"
     lines = [
-        _body_block(label, r.body, r.body_chars, r.reviewer) if r.body else f"{label} by @{r.reviewer}, without text"
+        _body_block(label, r.body, r.body_chars, r.reviewer)
+        if r.body
+        else f"{label} by {render.user(r.reviewer)}, without text"
     ]
     if r.comments_error:
         lines.append(f"inline comments: {r.comments_total}, {r.comments_error}")
     for c in r.comments:
         where = f"{c.path} line {c.line}" if c.line else f"{c.path} old line {c.old_line}"
-        resolved = f" (resolved by @{c.resolved_by})" if c.resolved_by else ""
+        resolved = f" (resolved by {render.user(c.resolved_by)})" if c.resolved_by else ""
         mark = " (the linked comment)" if c.id == linked else ""
         label = f"inline comment {c.id}{mark} on {where}{resolved} at {c.created_at}"
         lines.append(_body_block(label, c.body, c.body_chars, c.author))
@@ -402,7 +406,7 @@ def _body_block(label: str, body: str, full: int, author: str) -> str:
     if not body:
         return f"({label}: empty)"
     cut = f", cut at {len(body)} of {full} chars" if full > len(body) else ""
-    return render.untrusted(f"{label} by @{author}{cut}", body)
+    return render.untrusted(f"{label} by {render.user(author)}{cut}", body)
 
 
 def _comment_lines(d: IssueDetail, failed: GiteaError | None, linked: int | None) -> list[str]:

@@ -149,7 +149,7 @@ def format_row(row: IssueRow, show_state: bool, show_kind: bool) -> str:
     if row.labels:
         parts.append(f"[{','.join(render.label_inline(label) for label in row.labels)}]")
     if row.assignees:
-        parts.append(" ".join(f"@{login}" for login in row.assignees))
+        parts.append(" ".join(render.user(login) for login in row.assignees))
     if row.comments:
         parts.append(f"{row.comments}c")
     parts.append(_dates(row.created_at, row.updated_at))

@@ -420,7 +420,7 @@ def _text(out: SearchResult, scope: Scope, args: SearchArgs, notes: list[str], a
 def _row(hit: SearchHit, cross: bool) -> str:
     where = f"{hit.repository}#{hit.number}" if cross else f"#{hit.number}"
     kind = "PR, " if hit.is_pull else ""
-    return f"{where} ({kind}{hit.state}) {render.inline(hit.title)} @{render.inline(hit.author)} {hit.created_at[:10]}"
+    return f"{where} ({kind}{hit.state}) {render.inline(hit.title)} {render.user(hit.author)} {hit.created_at[:10]}"
 
 
 def _next_steps(out: SearchResult, scope: Scope, again: str) -> list[str]:
