@@ -20,7 +20,7 @@ from gitea_mcp import render, scopes, web_links
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import ApiResponse, Segment, transient
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound
-from gitea_mcp.gitea.models import Comment, Issue, PullReview, PullReviewComment
+from gitea_mcp.gitea.models import Comment, Issue, PullReview, PullReviewComment, User
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import missing
 from gitea_mcp.tools.arguments import MAX_PAGE, Arguments, Number, Owner, RepoName
@@ -259,7 +259,12 @@ def _reviews_out(reviewed: Reviewed | None, max_chars: int) -> dict[str, Any]:
 def _requested_of(review: PullReview) -> str:
     if review.team is not None and review.team.name:
         return f"team {review.team.name}"
-    return review.user.login if review.user else "?"
+    return _login(review.user)
+
+
+def _login(user: User | None) -> str:
+    """A review's or inline comment's user, "?" when Gitea sends none."""
+    return user.login if user else "?"
 
 
 def _review(review: PullReview, inline: Inline, max_chars: int) -> ReviewOut:
@@ -269,7 +274,7 @@ def _review(review: PullReview, inline: Inline, max_chars: int) -> ReviewOut:
     return ReviewOut(
         id=review.id,
         state=review.state,
-        reviewer=review.user.login if review.user else "?",
+        reviewer=_login(review.user),
         submitted_at=review.submitted_at,
         dismissed=review.dismissed,
         stale=review.stale,
@@ -290,7 +295,7 @@ def _review_comment(comment: PullReviewComment, max_chars: int) -> ReviewComment
     body = comment.body
     return ReviewCommentOut(
         id=comment.id,
-        author=comment.user.login if comment.user else "?",
+        author=_login(comment.user),
         path=comment.path,
         line=comment.position or None,
         old_line=None if comment.position else comment.original_position or None,
