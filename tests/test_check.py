@@ -20,7 +20,7 @@ from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from tests.support import TOKEN
 from tests.support.gitea_json import API, ROOT, api_error, issue, user
 from tests.support.gitea_spec import operation, query_parameters, validate_definition
-from tests.support.mocks import optional
+from tests.support.mocks import optional, refused_connection
 
 SEARCH = f"{API}/repos/issues/search"
 PROBE = f"{API}/repos/acme/{PROBE_REPO}/issues"
@@ -255,7 +255,7 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
             id="other-json",
         ),
         pytest.param(
-            answers(version={"body": requests.ConnectionError()}),
+            answers(version={"body": refused_connection()}),
             {},
             ["✗ no Gitea API answers", "Cannot reach Gitea at https://gitea.test", "- other checks skipped"],
             1,

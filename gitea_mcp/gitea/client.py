@@ -33,7 +33,10 @@ from gitea_mcp.errors import ToolFailure, redact
 from gitea_mcp.gitea.errors import (
     GiteaError,
     NoAnswer,
+    NotSent,
     TlsFailed,
+    UnclearAnswer,
+    before_sending,
     from_status,
     kind_of,
     no_endpoint,
@@ -57,9 +60,11 @@ _RETRY_STATUSES = frozenset({429, 502, 503, 504})
 
 
 def transient(error: GiteaError) -> bool:
-    """Whether a read that failed so is worth another try: the rule `_attempt` follows (a busy or restarting forge,
-    an answer that never came; never a refused certificate, a body over the cap, or any other status)."""
-    return error.status in _RETRY_STATUSES or (isinstance(error, NoAnswer) and not isinstance(error, TlsFailed))
+    """Whether a read that failed so is worth another try, the rule `_send` follows: a busy or restarting forge, no
+    connection, an answer that never came; never a refused certificate, a body over the cap, or any other status."""
+    if isinstance(error, TlsFailed):
+        return False
+    return error.status in _RETRY_STATUSES or isinstance(error, NoAnswer | NotSent)
 
 
 _LINK_NEXT = re.compile(r'<[^>]*>\s*;\s*rel="next"')
@@ -79,6 +84,7 @@ class ApiResponse:
     has_next: bool
     has_links: bool  # False when Gitea sent no Link header at all (one page — or a proxy stripped it)
     where: str = ""  # "GET /repos/…", for error messages
+    write: bool = False  # the answer to a write: a body that cannot be read leaves its outcome unknown
 
     @functools.cached_property
     def data(self) -> Any:
@@ -105,11 +111,12 @@ class ApiResponse:
             raise self._malformed() from None
 
     def _malformed(self) -> GiteaError:
-        return GiteaError(
+        error = GiteaError(
             f"Gitea answered {self.where} with malformed JSON or an unexpected shape; "
             "a proxy in front of Gitea may be failing, or GITEA_URL points at the wrong place.",
             status=self.status,
         )
+        return unclear(error, self.where, "malformed JSON or an unexpected shape") if self.write else error
 
 
 @functools.cache
@@ -223,8 +230,21 @@ class GiteaClient:
         return self._send("GET", segments, params=params, body=None, retry=retry)
 
     def write(self, method: str, segments: Sequence[Segment], body: Any) -> ApiResponse:
-        """POST/PATCH/PUT/DELETE: sent exactly once; an unknown outcome is reported, never retried here."""
-        return self._send(method, segments, params=None, body=body, retry=False)
+        """POST/PATCH/PUT/DELETE: sent exactly once; an unknown outcome is reported, never retried here.
+
+        Only a clear refusal (a 3xx or 4xx) says nothing changed. Any other answer that is not the result — a 5xx,
+        which a proxy sends as readily after Gitea committed as before, an HTML page or broken JSON under a 2xx —
+        is an UnclearAnswer: its outcome is as unknown as a lost answer's, and the tools look it up the same way.
+        """
+        try:
+            response = self._send(method, segments, params=None, body=body, retry=False)
+        except GiteaError as exc:
+            if isinstance(exc, NoAnswer | NotSent) or 300 <= exc.status < 500:
+                raise
+            where = f"{method} {self._path(segments)}"
+            raise unclear(exc, where, _what_came(exc)) from None
+        response.write = True
+        return response
 
     def parallel(self, *calls: Callable[[], T]) -> list[T]:
         """Run independent reads at once so a slow forge costs one round trip, not several."""
@@ -262,10 +282,10 @@ class GiteaClient:
             outcome = self._attempt(method, path, params, body)
             if isinstance(outcome, ApiResponse):
                 return outcome
-            error, retry_after = outcome
-            if attempt == attempts or retry_after is None:
+            error = outcome
+            if attempt == attempts or not transient(error):
                 raise error
-            delay = retry_after or self._backoff(attempt)
+            delay = error.retry_after or self._backoff(attempt)
             # A wait is taken only if the retry can still be sent after it (`_timeout_now`'s margin).
             if time.monotonic() + delay > deadline - _LAST_MOMENT:
                 raise error
@@ -283,10 +303,8 @@ class GiteaClient:
             deadline = now + self.call_budget
         return deadline if self._retry.budget is None else min(deadline, now + self._retry.budget)
 
-    def _attempt(
-        self, method: str, path: str, params: Params | None, body: Any
-    ) -> ApiResponse | tuple[GiteaError, float | None]:
-        """One request: the parsed answer, or the error and whether to retry (None: never; 0: after backoff)."""
+    def _attempt(self, method: str, path: str, params: Params | None, body: Any) -> ApiResponse | GiteaError:
+        """One request: the parsed answer, or the error (whose `retry_after` is what the server asked to wait)."""
         timeout = self._timeout_now(method, path)
         deadline = time.monotonic() + timeout
         try:
@@ -303,20 +321,18 @@ class GiteaClient:
             with response:
                 response._content = _read_body(response, deadline, MAX_BODY)
         except _requests().RequestException as exc:
-            error = self._transport_error(exc, method, path, timeout)
-            return error, None if isinstance(error, TlsFailed) else 0.0  # a refused certificate stays refused
+            return self._transport_error(exc, method, path, timeout)
         except _Overrun as exc:
-            return self._overrun_error(exc, method, path, response.status_code, timeout), None if exc.too_big else 0.0
+            return self._overrun_error(exc, method, path, response.status_code, timeout)
         if response.status_code < 300:
-            return self._parse(response, method, path)
+            try:
+                return self._parse(response, method, path)
+            except GiteaError as exc:
+                return exc
         error = self._status_error(response, method, path)
-        if response.status_code not in _RETRY_STATUSES:
-            return error, None
-        wait = _retry_after(response)
-        if not wait:
-            return error, 0.0
+        wait = _retry_after(response) if response.status_code in _RETRY_STATUSES else None
         # Raised as is when the wait is not taken (a write, the call's time, the last attempt): say how long.
-        return _asked_to_wait(error, wait), wait.seconds
+        return _asked_to_wait(error, wait) if wait else error
 
     def _backoff(self, attempt: int) -> float:
         # Full jitter keeps many agents from retrying in lock-step against one forge.
@@ -339,10 +355,11 @@ class GiteaClient:
 
     def _overrun_error(self, exc: _Overrun, method: str, path: str, status: int, timeout: float) -> GiteaError:
         if exc.too_big:
-            return GiteaError(
+            return Unreadable(
                 f"Gitea's answer to {method} {path} is larger than {MAX_BODY // 2**20} MiB, more than any issue "
                 "listing needs; a proxy in front of Gitea may be misbehaving.",
                 status=status,
+                what=f"larger than {MAX_BODY // 2**20} MiB",
             )
         return self._no_answer(f"Gitea did not finish answering {method} {path} {self._within(timeout)}.", method)
 
@@ -351,23 +368,32 @@ class GiteaClient:
         return f"within {timeout:.3g}s ({why})"
 
     def _no_answer(self, text: str, method: str) -> NoAnswer:
+        """Sent, and no answer came: a write's outcome is unknown (`cause` is what tools/writes.py quotes)."""
+        cause = f"Gitea's answer was lost ({text.rstrip('.')})"
         if method != "GET":
             text += " The write may or may not have been applied."
-        return NoAnswer(text)
+        else:
+            text += " Gitea, or a proxy in front of it, may be overloaded or restarting: try again shortly."
+        return NoAnswer(text, cause=cause)
 
     def _transport_error(self, exc: requests.RequestException, method: str, path: str, timeout: float) -> GiteaError:
+        """Told apart exactly: not sent at all (NotSent, TlsFailed), or sent with the answer lost (NoAnswer)."""
         requests = _requests()
+        unsent = " Nothing was sent, so nothing changed." if method != "GET" else ""
         if isinstance(exc, requests.exceptions.SSLError):  # before ConnectionError, which it is too
             tls = tls_problem(exc)
             text = f"TLS with Gitea at {self.url} failed: {tls.reason}. {tls.remedy}"
             if tls.certificate:
-                return TlsFailed(text, tls.reason, tls.remedy)
+                return TlsFailed(text + unsent, tls.reason, tls.remedy)
+        elif before_sending(exc):
+            why = f"no connection {self._within(timeout)}" if isinstance(exc, requests.Timeout) else _refusal(exc)
+            return NotSent(
+                f"Cannot reach Gitea at {self.url} ({why}).{unsent} Check GITEA_URL and that Gitea is running."
+            )
         elif isinstance(exc, requests.Timeout):
             text = f"Gitea did not answer {method} {path} {self._within(timeout)}."
         elif isinstance(exc, requests.ConnectionError):
-            text = (
-                f"Cannot reach Gitea at {self.url} ({type(exc).__name__}). Check GITEA_URL and that Gitea is running."
-            )
+            text = f"The connection to Gitea at {self.url} broke off during {method} {path}."
         else:
             text = f"The request {method} {path} to Gitea failed ({type(exc).__name__})."
         return self._no_answer(text, method)
@@ -375,19 +401,23 @@ class GiteaClient:
     def _status_error(self, response: requests.Response, method: str, path: str) -> GiteaError:
         if 300 <= response.status_code < 400:
             return redirected(response.status_code, response.headers.get("Location", ""), method, path, self.url)
-        message, errors = _gitea_message(response)
+        body = _gitea_message(response)
+        message, errors = body or ("", ())
         message, errors = redact(message, self._token), tuple(redact(error, self._token) for error in errors)
         if response.status_code == 404 and not message and not errors:
             return no_endpoint(method, path, self.url)
-        return from_status(response.status_code, message, method, path, errors)
+        error = from_status(response.status_code, message, method, path, errors)
+        error.from_gitea = body is not None
+        return error
 
     def _parse(self, response: requests.Response, method: str, path: str) -> ApiResponse:
         content = b"" if response.status_code == 204 else response.content
         if content[:1] == b"<" or b"<html" in content[:512].lower():
-            raise GiteaError(
+            raise Unreadable(
                 f"Gitea answered {method} {path} with an HTML page instead of JSON; "
                 "a proxy in front of Gitea may be failing, or GITEA_URL points at the wrong place.",
                 status=response.status_code,
+                what="an HTML page instead of JSON",
             )
         return ApiResponse(
             content=content,
@@ -472,6 +502,42 @@ def _requests() -> Any:
     return requests
 
 
+class Unreadable(GiteaError):
+    """An answer with a success status whose body is not Gitea's JSON; `what` says what it is instead."""
+
+    def __init__(self, message: str, status: int, what: str) -> None:
+        super().__init__(message, status=status)
+        self.what = what
+
+
+def unclear(error: GiteaError, where: str, what: str) -> UnclearAnswer:
+    """A write's answer that is neither its result nor a clear refusal: the write may or may not have happened."""
+    cause = f"Gitea's answer did not come through: {where} was answered with {what}"
+    text = f"{cause}, so the write may or may not have been applied."
+    return UnclearAnswer(text, status=error.status, cause=cause, settled=error.from_gitea)
+
+
+def _what_came(error: GiteaError) -> str:
+    if isinstance(error, Unreadable):
+        return f"{error.what} (HTTP {error.status})"
+    said = f": {redact(error.gitea_message.strip())[:200]}" if error.gitea_message.strip() else ""
+    return f"a server error (HTTP {error.status}{said})"
+
+
+def _refusal(exc: BaseException) -> str:
+    """Why no connection was made, in words: the OS's reason without errno codes or urllib3's object names."""
+    import urllib3
+
+    name = urllib3.exceptions.NameResolutionError
+    if any(isinstance(arg, name) for arg in (*exc.args, getattr(exc.args[0] if exc.args else None, "reason", None))):
+        return "its host name does not resolve"
+    text = str(exc)
+    for words in ("Connection refused", "No route to host", "Network is unreachable", "Connection reset"):
+        if words in text:
+            return words.lower()
+    return "no connection could be made"
+
+
 # Gitea writes the count with strconv.FormatInt: ASCII digits. Anything else (a sign, `1_000`, other scripts' digits,
 # which Python's int() takes) is unknown, never shown as "-7 matches"; 19 digits is more than any int64 count needs.
 _COUNT = re.compile(r"[0-9]{1,19}")
@@ -520,19 +586,21 @@ def _asked_to_wait(error: GiteaError, wait: _Wait) -> GiteaError:
     if wait.until is not None:
         how_long = f"until {wait.until.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC ({wait.seconds:.0f} s)"
     text = f"Gitea asked to wait {how_long} before the next request ({error.status}); try again after that."
-    return kind_of(error.status)(
+    waiting = kind_of(error.status)(
         text, status=error.status, gitea_message=error.gitea_message, gitea_errors=error.gitea_errors, path=error.path
     )
+    waiting.retry_after = wait.seconds
+    return waiting
 
 
-def _gitea_message(response: requests.Response) -> tuple[str, tuple[str, ...]]:
-    """Gitea's `{"message": ..., "errors": [...]}`, or nothing when the body is not Gitea's (a proxy page)."""
+def _gitea_message(response: requests.Response) -> tuple[str, tuple[str, ...]] | None:
+    """Gitea's `{"message": ..., "errors": [...]}`; None when the body is not Gitea's error (a proxy's page)."""
     try:
         body = response.json()
     except ValueError:
-        return "", ()
-    if not isinstance(body, dict):
-        return "", ()
+        return None
+    if not isinstance(body, dict) or not ("message" in body or "errors" in body):
+        return None
     errors = body.get("errors")
     listed = tuple(str(e)[:500] for e in errors[:10]) if isinstance(errors, list) else ()
     return str(body.get("message", ""))[:500], listed

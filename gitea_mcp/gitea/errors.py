@@ -39,6 +39,9 @@ _READER_REMEDY = (
 class GiteaError(ToolFailure):
     """Gitea answered with an error status, or not at all. The kind is the class; `status` is for messages."""
 
+    retry_after: float = 0.0  # seconds the server asked to wait (Retry-After), 0 when it asked nothing
+    from_gitea: bool = False  # the answer carried Gitea's own error body, so Gitea (not a proxy) answered
+
     def __init__(
         self,
         message: str,
@@ -82,7 +85,24 @@ class GiteaError(ToolFailure):
 
 
 class NoAnswer(GiteaError):
-    """No complete answer came (timeout, connection lost, a body that never finished): a write may have happened."""
+    """Sent, but no answer that can be trusted came (timeout, connection lost, a body that never finished): a write
+    may have happened. `cause` says what came instead, as a clause for a longer sentence."""
+
+    def __init__(self, message: str, status: int = 0, cause: str = "", settled: bool = False) -> None:
+        super().__init__(message, status=status)
+        self.cause = cause or message.rstrip(".")
+        self.settled = settled  # Gitea itself answered (its error body): whatever it did is done, not in flight
+
+
+class UnclearAnswer(NoAnswer):
+    """A write answered with neither its result nor a clear refusal: a 5xx (a proxy's 502 or 504 page arrives after
+    Gitea committed as often as before), an HTML page under a 2xx, JSON cut short. Its outcome is as unknown as a
+    lost answer's, and it is looked up the same way (tools/writes.py)."""
+
+
+class NotSent(GiteaError):
+    """The request never left this machine: no connection could be made (refused, no such host, a connect timeout,
+    an unreachable proxy) or TLS failed in the handshake. Nothing changed, so a write has no outcome to look up."""
 
 
 class Moved(GiteaError):
@@ -283,7 +303,7 @@ def _names(match: re.Match[str]) -> tuple[str, str]:
     return match.group(1).lower(), match.group(2).lower()
 
 
-class TlsFailed(GiteaError):
+class TlsFailed(NotSent):
     """Gitea's certificate was refused in the TLS handshake: nothing was sent, and retrying will not help."""
 
     def __init__(self, message: str, reason: str, remedy: str) -> None:
@@ -327,6 +347,23 @@ def tls_problem(exc: BaseException) -> Tls:
     reason = _words(found) if found is not None else "the TLS connection failed"
     check = "Check that GITEA_URL's scheme and port match Gitea's (https:// to a plain-HTTP port fails this way)."
     return Tls(reason, check, certificate=False)
+
+
+def before_sending(exc: BaseException) -> bool:
+    """Whether a requests failure surely happened before the request was sent: while connecting (urllib3's
+    ConnectTimeoutError is also the class of a refused connection and of an unknown host) or to a proxy (urllib3
+    says ProxyError only before it has connected to one). A refused certificate is TlsFailed, also unsent.
+
+    Anything else — a timeout waiting for the answer, a reset or closed connection, any other TLS failure, which
+    can come while the answer is read — may come after Gitea read the request: a write's outcome is then unknown.
+    """
+    import requests
+    import urllib3
+
+    if isinstance(exc, requests.exceptions.ConnectTimeout | requests.exceptions.ProxyError):
+        return True
+    connect = _innermost(exc, urllib3.exceptions.ConnectTimeoutError)
+    return isinstance(exc, requests.ConnectionError) and connect is not None
 
 
 def _words(error: BaseException) -> str:

@@ -59,6 +59,9 @@ class Fault:
     status: int = 500  # for "status" and "html_error"
     retry_after: int | None = None  # for "status": the Retry-After header, in seconds
     seconds: float = 0.0  # for "delay"
+    # The request is carried out first, then the fault answers instead (a proxy's 502 page after Gitea committed);
+    # "malformed_json" then sends the real answer cut in half, under a Content-Length that matches the cut.
+    committed: bool = False
 
     def matches(self, method: str, path: str) -> bool:
         return (self.method is None or self.method.upper() == method) and (
@@ -223,6 +226,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._drop()
         elif fault.kind == "drop":
             self._drop()
+        elif fault.committed:
+            done = standin.api.handle(request)
+            cut = replace(done, body=done.body[: len(done.body) // 2])
+            self._send(cut if fault.kind == "malformed_json" else _fault_response(fault, standin))
         else:
             self._send(_fault_response(fault, standin))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from mcp_types import CallToolResult
 from pydantic import Field
@@ -13,7 +13,7 @@ from pydantic import Field
 from gitea_mcp import render, scopes
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import Segment
-from gitea_mcp.gitea.errors import GiteaError, NotFound, ServerFailed
+from gitea_mcp.gitea.errors import GiteaError, NoAnswer, NotFound
 from gitea_mcp.gitea.models import Issue, Label
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools import labels, missing, writes
@@ -70,14 +70,17 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
     issue = current
     if args.assignees is not None and not _same_people(args.assignees, current):
         # Alone first: an unknown assignee makes Gitea fail (500) after saving whatever else came with it.
-        issue = _patch(deps, base, {"assignees": args.assignees}, done, assignees=args.assignees)
+        people = args.assignees
+        issue = _patch(deps, base, {"assignees": people}, done, lambda now: _same_people(people, now), people)
         done.changed += ["assignees"] if _same_people(args.assignees, issue) else []  # else see _ignored
     if plan is not None:
         issue = _write_labels(deps, base, issue, plan, args, done)
     asked = _payload(args, milestone_id, current.server_offset)
-    payload = _changes_only(asked, current, writes.kept_title(deps, asked["title"]) if "title" in asked else None)
+    kept = writes.kept_title(deps, asked["title"]) if "title" in asked else None
+    payload = _changes_only(asked, current, kept)
     if payload:
-        issue = _patch(deps, base, payload, done)
+        # Gitea applied a PATCH it shows any field of: what it ignored is then told as from any answer (_ignored).
+        issue = _patch(deps, base, payload, done, lambda now: len(_changes_only(payload, now, kept)) < len(payload))
         before, after = _facts(current), _facts(issue)  # what Gitea left as it was is not a change: see _ignored
         done.changed += [_FIELD_OF.get(key, key) for key in payload if before[key] != after[key]]
     warnings = _ignored(issue, args, milestone_id)
@@ -103,24 +106,88 @@ _FIELD_OF = {"unset_due_date": "due_date"}  # a payload key as the field it chan
 
 
 def _patch(
-    deps: Deps, base: list[Segment], payload: dict[str, Any], done: Done, assignees: list[str] | None = None
+    deps: Deps,
+    base: list[Segment],
+    payload: dict[str, Any],
+    done: Done,
+    applied: Callable[[Issue], bool],
+    assignees: list[str] | None = None,
 ) -> Issue:
+    """One PATCH; when no clear answer came, the issue as read again, if it shows the change (`applied`)."""
+    what = f"change of {', '.join(_FIELD_OF.get(key, key) for key in payload)}"
+    return _step(
+        deps,
+        base,
+        done,
+        what,
+        lambda: deps.client.write("PATCH", base, payload).one(Issue),
+        lambda now: now if applied(now) else None,
+        assignees,
+    )
+
+
+S = TypeVar("S")
+
+
+def _step(
+    deps: Deps,
+    base: list[Segment],
+    done: Done,
+    what: str,
+    write: Callable[[], S],
+    applied: Callable[[Issue], S | None],
+    assignees: list[str] | None = None,
+) -> S:
+    """One write of this call. Sent once; if it was sent and no clear answer came (lost, a proxy's 5xx page, a
+    body cut short), the issue is read again and the step counts as done when the issue shows it (`applied`), so
+    what is told changed is what the issue shows, never a guess. An update sets values, so calling again is safe."""
     try:
-        return deps.client.write("PATCH", base, payload).one(Issue)
+        return write()
+    except NoAnswer as exc:
+        lost = exc
     except GiteaError as exc:
-        raise _failed(exc, done, assignees) from None
-
-
-def _failed(exc: GiteaError, done: Done, assignees: list[str] | None) -> ToolFailure:
-    prefix = f"{' and '.join(done.changed)} changed already" if done.changed else ""
-    if assignees is not None and isinstance(exc, ServerFailed):
-        # Gitea answers a bare 500 for an assignee that does not exist or cannot be assigned here.
-        who = ", ".join(repr(a) for a in assignees)
-        return ToolFailure(
-            f"Gitea could not assign {who} (HTTP {exc.status}): no such user, or one who cannot be assigned "
-            "in this repository; nothing else was changed. Check the usernames."
+        raise _failed(exc, done) from None
+    try:
+        found = writes.look_up(lambda: applied(deps.client.get(base).one(Issue)), lost)
+    except GiteaError as exc:
+        raise ToolFailure(
+            _already(
+                done,
+                f"the {what} may or may not have been applied: {lost.cause}, and reading the issue again "
+                f"failed too ({exc}). Read it with issue_get before calling again.",
+            )
+        ) from None
+    if found is None:
+        if assignees is not None and lost.settled and lost.status == 500:
+            # Gitea answers a bare 500 for an assignee that does not exist or cannot be assigned here.
+            who = ", ".join(repr(a) for a in assignees)
+            raise ToolFailure(
+                f"Gitea could not assign {who} (HTTP 500): no such user, or one who cannot be assigned "
+                "in this repository; nothing else was changed. Check the usernames."
+            )
+        raise ToolFailure(
+            _already(
+                done,
+                f"the {what} is not applied: {lost.cause}, and the issue read again does not show it. "
+                "Calling issue_update again is safe: it sends only what is not yet as asked.",
+            )
         )
-    return ToolFailure(f"The {prefix}, but the rest did not: {exc}") if prefix else exc
+    done.notes.append(f"Gitea's answer to the {what} did not come through; the issue read again shows it applied.")
+    return found
+
+
+def _already(done: Done, rest: str) -> str:
+    """`rest` after what this call changed before it failed, which stays changed: nothing is rolled back."""
+    return f"The {' and '.join(done.changed)} changed already; {rest}" if done.changed else rest[0].upper() + rest[1:]
+
+
+def _failed(exc: GiteaError, done: Done) -> ToolFailure:
+    """A clear refusal, or a write never sent: that step changed nothing, but earlier ones did."""
+    return (
+        ToolFailure(f"The {' and '.join(done.changed)} changed already, but the rest did not: {exc}")
+        if done.changed
+        else exc
+    )
 
 
 @dataclass(frozen=True)
@@ -151,29 +218,54 @@ def _write_labels(
     """Removals through DELETE, additions through POST, a whole set through PUT; then the labels as they are."""
     before = issue.labels
     have = {label.name for label in before}
+    after = list(before)
+
+    def step(what: str, write: Callable[[], list[Label]], applied: Callable[[list[Label]], bool]) -> None:
+        nonlocal after
+        after = _step(deps, base, done, what, write, lambda now: now.labels if applied(now.labels) else None)
+        if _ids(before) != _ids(after) and "labels" not in done.changed:
+            done.changed.append("labels")  # at once: a later step's failure must say so
+
     if plan.wanted is not None:
-        wanted = plan.wanted
-        if {label.name for label in wanted} == have and not plan.names:
+        wanted, names = plan.wanted, set(plan.names)
+        if {label.name for label in wanted} == have and not names:
             return issue
-        after = _labels_call(lambda: labels.replace(deps, base, wanted, plan.names), done)
-    else:
-        after = list(before)
-        for label in (label for label in plan.dropping if label.name in have):
-            _labels_call(partial(labels.remove, deps, base, label), done)
-            after = [x for x in after if x.id != label.id]
-        if {label.name for label in plan.adding} - have or plan.names:  # names: organisation labels only Gitea finds
-            after = _labels_call(lambda: labels.add(deps, base, plan.adding, plan.names), done)
-    if {label.id for label in before} != {label.id for label in after}:
-        done.changed.append("labels")
+        step(
+            "change of labels",
+            lambda: labels.replace(deps, base, wanted, plan.names),
+            lambda now: _ids(wanted) <= _ids(now) and all(x.id in _ids(wanted) or x.name in names for x in now),
+        )
+    for label in (label for label in plan.dropping if label.name in have):
+        rest = [x for x in after if x.id != label.id]
+        step(
+            f"removal of label {label.name!r}",
+            partial(_remove, deps, base, label, rest),
+            partial(_gone, label),
+        )
+    if plan.wanted is None and ({label.name for label in plan.adding} - have or plan.names):
+        # names: organisation labels only Gitea finds
+        adding = plan.adding
+        step(
+            "addition of labels",
+            lambda: labels.add(deps, base, adding, plan.names),
+            lambda now: _ids(adding) <= _ids(now),
+        )
     done.notes += _label_notes(args, before, after)
     return issue.model_copy(update={"labels": after})
 
 
-def _labels_call(call: Callable[[], Any], done: Done) -> Any:
-    try:
-        return call()
-    except GiteaError as exc:
-        raise _failed(exc, done, None) from None
+def _remove(deps: Deps, base: list[Segment], label: Label, rest: list[Label]) -> list[Label]:
+    """DELETE answers nothing: the labels after it are the ones before without this one."""
+    labels.remove(deps, base, label)
+    return rest
+
+
+def _gone(label: Label, now: list[Label]) -> bool:
+    return label.id not in _ids(now)
+
+
+def _ids(labels: list[Label]) -> set[int]:
+    return {label.id for label in labels}
 
 
 def _label_notes(args: UpdateArgs, before: list[Label], after: list[Label]) -> list[str]:

@@ -1,7 +1,8 @@
 """What the write tools share: names resolved to ids, and finding out whether a write already happened.
 
-A write is sent once and never retried. When its answer is lost (timeout, dropped connection) the
-outcome is unknown, so before answering we look for the entity it may have written. The same lookup
+A write is sent once and never retried. When its answer is lost (timeout, dropped connection) or is neither its
+result nor a refusal (a proxy's 502 page, JSON cut short) the outcome is unknown, so before answering we look for the
+entity it may have written; a write that was never sent (no connection) changed nothing and is said to. The same lookup
 keeps a retried call from filing the same issue or comment twice.
 """
 
@@ -98,35 +99,42 @@ RECHECK_AFTER = 1.5  # seconds: a write whose answer was lost may still be commi
 
 
 def send_once(write: Callable[[], T], find: Callable[[], Any | None], what: str, look: str) -> tuple[T | Any, bool]:
-    """Send a write once. If its answer is lost, look for what it may have written.
+    """Send a write once. If it was sent and no clear answer came back, look for what it may have written.
 
     Returns (entity, confirmed_by_lookup). `find` must accept only what this write can have made (newer than
     anything that existed before it), so an older identical entity is never reported as just written. When nothing
-    is found the outcome is unknown — the write may still be committing — so it looks once more after a short wait
-    and otherwise says so, with `look`: how to check before retrying.
+    is found the outcome is unknown — the write may still be committing — so it says so, with `look`: how to check
+    before retrying. A refusal (3xx, 4xx) and a write never sent (NotSent: no connection) changed nothing and are
+    raised as they are.
     """
     try:
         return write(), False
-    except GiteaError as exc:
-        if not isinstance(exc, NoAnswer):
-            raise  # Gitea answered: the write was refused and nothing changed
+    except NoAnswer as exc:  # lost, or answered with neither the result nor a refusal (UnclearAnswer)
         lost = exc
-    for attempt in range(2):
-        try:
-            found = find()
-        except GiteaError as exc:
-            raise ToolFailure(
-                f"The {what} was sent but Gitea's answer was lost ({lost}), and checking failed too ({exc}). "
-                f"{look} before retrying, or the {what} may be filed twice."
-            ) from None
-        if found is not None:
-            return found, True
-        if attempt == 0:
-            time.sleep(RECHECK_AFTER)
-    raise ToolFailure(
-        f"The outcome of the {what} is unknown: Gitea's answer was lost ({lost}) and it is not there yet. "
-        f"{look} before retrying, or the {what} may be filed twice."
-    )
+    try:
+        found = look_up(find, lost)
+    except GiteaError as exc:
+        raise ToolFailure(
+            f"The {what} was sent but {lost.cause}, and checking failed too ({exc}). "
+            f"{look} before retrying, or the {what} may be filed twice."
+        ) from None
+    if found is None:
+        raise ToolFailure(
+            f"The outcome of the {what} is unknown: {lost.cause}, and it is not there yet. "
+            f"{look} before retrying, or the {what} may be filed twice."
+        )
+    return found, True
+
+
+def look_up(find: Callable[[], T | None], lost: NoAnswer) -> T | None:
+    """After a write with no clear answer: what it wrote, if `find` sees it. Looked for once more after a short
+    wait, since a write whose answer a proxy gave up on may still be committing — unless Gitea itself answered (its
+    own error body): then its handler has finished, and a second look would find nothing new."""
+    found = find()
+    if found is None and not lost.settled:
+        time.sleep(RECHECK_AFTER)
+        found = find()
+    return found
 
 
 def run_once(

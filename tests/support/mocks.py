@@ -37,3 +37,13 @@ def sent_params(rsps: responses.RequestsMock, index: int = -1, path_end: str = "
 
     urls = [c.request.url or "" for c in rsps.calls if urlsplit(c.request.url or "").path.endswith(path_end)]
     return dict(parse_qsl(urlsplit(urls[index]).query))
+
+
+def refused_connection() -> Exception:
+    """What requests raises when nothing listens on Gitea's port (urllib3 2.x, checked against a real closed port
+    in tests/tools/test_write_outcomes.py): a ConnectionError around urllib3's NewConnectionError."""
+    import requests
+    from urllib3.exceptions import MaxRetryError, NewConnectionError
+
+    reason = NewConnectionError(None, "Failed to establish a new connection: [Errno 111] Connection refused")  # type: ignore[arg-type]
+    return requests.ConnectionError(MaxRetryError(None, "/api/v1/version", reason=reason))  # type: ignore[arg-type]

@@ -194,8 +194,7 @@ def test_identical_creates_in_flight_file_once(gitea: responses.RequestsMock, de
         ),
         (422, "[Title]: Required", "Gitea said: [Title]: Required"),
         (423, "repo is archived", "archived"),
-        (500, "", "server error (500)"),
-        (503, "", "server error (503)"),
+        (429, "", "rate-limiting"),
     ],
 )
 def test_refused_write_is_never_retried(

@@ -21,7 +21,7 @@ from tests.support.gitea_json import (
     org_label,
     unknown_user_404,
 )
-from tests.support.mocks import optional, sent_params
+from tests.support.mocks import optional, refused_connection, sent_params
 from tests.support.results import failed, ok
 
 ISSUES = f"{API}/repos/acme/widgets/issues"
@@ -308,8 +308,10 @@ def test_gitea_errors(mocked: responses.RequestsMock, deps: Deps, status: int, b
 @pytest.mark.parametrize(
     ("exc", "phrase"),
     [
-        (requests.ConnectTimeout(), "did not answer"),
-        (requests.ConnectionError(), "Cannot reach Gitea at https://gitea.test"),
+        (requests.ConnectTimeout(), "Cannot reach Gitea at https://gitea.test (no connection within 5s"),
+        (refused_connection(), "Cannot reach Gitea at https://gitea.test (connection refused)."),
+        (requests.ReadTimeout(), "Gitea did not answer GET /repos/acme/widgets/issues within 5s"),
+        (requests.ConnectionError(), "The connection to Gitea at https://gitea.test broke off during GET"),
     ],
 )
 def test_transport_errors(mocked: responses.RequestsMock, deps: Deps, exc: Exception, phrase: str) -> None:

@@ -400,11 +400,30 @@ def test_missing_repository(mocked: responses.RequestsMock, deps: Deps) -> None:
     assert "repository acme/widgets not found" in failed(run(deps, state="closed"))
 
 
-def test_partial_failure_says_what_changed(gitea: responses.RequestsMock, deps: Deps) -> None:
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        pytest.param(
+            {"status": 422, "json": api_error("[State]: invalid")},
+            "The labels changed already, but the rest did not: Gitea rejected the request (422).",
+            id="refused-so-not-applied",
+        ),
+        pytest.param(
+            {"body": requests.ConnectionError()},
+            "The labels changed already; the change of state is not applied: Gitea's answer was lost (The "
+            "connection to Gitea at https://gitea.test broke off during PATCH /repos/acme/widgets/issues/7), and the "
+            "issue read again does not show it.",
+            id="lost-and-not-shown",
+        ),
+    ],
+)
+def test_partial_failure_says_what_changed(
+    gitea: responses.RequestsMock, deps: Deps, answer: dict[str, Any], said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(issue_update.writes, "RECHECK_AFTER", 0)
     gitea.post(f"{ISSUE}/labels", json=LABELS[:2])
-    gitea.patch(ISSUE, body=requests.ConnectionError())
-    text = failed(run(deps, add_labels=["ui"], state="closed"))
-    assert text.startswith("The labels changed already, but the rest did not: Cannot reach Gitea")
+    gitea.patch(ISSUE, **answer)
+    assert failed(run(deps, add_labels=["ui"], state="closed")).startswith(said)
 
 
 def test_unknown_assignee_changes_nothing_else(gitea: responses.RequestsMock, deps: Deps) -> None:
