@@ -84,8 +84,9 @@ class Answer:
 class Agent:
     """One role's MCP session: its own client and catalogue cache, as a configured server would hold them."""
 
-    def __init__(self, target: Target, world: World, role: str) -> None:
-        client = GiteaClient(target.url, world.tokens[role], timeout=30, retry=RetryPolicy(attempts=1))
+    def __init__(self, target: Target, world: World, role: str, url: str | None = None) -> None:
+        # `url`: another way to the same server (a proxy in front of it, tests/support/proxy.py).
+        client = GiteaClient(url or target.url, world.tokens[role], timeout=30, retry=RetryPolicy(attempts=1))
         self.deps = Deps(client=client, policy=Policy(frozenset({world.org.lower()})), catalog=Catalog())
         self.login = world.login(role)
 
