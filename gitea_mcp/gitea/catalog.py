@@ -228,10 +228,10 @@ def fetch_all(
     base = dict(params or {})
     reading = _Reading(what, then, rows)
     first = client.get(segments, {**base, "page": 1, "limit": PAGE})
-    size = reading.add(first, 1)
     total = first.total
-    if total is not None and total > rows:
+    if total is not None and total > rows:  # before its rows are even parsed
         raise reading.too_big(f"Gitea counts {total}, more than the {rows} read here", counted=total)
+    size = reading.add(first, 1)
     if size > PAGE:  # the upstream ignores `limit`: its pages cannot be followed, and this one may be all
         if first.has_next if total is None else len(reading.items) < total:
             raise reading.too_big(f"Gitea answered more rows than asked for ({size} to limit={PAGE})")

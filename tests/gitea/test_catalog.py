@@ -149,3 +149,20 @@ def test_the_cache_holds_a_bounded_number_of_entries_oldest_dropped_first(clock:
         assert len(rsps.calls) == calls
         fill(cache, rsps, range(0, 1))  # the oldest was dropped: read again
         assert len(rsps.calls) == calls + 1
+
+
+@pytest.mark.parametrize(("first", "reads"), [(["v1"], [None]), ([], [None, 1000.0])])
+def test_a_miss_is_read_afresh_once_since_the_call_began(
+    clock: list[float], first: list[str], reads: list[object]
+) -> None:
+    """The one rule behind every name lookup (labels, milestones, on lists and writes): a hit is used as cached, a
+    miss is read again once, as of when the call began."""
+    asked: list[float | None] = []
+
+    def read(since: float | None) -> list[str]:
+        asked.append(since)
+        clock[0] += 1  # reading takes time: `since` is the moment before the first read
+        return first if len(asked) == 1 else ["v1"]
+
+    assert catalog.fresh(read, lambda got: "v1" not in got) == ["v1"]
+    assert asked == reads
