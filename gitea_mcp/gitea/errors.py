@@ -383,3 +383,13 @@ def _innermost(exc: BaseException, kind: type[BaseException]) -> BaseException |
         linked = [*current.args, getattr(current, "reason", None), current.__cause__, current.__context__]
         pending += [item for item in linked if isinstance(item, BaseException)]
     return None
+
+
+class CatalogTooBig(GiteaError):
+    """A collection read whole (labels, milestones, issues filtered here) that could not all be read within the caps
+    (`gitea/catalog.py` `fetch_all`): a name missing from what was read may still exist, so it is never refused as
+    missing. `counted`: Gitea's count, when that is what passed the cap."""
+
+    def __init__(self, message: str, counted: int | None = None) -> None:
+        super().__init__(message)
+        self.counted = counted

@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 
 from gitea_mcp import dates
 from gitea_mcp.errors import ToolFailure, shown
-from gitea_mcp.gitea.catalog import milestone_named, now
+from gitea_mcp.gitea.catalog import fetch_all, fresh, milestone_named, now
 from gitea_mcp.gitea.client import ApiResponse, Segment
-from gitea_mcp.gitea.errors import GiteaError, NotFound
+from gitea_mcp.gitea.errors import CatalogTooBig, GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue, Label
 from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.issue_filter import IssueFilter
@@ -31,7 +31,6 @@ from gitea_mcp.tools import missing
 from gitea_mcp.tools.base import Deps
 
 SCAN_ROWS = 500  # the most issues read to filter a label here; beyond it the call is refused
-SCAN_PAGE = 50
 
 
 def check_places(deps: Deps, rows: list[Issue], owner: str, name: str | None) -> None:
@@ -172,9 +171,9 @@ def _resolve(deps: Deps, owner: str, name: str, query: IssueFilter, since: float
 def _labels(deps: Deps, owner: str, name: str, wanted: list[str], since: float | None) -> Sent:
     """Repository labels go to Gitea by name; a name with a comma, or an organisation's label, is filtered here."""
     started = now()
-    repo = deps.catalog.labels(deps.client, owner, name, since)
-    if _unknown(wanted, repo):  # made or renamed within the cache's life?
-        repo = deps.catalog.labels(deps.client, owner, name, since=started)
+    repo = fresh(
+        lambda at: deps.catalog.labels(deps.client, owner, name, at), lambda got: bool(_unknown(wanted, got)), since
+    )
     org: list[Label] = []
     listed = True
     if unknown := _unknown(wanted, repo):
@@ -194,15 +193,18 @@ def _seen_here(deps: Deps, owner: str, name: str, names: list[str]) -> list[Labe
     The search that finds the others (`catalog.org_labels_seen`) cannot: Gitea splits its `labels` on commas and
     looks each part up among every label on the server, so `org, wide` searches for another owner's `org` or, no part
     found, for nothing at all (verified, 1.25.4). Only an issue here can carry the label this list filters by."""
-    total, rows = _scan(deps, owner, name, {"state": "all"})
-    if total is None or total > SCAN_ROWS:
-        raise ToolFailure(
+    rows = _scan(
+        deps,
+        owner,
+        name,
+        {"state": "all"},
+        lambda total: (
             f"label {', '.join(repr(n) for n in names)} is not a label of {owner}/{name} and holds a comma: "
             f"without read:organization {owner}'s labels are seen only on the issues carrying them, Gitea's search "
-            f"cannot look up a name holding a comma, and {owner}/{name} has "
-            f"{total if total is not None else 'an unknown number of'} issues to look through, more than the "
-            f"{SCAN_ROWS} read here. Give the token read:organization, or rename the label without the comma."
-        )
+            f"cannot look up a name holding a comma, and {owner}/{name} has {total} issues to look through, more "
+            f"than the {SCAN_ROWS} read here. Give the token read:organization, or rename the label without the comma."
+        ),
+    )
     found = {x.name: x for row in rows for x in row.labels if x.name in names and x.of_org(owner)}
     return list(found.values())
 
@@ -229,12 +231,12 @@ def _no_such_label(owner: str, name: str, unknown: list[str], repo: list[Label],
 def _milestones(deps: Deps, owner: str, name: str, wanted: list[str], since: float | None) -> Sent:
     """Each as given (a title, or an id: Gitea reads a title first, then an id, as `milestone_named` does); a title
     holding a comma goes as its id."""
-    started = now()
-    milestones = deps.catalog.milestones(deps.client, owner, name, since)
+    milestones = fresh(
+        lambda at: deps.catalog.milestones(deps.client, owner, name, at),
+        lambda got: any(milestone_named(got, w) is None for w in wanted),
+        since,
+    )
     found = [milestone_named(milestones, w) for w in wanted]
-    if None in found:
-        milestones = deps.catalog.milestones(deps.client, owner, name, since=started)
-        found = [milestone_named(milestones, w) for w in wanted]
     unknown = [w for w, m in zip(wanted, found, strict=True) if m is None]
     if unknown:
         raise ToolFailure(
@@ -262,9 +264,7 @@ def _filtered_here(
 ) -> Page[Issue] | None:
     """The labels Gitea's list cannot filter by, filtered here over every issue the other filters leave (at most
     SCAN_ROWS); None when a row shows Gitea dropped a name it was sent."""
-    total, rows = _scan(deps, owner, name, sent.params(query))
-    if total is None or total > SCAN_ROWS:
-        raise ToolFailure(_too_many(owner, sent.here, total))
+    rows = _scan(deps, owner, name, sent.params(query), lambda total: _too_many(owner, sent.here, total))
     if not all(sent.kept_by_gitea(row) for row in rows):
         return None
     matching = [row for row in rows if sent.kept_here(row)]
@@ -272,25 +272,28 @@ def _filtered_here(
     return Page(matching[start : start + limit], len(matching), start + limit < len(matching), limit, page)
 
 
-def _scan(deps: Deps, owner: str, name: str, params: dict[str, str]) -> tuple[int | None, list[Issue]]:
-    """Gitea's total and, when it is at most SCAN_ROWS, every issue the list parameters leave (else none)."""
-    first = _get(deps, owner, name, params, 1, SCAN_PAGE)
-    total = first.total
-    if total is None or total > SCAN_ROWS:
-        return total, []
-    rows = first.many(Issue)
-    if rows and total > len(rows):  # later pages in the size the server really serves (catalog.fetch_all)
-        pages = range(2, -(-total // len(rows)) + 1)
-        loaders = [_page_loader(deps, owner, name, params, number) for number in pages]
-        rows += [issue for response in deps.client.parallel(*loaders) for issue in response.many(Issue)]
-    return total, rows
+def _scan(deps: Deps, owner: str, name: str, params: dict[str, str], too_many: Callable[[int], str]) -> list[Issue]:
+    """Every issue the list parameters leave, read by the catalogue's bounded pager (at most SCAN_ROWS); more, as
+    Gitea counts them, is refused with `too_many(count)`, and any other reason they cannot all be read as such."""
+    try:
+        rows = fetch_all(
+            deps.client,
+            ["repos", owner, name, "issues"],
+            dict(params),
+            what=f"the issues of {owner}/{name}",
+            rows=SCAN_ROWS,
+            then="a label Gitea's list cannot filter by is filtered here over all of them, so it cannot be: narrow the "
+            "other filters (state, since, milestones, a repository label), or, if there should not be so many, check "
+            "what answers for Gitea (a proxy in front of it may be misbehaving)",
+        )
+    except CatalogTooBig as exc:
+        if exc.counted is None:
+            raise
+        raise ToolFailure(too_many(exc.counted)) from None
+    return [Issue.model_validate(row) for row in rows]
 
 
-def _page_loader(deps: Deps, owner: str, name: str, params: dict[str, str], number: int) -> Callable[[], ApiResponse]:
-    return lambda: _get(deps, owner, name, params, number, SCAN_PAGE)
-
-
-def _too_many(owner: str, here: tuple[Label, ...], total: int | None) -> str:
+def _too_many(owner: str, here: tuple[Label, ...], total: int) -> str:
     why = " and ".join(f"{x.name!r} {'holds a comma' if ',' in x.name else 'is an organisation label'}" for x in here)
     searchable = [x.name for x in here if "," not in x.name]
     search = (
@@ -298,10 +301,9 @@ def _too_many(owner: str, here: tuple[Label, ...], total: int | None) -> str:
         if len(searchable) == len(here) == 1
         else ""
     )
-    left = f"leave {total}" if total is not None else "leave an unknown number"
     return (
         f"label {why}, which Gitea's repository list cannot filter by (it would list everything), so it is filtered "
-        f"here over at most {SCAN_ROWS} issues, and the other filters {left}. Narrow them (state, since, "
+        f"here over at most {SCAN_ROWS} issues, and the other filters leave {total}. Narrow them (state, since, "
         f"milestones, a repository label){search}."
     )
 

@@ -18,7 +18,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from gitea_mcp.errors import ToolFailure
-from gitea_mcp.gitea.catalog import now, org_labels_seen
+from gitea_mcp.gitea.catalog import fresh, org_labels_seen
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.models import Label
 from gitea_mcp.tools.base import Deps
@@ -74,10 +74,7 @@ class Catalogue:
 def catalogue(deps: Deps, owner: str, name: str, wanted: list[str]) -> Catalogue:
     """The labels `wanted` may name: the repository's and the organisation's, read afresh when the cache misses one
     of them, and the organisation's labels issues show when the token cannot list them."""
-    started = now()
-    found = _catalogue(deps, owner, name, since=None)
-    if not found.knows(wanted):  # a label made or renamed within the cache's life
-        found = _catalogue(deps, owner, name, since=started)
+    found = fresh(lambda at: _catalogue(deps, owner, name, since=at), lambda got: not got.knows(wanted))
     unseen = [n for n in wanted if found.find(n) is None]
     if unseen and not found.org_readable:
         found = found.with_labels(org_labels_seen(deps.client, owner, unseen))

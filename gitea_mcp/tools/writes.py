@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from gitea_mcp import render
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea import titles
-from gitea_mcp.gitea.catalog import milestone_named, now
+from gitea_mcp.gitea.catalog import fresh, milestone_named
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer
 from gitea_mcp.gitea.models import Issue, Milestone
 from gitea_mcp.tools.base import Deps, guard
@@ -32,12 +32,11 @@ DUPLICATE_WINDOW = timedelta(minutes=10)
 
 def resolve_milestone(deps: Deps, owner: str, name: str, wanted: str) -> Milestone:
     """A milestone by exact title, else by id; the cached list is read afresh before a name is refused."""
-    started = now()
-    milestones = deps.catalog.milestones(deps.client, owner, name)
+    milestones = fresh(
+        lambda at: deps.catalog.milestones(deps.client, owner, name, at),
+        lambda got: milestone_named(got, wanted) is None,
+    )
     found = milestone_named(milestones, wanted)
-    if found is None:  # made or renamed within the cache's life
-        milestones = deps.catalog.milestones(deps.client, owner, name, since=started)
-        found = milestone_named(milestones, wanted)
     if found is None:
         titles = ", ".join(repr(m.title) for m in milestones) or "(none)"
         raise ToolFailure(f"milestone {wanted!r} does not exist in {owner}/{name}. Milestones there: {titles}.")

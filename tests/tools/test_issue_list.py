@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 import requests
@@ -548,3 +550,49 @@ def test_a_comma_titled_milestone_whose_id_is_another_title_is_refused(
     mocked.get(MILESTONES_URL, json=milestones, headers={"X-Total-Count": "2"})
     text = failed(run(deps, milestones=["v3, final"]))
     assert "its id 7 is another milestone's title" in text and list_requests(mocked) == []
+
+
+def every_page(rows: list[dict[str, Any]], headers: dict[str, str]) -> Any:
+    """A callback answering every page alike: an upstream that ignores `page`."""
+    return lambda request: (200, {"Content-Type": "application/json", **headers}, json.dumps(rows))
+
+
+def test_a_catalogue_too_big_to_read_is_never_said_to_lack_a_name(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """100,000 labels: past the cap, so `label-99999` (which exists) cannot be checked; never "does not exist"."""
+
+    def page(request: Any) -> tuple[int, dict[str, str], str]:
+        number = int(dict(parse_qsl(urlsplit(request.url).query))["page"])
+        rows = [label(f"label-{i}", i + 1) for i in range((number - 1) * 50, number * 50)]
+        return 200, {"X-Total-Count": "100000"}, json.dumps(rows)
+
+    mocked.add_callback(responses.GET, LABELS_URL, callback=page)
+    optional(mocked).get(ISSUES, json=page_of(30), headers={"X-Total-Count": "300"})
+    optional(mocked).get(ORG_LABELS, json=[], headers={"X-Total-Count": "0"})
+    text = failed(run(deps, labels="label-99999"))
+    assert "does not exist" not in text
+    assert text.startswith("the labels of acme/widgets could not all be read: Gitea counts 100000, more than the 5000")
+    assert sum((c.request.url or "").startswith(LABELS_URL) for c in mocked.calls) == 1
+
+
+def test_a_link_looping_back_to_page_one_is_said_so(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """A proxy whose Link always points at page 1: the names are never listed twice, nor is a name refused."""
+    headers = {"Link": f'<{LABELS_URL}?page=1>; rel="next"'}
+    mocked.add_callback(responses.GET, LABELS_URL, callback=every_page(LABELS, headers))
+    optional(mocked).get(ISSUES, json=page_of(30), headers={"X-Total-Count": "300"})
+    optional(mocked).get(ORG_LABELS, json=[], headers={"X-Total-Count": "0"})
+    text = failed(run(deps, labels="nope"))
+    assert "does not exist" not in text and "Labels there" not in text
+    assert "the labels of acme/widgets could not all be read" in text and "repeat" in text
+
+
+def test_issues_filtered_here_are_read_by_the_bounded_pager(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """The scan for a label filtered here pages like a catalogue: an upstream that ignores `page` (120 issues
+    claimed, the same 50 served each time) is refused, never counted as 150 matches."""
+    mocked.get(LABELS_URL, json=LABELS, headers={"X-Total-Count": "3"})
+    org_scope_403(mocked)
+    mocked.get(SEARCH, json=[issue(5, labels=[TRIAGE])], headers={"X-Total-Count": "1"})
+    mocked.add_callback(
+        responses.GET, ISSUES, callback=every_page(page_of(50, labels=[TRIAGE]), {"X-Total-Count": "120"})
+    )
+    text = failed(run(deps, labels="triage", state="all"))
+    assert "the issues of acme/widgets could not all be read" in text and "repeat" in text
