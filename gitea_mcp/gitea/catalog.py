@@ -19,12 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
 from gitea_mcp.gitea.client import ApiResponse, GiteaClient, Segment
 from gitea_mcp.gitea.errors import CatalogTooBig, GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue, Label, Milestone, User
 from gitea_mcp.gitea.server import ServerInfo
 
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 PAGE = 50
 # A catalogue is read whole within these, whatever X-Total-Count says, or refused (CatalogTooBig).
 MAX_ROWS = 5_000
@@ -58,10 +61,9 @@ class Catalog:
         """Every label of the repository itself (Gitea's list filter resolves names against these only)."""
         return self._cached(
             ("labels", client.cache_key, owner.lower(), repo.lower()),
-            lambda: [
-                Label.model_validate(x)
-                for x in fetch_all(client, ["repos", owner, repo, "labels"], what=f"the labels of {owner}/{repo}")
-            ],
+            lambda: rows_as(
+                Label, fetch_all(client, ["repos", owner, repo, "labels"], what=f"the labels of {owner}/{repo}")
+            ),
             since,
         )
 
@@ -74,8 +76,9 @@ class Catalog:
 
         def load() -> list[Label] | None:
             try:
-                rows = fetch_all(client, ["orgs", owner, "labels"], what=f"the organisation labels of {owner}")
-                return [Label.model_validate(x) for x in rows]
+                return rows_as(
+                    Label, fetch_all(client, ["orgs", owner, "labels"], what=f"the organisation labels of {owner}")
+                )
             except GiteaError as exc:
                 if isinstance(exc, NotFound):
                     return []
@@ -88,15 +91,15 @@ class Catalog:
     def milestones(self, client: GiteaClient, owner: str, repo: str, since: float | None = None) -> list[Milestone]:
         return self._cached(
             ("milestones", client.cache_key, owner.lower(), repo.lower()),
-            lambda: [
-                Milestone.model_validate(x)
-                for x in fetch_all(
+            lambda: rows_as(
+                Milestone,
+                fetch_all(
                     client,
                     ["repos", owner, repo, "milestones"],
                     {"state": "all"},
                     what=f"the milestones of {owner}/{repo}",
-                )
-            ],
+                ),
+            ),
             since,
         )
 
@@ -163,6 +166,19 @@ class Catalog:
 def now() -> float:
     """The catalogue's clock: a moment to pass as `since`."""
     return time.monotonic()
+
+
+def rows_as(model: type[M], rows: list[object]) -> list[M]:
+    """The rows read as `model`s. A row of another shape means the answer is not Gitea's list (a proxy's, another
+    API's): one sentence, like a malformed page, never the validator's own report."""
+    try:
+        parsed: list[M] = TypeAdapter(list[model]).validate_python(rows)  # type: ignore[valid-type]
+    except ValidationError:
+        raise GiteaError(
+            "Gitea answered a list with rows of an unexpected shape; a proxy in front of Gitea may be failing, or "
+            "GITEA_URL points at the wrong place."
+        ) from None
+    return parsed
 
 
 def fresh(read: Callable[[float | None], T], misses: Callable[[T], bool], since: float | None = None) -> T:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from gitea_mcp import dates
 from gitea_mcp.errors import ToolFailure, shown
-from gitea_mcp.gitea.catalog import fetch_all, fresh, milestone_named, now
+from gitea_mcp.gitea.catalog import fetch_all, fresh, milestone_named, now, rows_as
 from gitea_mcp.gitea.client import ApiResponse, Segment
 from gitea_mcp.gitea.errors import CatalogTooBig, GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue, Label
@@ -290,7 +290,7 @@ def _scan(deps: Deps, owner: str, name: str, params: dict[str, str], too_many: C
         if exc.counted is None:
             raise
         raise ToolFailure(too_many(exc.counted)) from None
-    return [Issue.model_validate(row) for row in rows]
+    return rows_as(Issue, rows)
 
 
 def _too_many(owner: str, here: tuple[Label, ...], total: int) -> str:

@@ -12,7 +12,7 @@ from responses import matchers
 from gitea_mcp.gitea import catalog
 from gitea_mcp.gitea.catalog import MAX_PAGES, Catalog, fetch_all
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-from gitea_mcp.gitea.errors import CatalogTooBig
+from gitea_mcp.gitea.errors import CatalogTooBig, GiteaError
 from tests.support.gitea_json import API, ROOT, label
 
 LABELS = f"{API}/repos/acme/widgets/labels"
@@ -166,3 +166,21 @@ def test_a_miss_is_read_afresh_once_since_the_call_began(
 
     assert catalog.fresh(read, lambda got: "v1" not in got) == ["v1"]
     assert asked == reads
+
+
+@pytest.mark.parametrize(
+    "row",
+    [{"id": "seven", "name": "bug"}, {"id": 7, "name": ["bug"]}, "bug", None],
+    ids=["id-not-a-number", "name-not-text", "a-bare-string", "null"],
+)
+def test_a_row_of_another_shape_is_one_sentence(row: object) -> None:
+    """A page that parses but whose rows are not Gitea's labels: one plain sentence, never pydantic's report."""
+    with responses.RequestsMock() as rsps:
+        rsps.get(LABELS, json=[label("ui", 1), row], headers={"X-Total-Count": "2"})
+        client = GiteaClient(ROOT, "t", timeout=5, retry=RetryPolicy(attempts=1))
+        with pytest.raises(GiteaError) as failed:
+            Catalog().labels(client, "acme", "widgets")
+    assert str(failed.value) == (
+        "Gitea answered a list with rows of an unexpected shape; a proxy in front of Gitea may be failing, or "
+        "GITEA_URL points at the wrong place."
+    )
