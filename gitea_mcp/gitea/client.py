@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -50,6 +50,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("gitea_mcp.gitea")  # the Gitea client; gitea_mcp.http is the MCP transport
 
 T = TypeVar("T")
+A = TypeVar("A")
+B = TypeVar("B")
+C = TypeVar("C")
+D = TypeVar("D")
 M = TypeVar("M", bound=BaseModel)
 Segment = str | int
 Params = Mapping[str, str | int]
@@ -247,7 +251,23 @@ class GiteaClient:
         return response
 
     def parallel(self, *calls: Callable[[], T]) -> list[T]:
-        """Run independent reads at once so a slow forge costs one round trip, not several."""
+        """Run independent reads of one kind at once (pages, one per name) so a slow forge costs one round trip."""
+        return self._run_at_once(calls)
+
+    @overload
+    def gather(self, a: Callable[[], A], b: Callable[[], B], /) -> tuple[A, B]: ...
+    @overload
+    def gather(self, a: Callable[[], A], b: Callable[[], B], c: Callable[[], C], /) -> tuple[A, B, C]: ...
+    @overload
+    def gather(
+        self, a: Callable[[], A], b: Callable[[], B], c: Callable[[], C], d: Callable[[], D], /
+    ) -> tuple[A, B, C, D]: ...
+    def gather(self, *calls: Callable[[], object]) -> tuple[object, ...]:
+        """Independent reads of different kinds at once, each result typed as its call's: `issue, comments =
+        client.gather(read_issue, read_comments)`."""
+        return tuple(self._run_at_once(calls))
+
+    def _run_at_once(self, calls: Sequence[Callable[[], T]]) -> list[T]:
         # A worker never waits on other workers (nested calls run inline), so the pool cannot deadlock
         # however many requests share it; the caller's own thread runs the first call.
         if len(calls) <= 1 or threading.current_thread().name.startswith(_WORKER):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 
 from gitea_mcp import dates
 from gitea_mcp.errors import ToolFailure, shown
@@ -133,18 +134,16 @@ def _first_round(
     """The names resolved and, in the same round trip, the list as asked when the names can go as they are."""
     if not query.labels and not query.milestones:  # nothing to resolve: the list alone, on this thread
         return Sent(), _get(deps, owner, name, query.list_params(), page, limit)
-    as_given = not any("," in text for text in (*query.labels, *query.milestones))
-    calls: list[Callable[[], object]] = [lambda: _resolve(deps, owner, name, query, since)]
-    if as_given:
-        calls.append(lambda: _get(deps, owner, name, query.list_params(), page, limit))
-    # The names first in the result order, so a refused name wins over whatever the list returned.
-    sent, *early = deps.client.parallel(*calls)
-    assert isinstance(sent, Sent)
+    resolve = partial(_resolve, deps, owner, name, query, since)
+    if any("," in text for text in (*query.labels, *query.milestones)):  # they go as ids: the list must wait
+        sent, early = resolve(), None
+    else:
+        # The names first, so a refused name wins over whatever the list returned.
+        sent, early = deps.client.gather(resolve, lambda: _get(deps, owner, name, query.list_params(), page, limit))
     if sent.here:
         return sent, None
-    if early and sent.params(query) == query.list_params():
-        assert isinstance(early[0], ApiResponse)
-        return sent, early[0]
+    if early is not None and sent.params(query) == query.list_params():
+        return sent, early
     return sent, _get(deps, owner, name, sent.params(query), page, limit)
 
 
@@ -164,7 +163,7 @@ def _resolve(deps: Deps, owner: str, name: str, query: IssueFilter, since: float
         return labels()
     if not query.labels:
         return milestones()
-    by_label, by_milestone = deps.client.parallel(labels, milestones)
+    by_label, by_milestone = deps.client.gather(labels, milestones)
     return replace(by_label, titles=by_milestone.titles, ids=by_milestone.ids)
 
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
@@ -58,12 +57,11 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
     base: list[Segment] = ["repos", owner, name, "issues", args.number]
     try:
         # The issue (its existence and comment count), recent comments and our login, in one round trip.
-        calls: list[Callable[[], Any]] = [
+        issue, recent, me = deps.client.gather(
             lambda: deps.client.get(base).one(Issue),
             lambda: _recent_comments(deps, base),  # the duplicate check, and what existed before
             lambda: deps.catalog.me(deps.client).login,
-        ]
-        issue, recent, me = deps.client.parallel(*calls)
+        )
     except GiteaError as exc:
         if isinstance(exc, NotFound | ServerFailed):  # Gitea answers 500 for the comments of a missing issue
             raise missing.explain_issue_404(deps, owner, name, args.number) from None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -85,14 +84,13 @@ class Plan:
 
 def _prepare(deps: Deps, owner: str, name: str, args: CreateArgs, title: str) -> Plan:
     """Resolve names to ids and load recent issues for the duplicate check, all in one round trip."""
-    calls: list[Callable[[], Any]] = [
-        lambda: labels.catalogue(deps, owner, name, args.labels) if args.labels else None,
-        lambda: writes.resolve_milestone(deps, owner, name, args.milestone) if args.milestone else None,
-        lambda: writes.recent_issues(deps, owner, name),  # the duplicate check, and what existed before
-        lambda: deps.catalog.me(deps.client),
-    ]
     try:
-        catalogue, milestone, recent, _ = deps.client.parallel(*calls)
+        catalogue, milestone, recent, _ = deps.client.gather(
+            lambda: labels.catalogue(deps, owner, name, args.labels) if args.labels else None,
+            lambda: writes.resolve_milestone(deps, owner, name, args.milestone) if args.milestone else None,
+            lambda: writes.recent_issues(deps, owner, name),  # the duplicate check, and what existed before
+            lambda: deps.catalog.me(deps.client),
+        )
     except GiteaError as exc:
         if isinstance(exc, NotFound):
             raise missing.repo_missing(owner, name) from None

@@ -162,10 +162,9 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
     try:
         # Issue, comments and a pull request's reviews at once: one round trip to a slow forge, not two or three.
         # Whether the number is a pull request is known only from the issue, so the reviews are asked ahead.
-        issue_response, loaded, ahead = deps.client.parallel(
+        issue_response, loaded, ahead = deps.client.gather(
             lambda: deps.client.get(base), comments, lambda: _ask(deps, pulls)
         )
-        assert isinstance(issue_response, ApiResponse) and isinstance(ahead, ApiResponse | ToolFailure)
     except GiteaError as exc:
         if isinstance(exc, NotFound):
             raise missing.explain_issue_404(deps, owner, name, target.number) from None

@@ -135,18 +135,19 @@ def _with_release(
     if known is not None:
         _check_author_searchable(known, scope, parsed, me)  # before anything is sent
     plans = [_plan(known, parsed)] if known else _plans(parsed)
-    calls: list[Callable[[], object]] = [_attempt(deps, scope, parsed, me, plan, page, limit) for plan in plans]
+    attempts = [_attempt(deps, scope, parsed, me, plan, page, limit) for plan in plans]
     if known is None:
-        calls.append(lambda: deps.catalog.server(deps.client))
-    answers = deps.client.parallel(*calls)
-    server = known or answers.pop()
-    assert isinstance(server, ServerInfo)
+        # The plans on this thread, so they fan out to workers too (a worker runs nested calls inline).
+        answers, server = deps.client.gather(
+            lambda: deps.client.parallel(*attempts), lambda: deps.catalog.server(deps.client)
+        )
+    else:
+        server, answers = known, deps.client.parallel(*attempts)
     plan = _plan(server, parsed)
     first = answers[plans.index(plan)]
     _check_author_searchable(server, scope, parsed, me)
     if isinstance(first, Exception):
         raise first  # only the chosen plan's failure counts: the others' requests were never needed
-    assert isinstance(first, Hits)
     if plan.assignee_here:
         return server, _assignee_here(deps, scope, parsed, me, server, first, page, limit)
     return server, first

@@ -314,13 +314,12 @@ def _load(
     deps: Deps, owner: str, name: str, base: list[Segment], args: UpdateArgs
 ) -> tuple[Issue, labels.Catalogue | None, int | None]:
     """The issue, the label catalogue and the milestone id, in one round trip."""
-    calls: list[Callable[[], Any]] = [
-        lambda: deps.client.get(base).one(Issue),
-        lambda: labels.catalogue(deps, owner, name, _named(args)) if args.edits_labels() else None,
-        lambda: _milestone_id(deps, owner, name, args.milestone),
-    ]
     try:
-        issue, catalogue, milestone_id = deps.client.parallel(*calls)
+        issue, catalogue, milestone_id = deps.client.gather(
+            lambda: deps.client.get(base).one(Issue),
+            lambda: labels.catalogue(deps, owner, name, _named(args)) if args.edits_labels() else None,
+            lambda: _milestone_id(deps, owner, name, args.milestone),
+        )
     except GiteaError as exc:
         if isinstance(exc, NotFound):
             raise missing.explain_issue_404(deps, owner, name, args.number) from None

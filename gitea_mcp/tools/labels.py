@@ -82,18 +82,10 @@ def catalogue(deps: Deps, owner: str, name: str, wanted: list[str]) -> Catalogue
 
 
 def _catalogue(deps: Deps, owner: str, name: str, since: float | None) -> Catalogue:
-    repo: list[Label] = []
-    org: list[Label] | None = None
-
-    def load_repo() -> None:
-        nonlocal repo
-        repo = deps.catalog.labels(deps.client, owner, name, since)
-
-    def load_org() -> None:
-        nonlocal org
-        org = deps.catalog.org_labels(deps.client, owner, since)
-
-    deps.client.parallel(load_repo, load_org)
+    repo, org = deps.client.gather(
+        lambda: deps.catalog.labels(deps.client, owner, name, since),
+        lambda: deps.catalog.org_labels(deps.client, owner, since),
+    )
     server = deps.catalog.server(deps.client) if org is None else None
     return Catalogue(
         where=f"{owner}/{name}",
@@ -106,18 +98,10 @@ def _catalogue(deps: Deps, owner: str, name: str, since: float | None) -> Catalo
 def organisation_labels(deps: Deps, owner: str, names: list[str], since: float) -> tuple[list[Label], bool]:
     """`owner`'s organisation labels of these names, read since `since`: listed when the token may
     (read:organization), else as the issues that carry them show them. The flag: whether they could be listed."""
-    listed: list[Label] | None = None
-    seen: list[Label] = []
-
-    def load_listed() -> None:
-        nonlocal listed
-        listed = deps.catalog.org_labels(deps.client, owner, since)
-
-    def load_seen() -> None:
-        nonlocal seen
-        seen = org_labels_seen(deps.client, owner, names)
-
-    deps.client.parallel(load_listed, load_seen)
+    listed, seen = deps.client.gather(
+        lambda: deps.catalog.org_labels(deps.client, owner, since),
+        lambda: org_labels_seen(deps.client, owner, names),
+    )
     if listed is not None:
         return [label for label in listed if label.name in names], True
     return seen, False
