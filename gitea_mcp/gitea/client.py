@@ -339,18 +339,18 @@ class GiteaClient:
                 stream=True,  # the body is read here, against a deadline and a size cap
             )
             with response:
-                response._content = _read_body(response, deadline, MAX_BODY)
+                answer = _Answer(response.status_code, response.headers, _read_body(response, deadline, MAX_BODY))
         except _requests().RequestException as exc:
             return self._transport_error(exc, method, path, timeout)
         except _Overrun as exc:
             return self._overrun_error(exc, method, path, response.status_code, timeout)
-        if response.status_code < 300:
+        if answer.status < 300:
             try:
-                return self._parse(response, method, path)
+                return self._parse(answer, method, path)
             except GiteaError as exc:
                 return exc
-        error = self._status_error(response, method, path)
-        wait = _retry_after(response) if response.status_code in _RETRY_STATUSES else None
+        error = self._status_error(answer, method, path)
+        wait = _retry_after(answer) if answer.status in _RETRY_STATUSES else None
         # Raised as is when the wait is not taken (a write, the call's time, the last attempt): say how long.
         return _asked_to_wait(error, wait) if wait else error
 
@@ -418,30 +418,30 @@ class GiteaClient:
             text = f"The request {method} {path} to Gitea failed ({type(exc).__name__})."
         return self._no_answer(text, method)
 
-    def _status_error(self, response: requests.Response, method: str, path: str) -> GiteaError:
-        if 300 <= response.status_code < 400:
-            return redirected(response.status_code, response.headers.get("Location", ""), method, path, self.url)
-        body = _gitea_message(response)
+    def _status_error(self, response: _Answer, method: str, path: str) -> GiteaError:
+        if 300 <= response.status < 400:
+            return redirected(response.status, response.headers.get("Location", ""), method, path, self.url)
+        body = _gitea_message(response.content)
         message, errors = body or ("", ())
         message, errors = redact(message, self._token), tuple(redact(error, self._token) for error in errors)
-        if response.status_code == 404 and not message and not errors:
+        if response.status == 404 and not message and not errors:
             return no_endpoint(method, path, self.url)
-        error = from_status(response.status_code, message, method, path, errors)
+        error = from_status(response.status, message, method, path, errors)
         error.from_gitea = body is not None
         return error
 
-    def _parse(self, response: requests.Response, method: str, path: str) -> ApiResponse:
-        content = b"" if response.status_code == 204 else response.content
+    def _parse(self, response: _Answer, method: str, path: str) -> ApiResponse:
+        content = b"" if response.status == 204 else response.content
         if content[:1] == b"<" or b"<html" in content[:512].lower():
             raise Unreadable(
                 f"Gitea answered {method} {path} with an HTML page instead of JSON; "
                 "a proxy in front of Gitea may be failing, or GITEA_URL points at the wrong place.",
-                status=response.status_code,
+                status=response.status,
                 what="an HTML page instead of JSON",
             )
         return ApiResponse(
             content=content,
-            status=response.status_code,
+            status=response.status,
             total=_total(response.headers.get("X-Total-Count")),
             has_next=bool(_LINK_NEXT.search(response.headers.get("Link", ""))),
             has_links="Link" in response.headers,
@@ -465,6 +465,15 @@ def call_deadline(seconds: float) -> Iterator[None]:
 
 
 MAX_BODY = 8 * 2**20  # 50 issues with long bodies are well under 1 MiB
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """A response as read here, body and all (`_read_body`): what the rest of the client looks at."""
+
+    status: int
+    headers: Mapping[str, str]  # requests' case-insensitive mapping
+    content: bytes
 
 
 class _Overrun(Exception):
@@ -578,7 +587,7 @@ class _Wait:
 _DELAY_SECONDS = re.compile(r"\d+(?:\.\d+)?")
 
 
-def _retry_after(response: requests.Response) -> _Wait | None:
+def _retry_after(response: _Answer) -> _Wait | None:
     """Retry-After as delay-seconds or an HTTP date (RFC 9110 10.2.3); None when absent, unreadable or past."""
     raw = response.headers.get("Retry-After", "").strip()
     if _DELAY_SECONDS.fullmatch(raw):
@@ -613,11 +622,11 @@ def _asked_to_wait(error: GiteaError, wait: _Wait) -> GiteaError:
     return waiting
 
 
-def _gitea_message(response: requests.Response) -> tuple[str, tuple[str, ...]] | None:
+def _gitea_message(content: bytes) -> tuple[str, tuple[str, ...]] | None:
     """Gitea's `{"message": ..., "errors": [...]}`; None when the body is not Gitea's error (a proxy's page)."""
     try:
-        body = response.json()
-    except ValueError:
+        body = json.loads(content)
+    except ValueError:  # UnicodeDecodeError is one
         return None
     if not isinstance(body, dict) or not ("message" in body or "errors" in body):
         return None
