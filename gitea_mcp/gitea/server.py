@@ -77,6 +77,3 @@ class ServerInfo:
         """A title over 255 bytes is cut by display width from Gitea 1.24 (verified on 1.25.4), at 252 bytes
         before and on Forgejo (verified on Forgejo 12): gitea/titles.py."""
         return not self._gitea_before((1, 24)) and self.flavor == "Gitea"
-
-
-UNKNOWN = ServerInfo.parse("")

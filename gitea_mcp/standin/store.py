@@ -313,9 +313,6 @@ class Store:
             mode = ADMIN if login.lower() == repo.owner.lower() else repo.access.get(login.lower(), 0)
         return max(mode, 0 if repo.private else READ)
 
-    def repos_of(self, owner: str) -> list[Repo]:
-        return [r for r in self.repos.values() if r.owner.lower() == owner.lower()]
-
     def find_team(self, org: str, name: str) -> Team | None:
         return next(
             (t for t in self.teams.values() if (t.org.lower(), t.name.lower()) == (org.lower(), name.lower())), None

@@ -23,7 +23,7 @@ from gitea_mcp import dates
 from gitea_mcp.errors import ToolFailure, shown
 from gitea_mcp.gitea.catalog import fetch_all, fresh, milestone_named, now, rows_as
 from gitea_mcp.gitea.client import ApiResponse, Segment
-from gitea_mcp.gitea.errors import CatalogTooBig, GiteaError, NotFound
+from gitea_mcp.gitea.errors import CatalogTooBig, NotFound
 from gitea_mcp.gitea.models import Issue, Label
 from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.issue_filter import IssueFilter
@@ -100,10 +100,8 @@ def repo_page(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, 
     checked to come from there."""
     try:
         served = _served(deps, owner, name, query, page, limit)
-    except GiteaError as exc:
-        if isinstance(exc, NotFound):
-            raise missing.explain_list_404(deps, owner, name, exc, query.users()) from None
-        raise
+    except NotFound as exc:
+        raise missing.explain_list_404(deps, owner, name, exc, query.users()) from None
     check_places(deps, served.rows, owner, name)
     return served
 

@@ -62,10 +62,8 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
             lambda: _recent_comments(deps, base),  # the duplicate check, and what existed before
             lambda: deps.catalog.me(deps.client).login,
         )
-    except GiteaError as exc:
-        if isinstance(exc, NotFound | ServerFailed):  # Gitea answers 500 for the comments of a missing issue
-            raise missing.explain_issue_404(deps, owner, name, args.number) from None
-        raise
+    except (NotFound, ServerFailed):  # Gitea answers 500 for the comments of a missing issue
+        raise missing.explain_issue_404(deps, owner, name, args.number) from None
     if not args.allow_duplicate and (existing := _same_comment(recent, me, args.body)):
         return _answer(owner, name, args.number, existing, issue.comments, "already_existed")
     before = max((comment.id for comment in recent), default=0)

@@ -91,10 +91,8 @@ def _prepare(deps: Deps, owner: str, name: str, args: CreateArgs, title: str) ->
             lambda: writes.recent_issues(deps, owner, name),  # the duplicate check, and what existed before
             lambda: deps.catalog.me(deps.client),
         )
-    except GiteaError as exc:
-        if isinstance(exc, NotFound):
-            raise missing.repo_missing(owner, name) from None
-        raise
+    except NotFound:
+        raise missing.repo_missing(owner, name) from None
     # Every name must be known before filing: Gitea would drop an unknown one silently (docs/server-behaviour.md).
     known, _ = catalogue.resolve(args.labels, to_gitea=False) if catalogue else ([], [])
     labels.refuse_scope_clashes(known)  # Gitea would keep both on create, a state no later edit can reproduce

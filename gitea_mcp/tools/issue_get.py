@@ -165,10 +165,8 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
         issue_response, loaded, ahead = deps.client.gather(
             lambda: deps.client.get(base), comments, lambda: _ask(deps, pulls)
         )
-    except GiteaError as exc:
-        if isinstance(exc, NotFound):
-            raise missing.explain_issue_404(deps, owner, name, target.number) from None
-        raise
+    except NotFound:
+        raise missing.explain_issue_404(deps, owner, name, target.number) from None
     issue = issue_response.one(Issue)
     thread = loaded if isinstance(loaded, list) else []
     args = _to_linked_comment(args, thread, target.comment)

@@ -356,10 +356,8 @@ def _me(deps: Deps, parsed: ql.ParsedQuery) -> str | None:
         return None
     try:
         return deps.catalog.me(deps.client).login
-    except GiteaError as exc:
-        if isinstance(exc, Unauthorized):
-            raise ToolFailure("@me needs a signed-in user: set GITEA_TOKEN, or name the user instead.") from None
-        raise
+    except Unauthorized:
+        raise ToolFailure("@me needs a signed-in user: set GITEA_TOKEN, or name the user instead.") from None
 
 
 def _search_owner(deps: Deps, params: dict[str, str], page: int, limit: int) -> ApiResponse:

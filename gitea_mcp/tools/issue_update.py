@@ -320,10 +320,8 @@ def _load(
             lambda: labels.catalogue(deps, owner, name, _named(args)) if args.edits_labels() else None,
             lambda: _milestone_id(deps, owner, name, args.milestone),
         )
-    except GiteaError as exc:
-        if isinstance(exc, NotFound):
-            raise missing.explain_issue_404(deps, owner, name, args.number) from None
-        raise
+    except NotFound:
+        raise missing.explain_issue_404(deps, owner, name, args.number) from None
     if catalogue is not None:  # the issue's own labels count as known even if the catalogue is stale
         catalogue = catalogue.with_labels(issue.labels)
     return issue, catalogue, milestone_id
