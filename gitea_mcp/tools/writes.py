@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, wait
 from datetime import UTC, datetime, timedelta
@@ -153,6 +154,14 @@ def run_once(
 
 _IN_FLIGHT: dict[tuple[object, ...], tuple[tuple[object, ...], Future[CallToolResult]]] = {}
 _IN_FLIGHT_LOCK = threading.Lock()
+_WAITING: Counter[tuple[object, ...]] = Counter()  # calls waiting on the one in flight, by key
+
+
+def waiting() -> int:
+    """How many calls wait on another in flight with their key, in this process (a seam for tests, which must know
+    a second call has arrived before they let the first finish)."""
+    with _IN_FLIGHT_LOCK:
+        return sum(_WAITING.values())
 
 
 def single_flight(
@@ -172,10 +181,15 @@ def single_flight(
                 mine: Future[CallToolResult] = Future()
                 _IN_FLIGHT[key] = (rest, mine)
                 break
+            _WAITING[key] += 1
         asked, outcome = running
-        if asked == rest:
-            return outcome.result()
-        wait([outcome])  # then look again: the first call's write is there to be found
+        try:
+            if asked == rest:
+                return outcome.result()
+            wait([outcome])  # then look again: the first call's write is there to be found
+        finally:
+            with _IN_FLIGHT_LOCK:
+                _WAITING[key] -= 1
     try:
         result = run()
         mine.set_result(result)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
@@ -52,25 +54,40 @@ def free_port() -> int:
         return port
 
 
+STARTED = re.compile(r"serving MCP \(streamable HTTP\) at http://127\.0\.0\.1:(\d+)/")
+
+
 class HttpServer:
-    """`python -m gitea_mcp serve --transport http` as a subprocess on a free loopback port."""
+    """`python -m gitea_mcp serve --transport http --port 0` as a subprocess: the port is the one its start-up line
+    names, so no other test can take it between choosing and binding (a free port chosen here could be)."""
 
     def __init__(self, env: dict[str, str]) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        command = [sys.executable, "-m", "gitea_mcp", "serve", "--transport", "http", "--port", str(self.port)]
+        command = [sys.executable, "-m", "gitea_mcp", "serve", "--transport", "http", "--port", "0"]
         self.process = subprocess.Popen(
-            command, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            command, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
         )
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                if requests.get(f"{self.url}/healthz", timeout=1).ok:
-                    return
-            except requests.ConnectionError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("HTTP server did not start")
+        self.port = self._bound_port(timeout=20)
+        self.url = f"http://127.0.0.1:{self.port}"
+        assert requests.get(f"{self.url}/healthz", timeout=5).ok
+
+    def _bound_port(self, timeout: float) -> int:
+        assert self.process.stderr is not None
+        found: list[int] = []
+
+        def read() -> None:  # every line, start-up line and all, so the pipe never fills
+            assert self.process.stderr is not None
+            for line in self.process.stderr:
+                if not found and (match := STARTED.search(line)):
+                    found.append(int(match.group(1)))
+
+        threading.Thread(target=read, daemon=True).start()
+        deadline = time.monotonic() + timeout
+        while not found and time.monotonic() < deadline and self.process.poll() is None:
+            time.sleep(0.02)
+        if not found:
+            self.stop()
+            raise RuntimeError("HTTP server did not start")
+        return found[0]
 
     def stop(self) -> None:
         self.process.terminate()

@@ -39,6 +39,14 @@ def run(deps: Deps, **kw: Any) -> Any:
     return issue_create.TOOL.call(deps, {"owner": "acme", "name": "widgets", "title": kw.pop("title", "New bug"), **kw})
 
 
+def until_waiting(calls: int, seconds: float = 3.0) -> None:
+    """Until `calls` calls wait on one in flight (writes.waiting), so the first is let go only after they arrived."""
+    deadline = time.monotonic() + seconds
+    while writes.waiting() < calls:
+        assert time.monotonic() < deadline, f"{calls} call(s) never came to wait"
+        time.sleep(0.005)
+
+
 def posts(rsps: responses.RequestsMock) -> list[dict[str, Any]]:
     return [json.loads(c.request.body or b"{}") for c in rsps.calls if c.request.method == "POST"]
 
@@ -177,7 +185,7 @@ def test_identical_creates_in_flight_file_once(gitea: responses.RequestsMock, de
         first = pool.submit(run, deps, body="b")
         assert entered.wait(3), "the first call is writing"
         second = pool.submit(run, deps, body="b")
-        time.sleep(0.2)  # the second call has arrived and waits for the first
+        until_waiting(1)  # the second call has arrived and waits for the first
         release.set()
         results = [first.result(), second.result()]
     assert [ok(result)[1]["number"] for result in results] == [301, 301]
@@ -400,7 +408,7 @@ def test_a_create_with_other_fields_in_flight_waits_and_says_what_differs(
         first = pool.submit(run, deps, body="b", labels=["bug"])
         assert entered.wait(3), "the first call is writing"
         second = pool.submit(run, deps, body="b", labels=["bug", "ui"])
-        time.sleep(0.2)
+        until_waiting(1)
         release.set()
         (_, one), (_, two) = ok(first.result()), ok(second.result())
     assert len(posts(gitea)) == 1
@@ -428,7 +436,7 @@ def test_long_titles_gitea_keeps_alike_in_flight_file_once(gitea: responses.Requ
         first = pool.submit(run, deps, title=LONG, body="b")
         assert entered.wait(3), "the first call is writing"
         second = pool.submit(run, deps, title=LONG + " and more", body="b")
-        time.sleep(0.2)
+        until_waiting(1)
         release.set()
         (_, one), (_, two) = ok(first.result()), ok(second.result())
     assert len(posts(gitea)) == 1
