@@ -21,6 +21,11 @@ PLACEHOLDER_OWNERS = "your-org"
 PLACEHOLDER_REMOTE = "https://mcp.example.com/mcp"
 PLACEHOLDER_TOKEN = "<your Gitea token>"
 VSCODE_INPUT = "gitea-token"
+# What `config` writes when a setting is not given: (variable, the flag that gives it, the placeholder).
+_PLACEHOLDERS = (
+    ("GITEA_URL", "--url", PLACEHOLDER_URL),
+    ("GITEA_ALLOWED_OWNERS", "--allowed-owners", PLACEHOLDER_OWNERS),
+)
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,7 @@ class Setup:
     command: str = "uvx"
     args: tuple[str, ...] = (DIST,)
     remote_url: str | None = None  # a streamable-HTTP endpoint; None means a local stdio server
+    settings: tuple[tuple[str, str], ...] = ()  # the other settings not at their default: (variable, value)
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,7 @@ def _toml_string(value: str) -> str:
 
 
 def _settings(setup: Setup) -> dict[str, str]:
-    return {"GITEA_URL": setup.gitea_url, "GITEA_ALLOWED_OWNERS": setup.allowed_owners}
+    return {"GITEA_URL": setup.gitea_url, "GITEA_ALLOWED_OWNERS": setup.allowed_owners, **dict(setup.settings)}
 
 
 def _env(setup: Setup, token: str) -> dict[str, str]:
@@ -110,7 +116,8 @@ def _claude_code(setup: Setup) -> list[Snippet]:
     token = "${" + TOKEN_ENV + "}"  # single-quoted below: Claude Code stores the reference and expands it at launch
     if setup.remote_url is None:
         envs = [arg for key, value in _env(setup, token).items() for arg in ("--env", f"{key}={value}")]
-        argv = ["claude", "mcp", "add", "--transport", "stdio", *envs, SERVER, "--", setup.command, *setup.args]
+        # The name before the --env flags: --env takes several values and would swallow it (Claude Code 2.x).
+        argv = ["claude", "mcp", "add", "--transport", "stdio", SERVER, *envs, "--", setup.command, *setup.args]
     else:
         header = f"Authorization: Bearer {token}"
         argv = ["claude", "mcp", "add", "--transport", "http", SERVER, setup.remote_url, "--header", header]
@@ -194,7 +201,23 @@ def render(client: str, setup: Setup) -> tuple[str, str]:
     notes = [f"# {spec.title}: {spec.note}", f"# stdout → {file.where}"]
     for other in (snippet for snippet in found if snippet is not file):
         notes += [f"# or, in {other.where}:", *(f"#   {line}" for line in other.text.splitlines())]
-    return file.text, "\n".join(notes)
+    return file.text, "\n".join(notes + _warnings(setup))
+
+
+def _warnings(setup: Setup) -> list[str]:
+    """What the file does not do as it stands: placeholders to replace, settings that belong to a remote server."""
+    if setup.remote_url is not None:
+        if not setup.settings:
+            return []
+        names = ", ".join(f"{key}={value}" for key, value in setup.settings)
+        return [f"# not written: {names} — set these where the remote server runs (its client sends only the token)"]
+    written = _settings(setup)
+    unset = [(name, flag) for name, flag, placeholder in _PLACEHOLDERS if written[name] == placeholder]
+    if not unset:
+        return []
+    values = " and ".join(f"{name}={written[name]}" for name, _ in unset)
+    how = " and ".join(f"{flag} (or {name} set)" for name, flag in unset)
+    return [f"# {values}: placeholders — replace them in the file, or run this again with {how}"]
 
 
 def readme_sections() -> str:
