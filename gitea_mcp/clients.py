@@ -225,8 +225,12 @@ def readme_sections() -> str:
     parts = [
         "`gitea-issues-mcp config CLIENT` prints these with your `GITEA_URL` and `GITEA_ALLOWED_OWNERS` filled in "
         "and the launch command of the copy you installed (its full path, so a client with a short PATH finds it); "
-        "`--launcher python` launches by your Python's full path, `--launcher uvx` with uvx, `--http URL` connects "
-        "to a remote server. Its stdout is the file's content alone: `gitea-issues-mcp config vscode > "
+        "`--launcher python` launches by your Python's full path, `--launcher uvx` by uvx's full path, `--http URL` "
+        "connects to a remote server. Every other setting you give it, as a flag or in the environment, and not at "
+        "its default (`--read-only`, `--timeout`, `--ca-bundle` as an absolute path, `--insecure`, `--log-level`) "
+        "goes into the server's environment too; for a remote server those are its own settings, and stderr says "
+        "they were not written. Without `GITEA_URL` or `GITEA_ALLOWED_OWNERS` it writes the placeholders below and "
+        "says so on stderr. Its stdout is the file's content alone: `gitea-issues-mcp config vscode > "
         ".vscode/mcp.json` writes a valid file; the notes go to stderr. Below, the launch command is "
         "`uvx gitea-issues-mcp`, as it will be once the package is published.",
     ]
