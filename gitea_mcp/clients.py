@@ -123,7 +123,7 @@ def _claude_code(setup: Setup) -> list[Snippet]:
         argv = ["claude", "mcp", "add", "--transport", "http", SERVER, setup.remote_url, "--header", header]
     project = _mcp_servers(_entry(setup, token, typed=True))
     return [
-        Snippet("a terminal (add `--scope user` for every project)", "sh", shlex.join(argv)),
+        Snippet("a terminal (for every project: `--scope user` right after `claude mcp add`)", "sh", shlex.join(argv)),
         Snippet("`.mcp.json` at the project root (shared with the project)", "json", project),
     ]
 

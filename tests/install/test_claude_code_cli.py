@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -42,16 +43,23 @@ def _find_or_install_claude() -> str:
     npm = shutil.which("npm")
     if npm is None:
         pytest.skip(f"no `claude` on PATH and no npm to install {PACKAGE} with: the printed line was not run")
-    _cache().mkdir(parents=True, exist_ok=True)
+    # Into a directory of its own, then renamed into place: test workers installing at once never share a prefix.
+    _cache().parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix="claude-code.", dir=_cache().parent))
     done = subprocess.run(
-        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(_cache()), PACKAGE],
+        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(staging), PACKAGE],
         capture_output=True,
         text=True,
         timeout=600,
     )
-    if done.returncode != 0 or not cached.is_file():
+    if done.returncode != 0 or not (staging / "node_modules" / ".bin" / "claude").is_file():
+        shutil.rmtree(staging, ignore_errors=True)
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         pytest.skip(f"npm could not install {PACKAGE} ({last}): the printed line was not run")
+    try:
+        staging.rename(_cache())
+    except OSError:  # another worker was first: use its copy
+        shutil.rmtree(staging, ignore_errors=True)
     return str(cached)
 
 
@@ -69,15 +77,20 @@ def printed_line(capfd: pytest.CaptureFixture[str], *argv: str) -> str:
     return lines[0]
 
 
-def run_as_printed(claude: str, line: str, home: Path) -> dict[str, Any]:
-    """Run the line in a shell, in a project directory under a fresh HOME; the `gitea` entry it wrote."""
+def run_line(claude: str, line: str, home: Path) -> tuple[Path, dict[str, Any]]:
+    """Run the line in a shell, in a project directory under a fresh HOME: that directory, and ~/.claude.json."""
     project = home / "project"
     project.mkdir(parents=True)
     env = {**os.environ, **QUIET, "HOME": str(home), "PATH": os.pathsep.join([str(Path(claude).parent), os.defpath])}
     env.pop("GITEA_TOKEN", None)  # the line must store the reference, whatever this shell holds
     done = subprocess.run(["sh", "-c", line], cwd=project, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"{line}\n{done.stdout}{done.stderr}"
-    written = json.loads((home / ".claude.json").read_text(encoding="utf-8"))
+    return project, json.loads((home / ".claude.json").read_text(encoding="utf-8"))
+
+
+def run_as_printed(claude: str, line: str, home: Path) -> dict[str, Any]:
+    """The `gitea` entry the line wrote, in the project's (default) scope."""
+    project, written = run_line(claude, line, home)
     servers = written["projects"][str(project)]["mcpServers"]
     assert set(servers) == {"gitea"}
     return dict(servers["gitea"])
@@ -134,3 +147,20 @@ def test_printed_remote_line_adds_the_server(claude: str, capfd: pytest.CaptureF
         "url": "https://mcp.acme.test/mcp",
         "headers": {"Authorization": "Bearer ${GITEA_TOKEN}"},
     }
+
+
+@pytest.mark.parametrize("mode", [[], ["--http", "https://mcp.acme.test"]], ids=["stdio", "remote"])
+def test_the_printed_user_scope_hint_adds_the_server_for_every_project(
+    claude: str, capfd: pytest.CaptureFixture[str], tmp_path: Path, mode: list[str]
+) -> None:
+    """The note says where `--scope user` goes; put there, the server lands in the user's scope, its command intact
+    (appended at the end, the stdio form would hand `--scope user` to the server as its arguments)."""
+    assert main(["config", "claude-code", "--url", "https://git.acme.test", "--allowed-owners", "acme", *mode]) == 0
+    _, err = capfd.readouterr()
+    assert "`--scope user` right after `claude mcp add`" in err
+    line = next(line.removeprefix("#   ") for line in err.splitlines() if line.startswith("#   claude mcp add "))
+    in_project = run_as_printed(claude, line, tmp_path / "project-scope")
+    user_line = line.replace("claude mcp add ", "claude mcp add --scope user ", 1)
+    project, written = run_line(claude, user_line, tmp_path / "user-scope")
+    assert written["mcpServers"] == {"gitea": in_project}
+    assert not written.get("projects", {}).get(str(project), {}).get("mcpServers")
