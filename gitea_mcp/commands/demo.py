@@ -13,9 +13,9 @@ import shlex
 import sys
 from typing import Any, TextIO
 
+from gitea_mcp.cli import PROG
 from gitea_mcp.config import Settings
 
-PROG = "gitea-issues-mcp"
 HELP = "run a scripted session against a built-in Gitea stand-in (no setup needed); --serve to serve it"
 DEMO_OWNERS = "acme,demo"
 
