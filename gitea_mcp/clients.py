@@ -21,6 +21,11 @@ PLACEHOLDER_OWNERS = "your-org"
 PLACEHOLDER_REMOTE = "https://mcp.example.com/mcp"
 PLACEHOLDER_TOKEN = "<your Gitea token>"
 VSCODE_INPUT = "gitea-token"
+# What `config` writes when a setting is not given: (variable, the flag that gives it, the placeholder).
+_PLACEHOLDERS = (
+    ("GITEA_URL", "--url", PLACEHOLDER_URL),
+    ("GITEA_ALLOWED_OWNERS", "--allowed-owners", PLACEHOLDER_OWNERS),
+)
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,7 @@ class Setup:
     command: str = "uvx"
     args: tuple[str, ...] = (DIST,)
     remote_url: str | None = None  # a streamable-HTTP endpoint; None means a local stdio server
+    settings: tuple[tuple[str, str], ...] = ()  # the other settings not at their default: (variable, value)
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,7 @@ def _toml_string(value: str) -> str:
 
 
 def _settings(setup: Setup) -> dict[str, str]:
-    return {"GITEA_URL": setup.gitea_url, "GITEA_ALLOWED_OWNERS": setup.allowed_owners}
+    return {"GITEA_URL": setup.gitea_url, "GITEA_ALLOWED_OWNERS": setup.allowed_owners, **dict(setup.settings)}
 
 
 def _env(setup: Setup, token: str) -> dict[str, str]:
@@ -110,13 +116,14 @@ def _claude_code(setup: Setup) -> list[Snippet]:
     token = "${" + TOKEN_ENV + "}"  # single-quoted below: Claude Code stores the reference and expands it at launch
     if setup.remote_url is None:
         envs = [arg for key, value in _env(setup, token).items() for arg in ("--env", f"{key}={value}")]
-        argv = ["claude", "mcp", "add", "--transport", "stdio", *envs, SERVER, "--", setup.command, *setup.args]
+        # The name before the --env flags: --env takes several values and would swallow it (Claude Code 2.x).
+        argv = ["claude", "mcp", "add", "--transport", "stdio", SERVER, *envs, "--", setup.command, *setup.args]
     else:
         header = f"Authorization: Bearer {token}"
         argv = ["claude", "mcp", "add", "--transport", "http", SERVER, setup.remote_url, "--header", header]
     project = _mcp_servers(_entry(setup, token, typed=True))
     return [
-        Snippet("a terminal (add `--scope user` for every project)", "sh", shlex.join(argv)),
+        Snippet("a terminal (for every project: `--scope user` right after `claude mcp add`)", "sh", shlex.join(argv)),
         Snippet("`.mcp.json` at the project root (shared with the project)", "json", project),
     ]
 
@@ -194,7 +201,23 @@ def render(client: str, setup: Setup) -> tuple[str, str]:
     notes = [f"# {spec.title}: {spec.note}", f"# stdout → {file.where}"]
     for other in (snippet for snippet in found if snippet is not file):
         notes += [f"# or, in {other.where}:", *(f"#   {line}" for line in other.text.splitlines())]
-    return file.text, "\n".join(notes)
+    return file.text, "\n".join(notes + _warnings(setup))
+
+
+def _warnings(setup: Setup) -> list[str]:
+    """What the file does not do as it stands: placeholders to replace, settings that belong to a remote server."""
+    if setup.remote_url is not None:
+        if not setup.settings:
+            return []
+        names = ", ".join(f"{key}={value}" for key, value in setup.settings)
+        return [f"# not written: {names} — set these where the remote server runs (its client sends only the token)"]
+    written = _settings(setup)
+    unset = [(name, flag) for name, flag, placeholder in _PLACEHOLDERS if written[name] == placeholder]
+    if not unset:
+        return []
+    values = " and ".join(f"{name}={written[name]}" for name, _ in unset)
+    how = " and ".join(f"{flag} (or {name} set)" for name, flag in unset)
+    return [f"# {values}: placeholders — replace them in the file, or run this again with {how}"]
 
 
 def readme_sections() -> str:
@@ -202,8 +225,12 @@ def readme_sections() -> str:
     parts = [
         "`gitea-issues-mcp config CLIENT` prints these with your `GITEA_URL` and `GITEA_ALLOWED_OWNERS` filled in "
         "and the launch command of the copy you installed (its full path, so a client with a short PATH finds it); "
-        "`--launcher python` launches by your Python's full path, `--launcher uvx` with uvx, `--http URL` connects "
-        "to a remote server. Its stdout is the file's content alone: `gitea-issues-mcp config vscode > "
+        "`--launcher python` launches by your Python's full path, `--launcher uvx` by uvx's full path, `--http URL` "
+        "connects to a remote server. Every other setting you give it, as a flag or in the environment, and not at "
+        "its default (`--read-only`, `--timeout`, `--ca-bundle` as an absolute path, `--insecure`, `--log-level`) "
+        "goes into the server's environment too; for a remote server those are its own settings, and stderr says "
+        "they were not written. Without `GITEA_URL` or `GITEA_ALLOWED_OWNERS` it writes the placeholders below and "
+        "says so on stderr. Its stdout is the file's content alone: `gitea-issues-mcp config vscode > "
         ".vscode/mcp.json` writes a valid file; the notes go to stderr. Below, the launch command is "
         "`uvx gitea-issues-mcp`, as it will be once the package is published.",
     ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from importlib import metadata
@@ -36,7 +37,9 @@ def launch(kind: str = "installed", argv0: str | None = None, executable: str | 
         return python
     if kind == "uvx" or _in_uv_cache(argv0):
         source = local_source()  # read from the installed metadata only when uvx needs it
-        return Launch("uvx", ("--from", source, DIST) if source else (DIST,))
+        # By its full path, as a GUI client's short PATH may well not hold it; bare only when not found (said).
+        uvx = shutil.which("uvx") or "uvx"
+        return Launch(uvx, ("--from", source, DIST) if source else (DIST,))
     if Path(argv0).name.startswith(DIST) and Path(argv0).is_file():
         return Launch(os.path.abspath(argv0))  # not resolved: pipx's link survives an upgrade, its target may not
     return python

@@ -34,13 +34,15 @@ TOKEN_REFERENCES = {
     "windsurf": "${env:GITEA_TOKEN}",
     "gemini": "${GITEA_TOKEN}",
 }
+# The settings besides URL and owners a stdio client must pass on when they are not the default.
+CARRIED = ("GITEA_READ_ONLY", "GITEA_TIMEOUT", "GITEA_CA_BUNDLE", "GITEA_INSECURE", "GITEA_LOG_LEVEL")
 # The key under which each JSON client expects a remote server's URL.
 URL_KEYS = {"claude-code": "url", "vscode": "url", "cursor": "url", "windsurf": "serverUrl", "gemini": "httpUrl"}
 
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("GITEA_URL", "GITEA_HOST", "GITEA_ALLOWED_OWNERS"):
+    for name in ("GITEA_URL", "GITEA_HOST", "GITEA_ALLOWED_OWNERS", *CARRIED):
         monkeypatch.delenv(name, raising=False)
     # The token is set, so a snippet that read it would show it; the suite-wide fixture then fails the test.
     monkeypatch.setenv("GITEA_TOKEN", TOKEN)
@@ -128,18 +130,18 @@ def test_claude_desktop_remote_bridges_through_mcp_remote() -> None:
         pytest.param(
             Setup(gitea_url="https://git.acme.test", allowed_owners="acme"),
             [
-                *("claude", "mcp", "add", "--transport", "stdio"),
+                *("claude", "mcp", "add", "--transport", "stdio", "gitea"),
                 *("--env", "GITEA_URL=https://git.acme.test", "--env", "GITEA_ALLOWED_OWNERS=acme"),
-                *("--env", "GITEA_TOKEN=${GITEA_TOKEN}", "gitea", "--", "uvx", "gitea-issues-mcp"),
+                *("--env", "GITEA_TOKEN=${GITEA_TOKEN}", "--", "uvx", "gitea-issues-mcp"),
             ],
             id="stdio",
         ),
         pytest.param(
             Setup(command="C:\\Program Files\\Python\\python.exe", args=("-m", "gitea_mcp"), allowed_owners="a b"),
             [
-                *("claude", "mcp", "add", "--transport", "stdio"),
+                *("claude", "mcp", "add", "--transport", "stdio", "gitea"),
                 *("--env", f"GITEA_URL={clients.PLACEHOLDER_URL}", "--env", "GITEA_ALLOWED_OWNERS=a b"),
-                *("--env", "GITEA_TOKEN=${GITEA_TOKEN}", "gitea", "--"),
+                *("--env", "GITEA_TOKEN=${GITEA_TOKEN}", "--"),
                 *("C:\\Program Files\\Python\\python.exe", "-m", "gitea_mcp"),
             ],
             id="python-path-with-spaces",
@@ -159,6 +161,16 @@ def test_claude_code_command_line(setup: Setup, expected: list[str]) -> None:
     assert command.language == "sh" and shlex.split(command.text) == expected
     # Single quotes keep the shell from expanding the token into Claude Code's config file.
     assert "'GITEA_TOKEN=${GITEA_TOKEN}'" in command.text or "'Authorization: Bearer ${GITEA_TOKEN}'" in command.text
+
+
+@pytest.mark.parametrize("setup", [*SETUPS.values(), Setup(settings=(("GITEA_READ_ONLY", "true"),))])
+def test_claude_code_line_puts_no_operand_after_a_variadic_flag(setup: Setup) -> None:
+    """`claude mcp add`'s --env and --header take several values: a word after one would be swallowed by it
+    (the server's name was, before)."""
+    argv = shlex.split(snippets("claude-code", setup)[0].text)
+    for at, word in enumerate(argv):
+        if word in ("--env", "-e", "--header", "-H"):
+            assert argv[at + 2 : at + 3] in ([], ["--"], [word]), argv
 
 
 @pytest.mark.parametrize(
@@ -289,3 +301,155 @@ def test_readme_scope_table_is_generated() -> None:
     found = re.search(r"<!-- scopes:start -->\n(.*?)\n<!-- scopes:end -->", readme, re.DOTALL)
     assert found, "README.md lacks the <!-- scopes:start --> ... <!-- scopes:end --> markers"
     assert found.group(1) == scopes.readme_table(offered(read_only=False))
+
+
+def _stdio_env(client: str, out: str, err: str) -> dict[str, str]:
+    """The environment a client gives the server, from `config`'s stdout (and the terminal line, for Claude Code)."""
+    document = tomllib.loads(out) if client == "codex" else json.loads(out)
+    if client == "codex":
+        return dict(document["mcp_servers"]["gitea"]["env"])
+    entry = document["servers" if client == "vscode" else "mcpServers"]["gitea"]
+    if client == "claude-code":  # the terminal line carries the same environment
+        line = next(line.removeprefix("#   ") for line in err.splitlines() if line.startswith("#   claude mcp add"))
+        argv = shlex.split(line)
+        assert dict(argv[at + 1].split("=", 1) for at, word in enumerate(argv) if word == "--env") == entry["env"]
+    return dict(entry["env"])
+
+
+# (flags, environment, the variable written and its value); "{cwd}" is the directory `config` runs in.
+NON_DEFAULT = {
+    "read-only-flag": (["--read-only"], {}, "GITEA_READ_ONLY", "true"),
+    "read-only-env": ([], {"GITEA_READ_ONLY": "yes"}, "GITEA_READ_ONLY", "true"),
+    "timeout-flag": (["--timeout", "5"], {}, "GITEA_TIMEOUT", "5"),
+    "timeout-env": ([], {"GITEA_TIMEOUT": "12.5"}, "GITEA_TIMEOUT", "12.5"),
+    "ca-bundle-flag": (["--ca-bundle", "ca.pem"], {}, "GITEA_CA_BUNDLE", "{cwd}/ca.pem"),
+    "ca-bundle-env": ([], {"GITEA_CA_BUNDLE": "ca.pem"}, "GITEA_CA_BUNDLE", "{cwd}/ca.pem"),
+    "insecure-flag": (["--insecure"], {}, "GITEA_INSECURE", "true"),
+    "insecure-env": ([], {"GITEA_INSECURE": "true"}, "GITEA_INSECURE", "true"),
+    "log-level-flag": (["--log-level", "debug"], {}, "GITEA_LOG_LEVEL", "DEBUG"),
+    "log-level-env": ([], {"GITEA_LOG_LEVEL": "INFO"}, "GITEA_LOG_LEVEL", "INFO"),
+}
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "ca.pem").write_text("-----BEGIN CERTIFICATE-----\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("case", NON_DEFAULT.values(), ids=list(NON_DEFAULT))
+@pytest.mark.parametrize("client", clients.CLIENTS)
+def test_config_carries_every_non_default_setting(
+    client: str,
+    case: tuple[list[str], dict[str, str], str, str],
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    in_tmp: Path,
+) -> None:
+    flags, env, name, value = case
+    for key, raw in env.items():
+        monkeypatch.setenv(key, raw)
+    out, err = config(capfd, client, "--url", "https://git.acme.test", "--allowed-owners", "acme", *flags)
+    written = _stdio_env(client, out, err)
+    assert written[name] == value.replace("{cwd}", str(in_tmp))
+    assert set(written) - {"GITEA_URL", "GITEA_ALLOWED_OWNERS", "GITEA_TOKEN"} == {name}, "only what was set"
+
+
+@pytest.mark.parametrize("client", clients.CLIENTS)
+def test_config_leaves_out_settings_at_their_default(
+    client: str, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key, raw in {"GITEA_READ_ONLY": "false", "GITEA_INSECURE": "0", "GITEA_LOG_LEVEL": "warning"}.items():
+        monkeypatch.setenv(key, raw)
+    out, err = config(capfd, client, "--url", "https://git.acme.test", "--allowed-owners", "acme", "--timeout", "30")
+    assert set(_stdio_env(client, out, err)) <= {"GITEA_URL", "GITEA_ALLOWED_OWNERS", "GITEA_TOKEN"}
+
+
+@pytest.mark.parametrize("case", NON_DEFAULT.values(), ids=list(NON_DEFAULT))
+def test_remote_config_says_the_servers_settings_are_not_written(
+    case: tuple[list[str], dict[str, str], str, str],
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    in_tmp: Path,
+) -> None:
+    """A remote server reads its settings where it runs; the client's file has no place for them. Said, not dropped."""
+    flags, env, name, _ = case
+    for key, raw in env.items():
+        monkeypatch.setenv(key, raw)
+    out, err = config(capfd, "cursor", "--http", "https://mcp.acme.test", *flags)
+    assert name not in out
+    assert f"not written: {name}" in err and "where the remote server runs" in err
+
+
+@pytest.mark.parametrize(
+    ("flags", "env", "said"),
+    [
+        pytest.param([], {"GITEA_READ_ONLY": "treu"}, "GITEA_READ_ONLY='treu' is not true or false", id="bad-boolean"),
+        pytest.param(
+            [], {"GITEA_TIMEOUT": "soon"}, "GITEA_TIMEOUT='soon' is not a number of seconds", id="bad-timeout"
+        ),
+        pytest.param(["--timeout", "0"], {}, "GITEA_TIMEOUT must be a positive number", id="zero-timeout"),
+        pytest.param(["--ca-bundle", "missing.pem"], {}, "is not a readable file", id="missing-ca"),
+        pytest.param(["--log-level", "loud"], {}, "GITEA_LOG_LEVEL='loud' is not a log level", id="bad-log-level"),
+    ],
+)
+def test_config_refuses_a_setting_the_server_would_refuse(
+    flags: list[str],
+    env: dict[str, str],
+    said: str,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    in_tmp: Path,
+) -> None:
+    for key, raw in env.items():
+        monkeypatch.setenv(key, raw)
+    assert main(["config", "cursor", "--url", "https://git.acme.test", "--allowed-owners", "acme", *flags]) == 2
+    out, err = capfd.readouterr()
+    assert out == "" and said in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "placeholders"),
+    [
+        pytest.param([], ["GITEA_URL=https://gitea.example.com", "GITEA_ALLOWED_OWNERS=your-org"], id="nothing-set"),
+        pytest.param(["--url", "https://git.acme.test"], ["GITEA_ALLOWED_OWNERS=your-org"], id="owners-missing"),
+        pytest.param(["--allowed-owners", "acme"], ["GITEA_URL=https://gitea.example.com"], id="url-missing"),
+        pytest.param(["--url", "https://git.acme.test", "--allowed-owners", "acme"], [], id="both-set"),
+        pytest.param(["--http", "https://mcp.acme.test"], [], id="remote"),
+    ],
+)
+@pytest.mark.parametrize("client", clients.CLIENTS)
+def test_config_says_which_values_are_placeholders(
+    client: str, argv: list[str], placeholders: list[str], capfd: pytest.CaptureFixture[str]
+) -> None:
+    _, err = config(capfd, client, *argv)
+    notes = [line for line in err.splitlines() if "placeholder" in line]
+    if placeholders:
+        assert len(notes) == 1 and notes[0].startswith("# ") and all(value in notes[0] for value in placeholders)
+        assert "--url" in notes[0] or "--allowed-owners" in notes[0], "and how to fill them in"
+    else:
+        assert notes == []
+
+
+def test_config_writes_uvx_by_its_full_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    uvx = tmp_path / "bin" / "uvx"
+    uvx.parent.mkdir()
+    uvx.write_text("#!/bin/sh\n")
+    uvx.chmod(0o755)
+    monkeypatch.setenv("PATH", str(uvx.parent))
+    out, err = config(capfd, "cursor", "--launcher", "uvx")
+    assert json.loads(out)["mcpServers"]["gitea"]["command"] == str(uvx)
+    assert "uvx" not in "".join(line for line in err.splitlines() if "not found" in line)
+
+
+def test_config_says_when_uvx_is_not_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    out, err = config(capfd, "cursor", "--launcher", "uvx")
+    assert json.loads(out)["mcpServers"]["gitea"]["command"] == "uvx"
+    said = [line for line in err.splitlines() if "uvx" in line and "not found" in line]
+    assert len(said) == 1 and "PATH" in said[0] and "--launcher" in said[0], err

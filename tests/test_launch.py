@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -38,16 +39,25 @@ def test_python_dash_m_is_launched_by_the_interpreters_path(no_local_source: Non
 
 @pytest.mark.parametrize(("source", "args"), [("/src/gitea-mcp", ("--from", "/src/gitea-mcp", "gitea-issues-mcp")),
                                               (None, ("gitea-issues-mcp",))])  # fmt: skip
+@pytest.mark.parametrize("on_path", [True, False], ids=["uvx-on-path", "no-uvx"])
 def test_uvx_from_the_source_it_was_installed_from(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str | None, args: tuple[str, ...]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str | None, args: tuple[str, ...], on_path: bool
 ) -> None:
     monkeypatch.setattr(launch, "local_source", lambda: source)
     cached = tmp_path / ".cache" / "uv" / "archive-v0" / "Xy12" / "bin" / "gitea-issues-mcp"
     cached.parent.mkdir(parents=True)
     cached.write_text("#!/bin/sh\n")
+    uvx = tmp_path / "uv-bin" / "uvx"
+    uvx.parent.mkdir()
+    if on_path:
+        uvx.write_text("#!/bin/sh\n")
+        uvx.chmod(0o755)
+    monkeypatch.setenv("PATH", str(uvx.parent))
+    # By its full path (a client's short PATH may not hold it); bare only when there is none to find.
+    command = str(uvx) if on_path else "uvx"
     # Run by uvx, the command lives in uv's cache: the client gets uvx again, never the cache path.
-    assert launch.launch("installed", argv0=str(cached)) == Launch("uvx", args)
-    assert launch.launch("uvx", argv0="/anything") == Launch("uvx", args)
+    assert launch.launch("installed", argv0=str(cached)) == Launch(command, args)
+    assert launch.launch("uvx", argv0="/anything") == Launch(command, args)
 
 
 class _Dist:
@@ -101,7 +111,7 @@ def test_config_launches_this_copy_by_default() -> None:
     # Run as `python -m gitea_mcp`, this copy is this interpreter with -m gitea_mcp.
     assert (entry["command"], entry["args"]) == (sys.executable, ["-m", "gitea_mcp"])
     uvx = json.loads(_config("cursor", "--launcher", "uvx").stdout)["mcpServers"]["gitea"]
-    assert (uvx["command"], uvx["args"][-1]) == ("uvx", "gitea-issues-mcp")
+    assert (uvx["command"], uvx["args"][-1]) == (shutil.which("uvx") or "uvx", "gitea-issues-mcp")
 
 
 def test_claude_code_prints_the_project_file_and_the_command_as_a_note() -> None:

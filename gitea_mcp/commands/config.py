@@ -7,10 +7,13 @@ import os
 import sys
 
 from gitea_mcp import clients
-from gitea_mcp.config import Settings
+from gitea_mcp.config import ConfigError, Settings, parse_bool, parse_log_level
+from gitea_mcp.errors import shown
 from gitea_mcp.launch import LAUNCHERS, launch
 
 HELP = "print ready-to-paste configuration for an MCP client (writes nothing)"
+DEFAULT_TIMEOUT: float = Settings.model_fields["timeout"].default
+DEFAULT_LOG_LEVEL = parse_log_level(None)
 
 
 def _http_url(raw: str) -> str:
@@ -42,11 +45,64 @@ def setup_from(ns: argparse.Namespace) -> clients.Setup:
     url = ns.url or os.environ.get("GITEA_URL") or os.environ.get("GITEA_HOST") or clients.PLACEHOLDER_URL
     owners = ns.allowed_owners or os.environ.get("GITEA_ALLOWED_OWNERS") or clients.PLACEHOLDER_OWNERS
     how = launch(ns.launcher)
-    return clients.Setup(url.strip(), owners.strip(), how.command, how.args, ns.http)
+    return clients.Setup(url.strip(), owners.strip(), how.command, how.args, ns.http, carried(ns))
+
+
+def carried(ns: argparse.Namespace) -> tuple[tuple[str, str], ...]:
+    """Every other setting given (flag or environment) and not at its default, as the variable the server reads.
+
+    A client starts the server with only the environment its file names, so a setting left out is a setting lost:
+    a read-only user would be offered the write tools. A value the server would refuse stops `config` instead
+    (exit 2), with the server's own sentence; the CA file gets its absolute path, as the client runs elsewhere.
+    """
+    found: list[tuple[str, str]] = []
+    if _flag_or_bool(ns.read_only, "GITEA_READ_ONLY"):
+        found.append(("GITEA_READ_ONLY", "true"))
+    timeout = _timeout(ns.timeout)
+    if timeout != DEFAULT_TIMEOUT:
+        found.append(("GITEA_TIMEOUT", str(int(timeout)) if timeout.is_integer() else repr(timeout)))
+    ca_bundle = ns.ca_bundle or os.environ.get("GITEA_CA_BUNDLE")
+    if ca_bundle:
+        if not os.path.isfile(ca_bundle):
+            raise ConfigError(
+                f"GITEA_CA_BUNDLE={shown(ca_bundle, 200)} is not a readable file; give the path of a PEM file"
+            )
+        found.append(("GITEA_CA_BUNDLE", os.path.abspath(ca_bundle)))
+    if _flag_or_bool(ns.insecure, "GITEA_INSECURE"):
+        found.append(("GITEA_INSECURE", "true"))
+    level = parse_log_level(ns.log_level or os.environ.get("GITEA_LOG_LEVEL"))
+    if level != DEFAULT_LOG_LEVEL:
+        found.append(("GITEA_LOG_LEVEL", level))
+    return tuple(found)
+
+
+def _flag_or_bool(flag: bool | None, name: str) -> bool:
+    return flag if flag is not None else parse_bool(os.environ.get(name), name)
+
+
+def _timeout(flag: float | None) -> float:
+    raw = os.environ.get("GITEA_TIMEOUT")
+    if flag is None and raw:
+        try:
+            flag = float(raw)
+        except ValueError:
+            raise ConfigError(
+                f"GITEA_TIMEOUT={shown(raw)} is not a number of seconds (e.g. GITEA_TIMEOUT=30)"
+            ) from None
+    if flag is not None and not flag > 0:  # `not >`: NaN is no number of seconds either
+        raise ConfigError("GITEA_TIMEOUT must be a positive number of seconds")
+    return DEFAULT_TIMEOUT if flag is None else flag
 
 
 def run(ns: argparse.Namespace, settings: Settings | None) -> int:
-    content, notes = clients.render(ns.client, setup_from(ns))
+    setup = setup_from(ns)
+    content, notes = clients.render(ns.client, setup)
     print(notes, file=sys.stderr)
+    if not os.path.isabs(setup.command):  # only uvx can be missing: the other launchers are this very copy
+        print(
+            f"# {setup.command} was not found on PATH here: the client must find it on its own PATH, which for a GUI "
+            "client is short; install uv, or use --launcher installed",
+            file=sys.stderr,
+        )
     print(content)
     return 0

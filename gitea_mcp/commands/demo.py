@@ -9,9 +9,11 @@ streamable HTTP with `--transport http` (each request sends the stand-in's token
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from typing import Any, TextIO
 
+from gitea_mcp.cli import PROG
 from gitea_mcp.config import Settings
 
 HELP = "run a scripted session against a built-in Gitea stand-in (no setup needed); --serve to serve it"
@@ -20,7 +22,7 @@ DEMO_OWNERS = "acme,demo"
 # (tool, arguments, why) — what an agent on a real forge would do, traps included.
 SCRIPT: list[tuple[str, dict[str, Any], str]] = [
     ("issue_list", {"owner": "acme", "name": "widgets", "limit": 5}, "what is open here?"),
-    ("issue_list", {"owner": "acme", "name": "widgets", "labels": "bugz"}, "a label that does not exist"),
+    ("issue_list", {"owner": "acme", "name": "widgets", "labels": ["bugz"]}, "a label that does not exist"),
     ("issue_search", {"query": "crash label:bug is:open", "owner": "acme", "name": "widgets", "limit": 5}, "find it"),
     ("issue_search", {"query": '"race condition in the date picker"', "owner": "acme"}, "one match, every repo"),
     ("issue_get", {"owner": "acme", "name": "widgets", "number": 320, "max_chars": 400}, "read one"),
@@ -58,13 +60,30 @@ async def _script(url: str, token: str, out: TextIO) -> None:
     async with stdio_session(server_env(url, token)) as session:
         tools = (await session.list_tools()).tools
         out.write(f"server up over stdio: {len(tools)} tools ({', '.join(t.name for t in tools)})\n")
+        out.write(f"each → line is a call as `{PROG} call` takes it: paste it after `{PROG} call`\n")
         for tool, arguments, why in SCRIPT:
             result = await session.call_tool(tool, arguments)
-            shown = " ".join(f"{k}={v!r}" for k, v in arguments.items())
-            flag = "  [isError]" if result.is_error else ""
-            out.write(f"\n── {why}\n→ {tool} {shown}{flag}\n")
+            flag = "  [isError]" if result.is_error else ""  # on the heading: the call line stays pasteable
+            out.write(f"\n── {why}{flag}\n→ {call_line(tool, arguments)}\n")
             for block in result.content:
                 out.write(getattr(block, "text", "") + "\n")
+
+
+def call_line(tool: str, arguments: dict[str, Any]) -> str:
+    """`tool KEY=VALUE…` as `call` reads it back (commands/call.py parse_arguments), quoted for a POSIX shell."""
+    return " ".join([tool, *(f"{key}={shlex.quote(_call_value(value))}" for key, value in arguments.items())])
+
+
+def _call_value(value: Any) -> str:
+    """The inverse of call.convert: numbers and booleans as written, a list as a comma list."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        # call splits a list at commas and strips each part: an item that would not survive that cannot be shown.
+        if any(not isinstance(item, str) or "," in item or item != item.strip() or not item for item in value):
+            raise ValueError(f"{value!r} cannot be written as a comma list for call (an item holds a comma or spaces)")
+        return ",".join(value)
+    return str(value)
 
 
 def run(ns: argparse.Namespace, settings: Settings | None) -> int:

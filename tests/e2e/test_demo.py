@@ -12,10 +12,12 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from gitea_mcp.cli import INTERRUPTED
+from gitea_mcp.commands.demo import SCRIPT
 from gitea_mcp.standin import DEMO_TOKEN
 from tests.cli.process import Running
 from tests.e2e.conftest import free_port
 from tests.e2e.test_http import rpc
+from tests.test_demo import read_back
 
 LOCAL = "http://127.0.0.1"
 
@@ -35,6 +37,9 @@ def test_demo_runs_a_scripted_session_without_configuration() -> None:
     assert "already existed" in out
     assert "owner 'other' is not allowed" in out
     assert "Traceback" not in out + done.stderr
+    # Every call it shows is a `call` command line: pasted after `gitea-issues-mcp call`, it makes the same call.
+    shown = [read_back(line.removeprefix("→ ")) for line in out.splitlines() if line.startswith("→ ")]
+    assert shown == [(tool, arguments) for tool, arguments, _ in SCRIPT]
 
 
 def test_demo_serve_speaks_mcp_on_stdio() -> None:

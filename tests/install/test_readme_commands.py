@@ -116,11 +116,14 @@ def test_each_install_path_in_the_readme_gives_a_server_that_starts(checkout: Pa
     assert serves(command, env) == TOOLS
     helped = subprocess.run([*command, "--help"], env=env, capture_output=True, text=True, timeout=120).stdout
     assert all(variable in helped for variable in SETTINGS) and all(name in helped for name in cli.COMMANDS)
-    # config launches what was installed: the command's own path, or uvx --from this checkout again.
+    # config launches what was installed: the command's own path, or uvx --from this checkout again — each by its
+    # full path, as found on PATH, since a client's own PATH may be too short to find it.
     configured = subprocess.run([*command, "config", "vscode"], env=env, capture_output=True, text=True, timeout=120)
     entry = json.loads(configured.stdout)["servers"]["gitea"]
     launched = [entry["command"], *entry["args"]]
-    assert launched == command or Path(launched[0]).resolve() == Path(command[0]).resolve(), launched
+    found = shutil.which(command[0], path=env["PATH"])
+    assert found and os.path.isabs(launched[0]), launched
+    assert launched[1:] == command[1:] and Path(launched[0]).resolve() == Path(found).resolve(), launched
     if line.startswith("pip wheel"):
         _wheel_carries_the_registry_name(next((checkout / "dist").glob("*.whl")))
 
