@@ -14,7 +14,7 @@ from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound, ServerFailed
 from gitea_mcp.gitea.models import Comment, Issue
 from gitea_mcp.spec import ToolSpec
-from gitea_mcp.tools import missing, writes
+from gitea_mcp.tools import duplicates, in_flight, missing, writes
 from gitea_mcp.tools.arguments import Arguments, Flag, Number, Owner, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition
 
@@ -47,7 +47,7 @@ class CommentArgs(Arguments):
 def run(deps: Deps, args: CommentArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
     key = (args.owner.lower(), args.name.lower(), args.number, args.body.strip())
-    return writes.run_once(deps, NAME, args.allow_duplicate, key, lambda: _run(deps, args))
+    return in_flight.run_once(deps, NAME, args.allow_duplicate, key, lambda: _run(deps, args))
 
 
 def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
@@ -88,7 +88,7 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
 
 
 def _recent_comments(deps: Deps, base: list[Segment]) -> list[Comment]:
-    since = (datetime.now(UTC) - writes.DUPLICATE_WINDOW).strftime("%Y-%m-%dT%H:%M:%SZ")
+    since = (datetime.now(UTC) - duplicates.DUPLICATE_WINDOW).strftime("%Y-%m-%dT%H:%M:%SZ")
     return deps.client.get([*base, "comments"], {"since": since}).many(Comment)
 
 

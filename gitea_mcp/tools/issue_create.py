@@ -15,7 +15,7 @@ from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.spec import ToolSpec
-from gitea_mcp.tools import labels, missing, writes
+from gitea_mcp.tools import duplicates, in_flight, labels, milestones, missing, writes, written
 from gitea_mcp.tools.arguments import Arguments, Flag, Names, Owner, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition, due_instant
 
@@ -45,7 +45,7 @@ def run(deps: Deps, args: CreateArgs) -> CallToolResult:
     title = args.title.strip()
     key = (args.owner.lower(), args.name.lower(), titles.stem(title), args.body.strip())
     rest = (title, tuple(args.labels), tuple(a.lower() for a in args.assignees), args.milestone, args.due_date)
-    return writes.run_once(deps, NAME, args.allow_duplicate, key, lambda: _run(deps, args), rest)
+    return in_flight.run_once(deps, NAME, args.allow_duplicate, key, lambda: _run(deps, args), rest)
 
 
 def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
@@ -55,10 +55,10 @@ def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
         raise ToolFailure("title is empty; give the issue a one-line title.")
     plan = _prepare(deps, owner, name, args, title)
     login = deps.catalog.me(deps.client).login
-    kept = writes.kept_title(deps, title)  # what Gitea stores of it, and so what a duplicate's title is
-    if not args.allow_duplicate and (existing := writes.same_issue(plan.recent, login, kept, args.body)):
+    kept = written.kept_title(deps, title)  # what Gitea stores of it, and so what a duplicate's title is
+    if not args.allow_duplicate and (existing := duplicates.same_issue(plan.recent, login, kept, args.body)):
         differs, update = _differences(existing, plan, args)
-        warnings = [*writes.title_notes(title, existing), *differs]
+        warnings = [*written.title_notes(title, existing), *differs]
         return _answer(owner, name, existing, "already_existed", warnings, update)
 
     def post() -> Issue:
@@ -67,13 +67,13 @@ def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
     before = max((issue.number for issue in plan.recent), default=0)
 
     def find() -> Issue | None:  # only an issue numbered above every one seen before the write can be ours
-        return writes.same_issue(writes.recent_issues(deps, owner, name), login, kept, args.body, after=before)
+        return duplicates.same_issue(duplicates.recent_issues(deps, owner, name), login, kept, args.body, after=before)
 
     look = f"Look with issue_list owner={owner} name={name} state=all"
     created, looked_up = writes.send_once(post, find, "issue", look)
     created, warnings = _complete(deps, owner, name, created, plan, args)
     outcome = "created_after_lost_answer" if looked_up else "created"
-    return _answer(owner, name, created, outcome, [*writes.title_notes(title, created), *warnings])
+    return _answer(owner, name, created, outcome, [*written.title_notes(title, created), *warnings])
 
 
 @dataclass(frozen=True)
@@ -87,8 +87,8 @@ def _prepare(deps: Deps, owner: str, name: str, args: CreateArgs, title: str) ->
     try:
         catalogue, milestone, recent, _ = deps.client.gather(
             lambda: labels.catalogue(deps, owner, name, args.labels) if args.labels else None,
-            lambda: writes.resolve_milestone(deps, owner, name, args.milestone) if args.milestone else None,
-            lambda: writes.recent_issues(deps, owner, name),  # the duplicate check, and what existed before
+            lambda: milestones.resolve_milestone(deps, owner, name, args.milestone) if args.milestone else None,
+            lambda: duplicates.recent_issues(deps, owner, name),  # the duplicate check, and what existed before
             lambda: deps.catalog.me(deps.client),
         )
     except NotFound:
@@ -183,7 +183,7 @@ def _differences(existing: Issue, plan: Plan, args: CreateArgs) -> tuple[list[st
 def _answer(
     owner: str, name: str, issue: Issue, outcome: str, warnings: list[str], update: dict[str, str] | None = None
 ) -> CallToolResult:
-    out = writes.written(issue, outcome, warnings)
+    out = written.written(issue, outcome, warnings)
     verb = {
         "created": "created",
         "created_after_lost_answer": "created (Gitea's answer was lost; found it by looking it up)",
@@ -195,7 +195,7 @@ def _answer(
         hints.append(f"to make #{issue.number} as asked, call issue_update {call}.")
     if outcome == "already_existed":
         hints.append("to file it again anyway, call issue_create with allow_duplicate=true.")
-    return render.result(writes.written_text(owner, name, out, verb, hints), out)
+    return render.result(written.written_text(owner, name, out, verb, hints), out)
 
 
-TOOL = ToolDefinition(SPEC, CreateArgs, writes.WrittenIssue, run)
+TOOL = ToolDefinition(SPEC, CreateArgs, written.WrittenIssue, run)

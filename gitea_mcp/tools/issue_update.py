@@ -16,7 +16,7 @@ from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer, NotFound
 from gitea_mcp.gitea.models import Issue, Label
 from gitea_mcp.spec import ToolSpec
-from gitea_mcp.tools import labels, missing, writes
+from gitea_mcp.tools import labels, milestones, missing, writes, written
 from gitea_mcp.tools.arguments import Arguments, Names, Number, Owner, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition, choice, due_instant, enum, guard
 
@@ -76,7 +76,7 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
     if plan is not None:
         issue = _write_labels(deps, base, issue, plan, args, done)
     asked = _payload(args, milestone_id, current.server_offset)
-    kept = writes.kept_title(deps, asked["title"]) if "title" in asked else None
+    kept = written.kept_title(deps, asked["title"]) if "title" in asked else None
     payload = _changes_only(asked, current, kept)
     if payload:
         # Gitea applied a PATCH it shows any field of: what it ignored is then told as from any answer (_ignored).
@@ -84,14 +84,14 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
         before, after = _facts(current), _facts(issue)  # what Gitea left as it was is not a change: see _ignored
         done.changed += [_FIELD_OF.get(key, key) for key in payload if before[key] != after[key]]
     warnings = _ignored(issue, args, milestone_id)
-    notes = [*(writes.title_notes(asked["title"], issue) if "title" in asked else []), *done.notes, *warnings]
-    out = writes.written(issue, "updated" if done.changed else "unchanged", notes)
+    notes = [*(written.title_notes(asked["title"], issue) if "title" in asked else []), *done.notes, *warnings]
+    out = written.written(issue, "updated" if done.changed else "unchanged", notes)
     verb = (
         f"updated ({', '.join(done.changed)})"
         if done.changed
         else f"unchanged ({'Gitea did not apply what was asked' if warnings else 'it already was as asked'})"
     )
-    return render.result(writes.written_text(owner, name, out, verb, []), out)
+    return render.result(written.written_text(owner, name, out, verb, []), out)
 
 
 @dataclass
@@ -336,7 +336,7 @@ def _milestone_id(deps: Deps, owner: str, name: str, wanted: str | None) -> int 
         return None
     if wanted == "":
         return 0  # Gitea's way to clear the milestone
-    return writes.resolve_milestone(deps, owner, name, wanted).id
+    return milestones.resolve_milestone(deps, owner, name, wanted).id
 
 
 def _payload(args: UpdateArgs, milestone_id: int | None, offset: str) -> dict[str, Any]:
@@ -389,4 +389,4 @@ def _same(now: object, asked: object) -> bool:
     return now == asked
 
 
-TOOL = ToolDefinition(SPEC, UpdateArgs, writes.WrittenIssue, run)
+TOOL = ToolDefinition(SPEC, UpdateArgs, written.WrittenIssue, run)

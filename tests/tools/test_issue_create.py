@@ -13,7 +13,7 @@ import pytest
 import requests
 import responses
 
-from gitea_mcp.tools import issue_create, writes
+from gitea_mcp.tools import in_flight, issue_create, writes
 from gitea_mcp.tools.base import Deps
 from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, org_label, user
 from tests.support.mocks import optional
@@ -40,9 +40,9 @@ def run(deps: Deps, **kw: Any) -> Any:
 
 
 def until_waiting(calls: int, seconds: float = 3.0) -> None:
-    """Until `calls` calls wait on one in flight (writes.waiting), so the first is let go only after they arrived."""
+    """Until `calls` calls wait on one in flight (in_flight.waiting), so the first is let go only after they arrived."""
     deadline = time.monotonic() + seconds
-    while writes.waiting() < calls:
+    while in_flight.waiting() < calls:
         assert time.monotonic() < deadline, f"{calls} call(s) never came to wait"
         time.sleep(0.005)
 
