@@ -118,3 +118,13 @@ def test_readme_proves_ownership_for_the_registry() -> None:
     """PyPI packages prove their registry name with `mcp-name: NAME` in the README (the long description)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert re.search(rf"mcp-name: {re.escape(SERVER['name'])}(\s|-->)", readme)
+
+
+def test_development_tools_are_pinned_and_the_product_is_not() -> None:
+    """The gate's tools at exact versions (a new ruff or mypy release cannot break `task check` by itself); the
+    product's own dependencies as ranges, so it installs beside other packages."""
+    project = PYPROJECT["project"]
+    loose = [d for d in project["optional-dependencies"]["dev"] if not re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][\w.]*", d)]
+    assert loose == [], f"pin these development tools exactly: {loose}"
+    pinned = [d for d in project["dependencies"] if "==" in d]
+    assert pinned == [], f"the product's dependencies are ranges, not pins: {pinned}"
