@@ -15,7 +15,8 @@ def argument_table(tool: ToolDefinition) -> str:
     rows = ["| argument | type | default | values | meaning |", "|---|---|---|---|---|"]
     for name, prop in schema["properties"].items():
         default = "required" if name in required else _default(prop)
-        meaning = " ".join(part for part in (_MEANINGS.get(name), prop.get("description")) if part)
+        said = _OWN_MEANINGS.get((tool.spec.name, name), _MEANINGS.get(name))
+        meaning = " ".join(part for part in (said, prop.get("description")) if part)
         rows.append(f"| `{name}` | {_type(prop)} | {default} | {_values(prop)} | {meaning} |")
     return "\n".join(rows)
 
@@ -36,6 +37,10 @@ _MEANINGS = {
     "remove_labels": "Labels to remove.",
     "allow_duplicate": "Write even if the same was just written (see above).",
 }
+
+
+# An argument a write tool shares by name with the filters, where it means something else.
+_OWN_MEANINGS = {("issue_update", "state"): "The new state.", ("issue_update", "title"): "The new one-line title."}
 
 
 def _type(prop: dict[str, Any]) -> str:
