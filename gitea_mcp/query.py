@@ -32,6 +32,7 @@ from typing import Literal
 from gitea_mcp import dates
 from gitea_mcp.errors import ToolFailure
 from gitea_mcp.issue_filter import IssueFilter, Mine
+from gitea_mcp.policy import is_name
 
 State = Literal["open", "closed", "all"]
 IssueType = Literal["issues", "pulls"]
@@ -417,12 +418,9 @@ def _on_milestone(draft: _Draft, value: str, raw: str) -> None:
     draft.set("milestone", value, raw)
 
 
-_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
-
-
 def _check_name(shown: str, value: str, what: str) -> str:
-    # The same rule as the URL path guard: letters, digits, - _ . and never "." or "..".
-    if not _NAME.fullmatch(value) or value in (".", ".."):
+    # The URL path guard's rule (policy.is_name): letters, digits, - _ . and never "." or "..".
+    if not is_name(value):
         raise ToolFailure(
             f"`{shown}` has an invalid {what} name ({value!r}): Gitea names use letters, digits, '-', '_' and '.'. "
             "Check the spelling."
