@@ -257,7 +257,11 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
         pytest.param(
             answers(version={"body": refused_connection()}),
             {},
-            ["✗ no Gitea API answers", "Cannot reach Gitea at https://gitea.test", "- other checks skipped"],
+            [
+                "✗ cannot reach Gitea at https://gitea.test: connection refused",
+                "fix: nothing listens on port 443 of gitea.test: start Gitea, or correct the port in GITEA_URL",
+                "- other checks skipped",
+            ],
             1,
             id="unreachable",
         ),

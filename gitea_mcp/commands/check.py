@@ -24,11 +24,14 @@ from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.gitea.errors import (
     Forbidden,
     GiteaError,
+    NoAnswer,
     NoEndpoint,
     NotFound,
+    NotSent,
     Rejected,
     TlsFailed,
     Unauthorized,
+    WrongScheme,
 )
 from gitea_mcp.policy import MAX_LIMIT
 from gitea_mcp.spec import ToolSpec
@@ -75,7 +78,7 @@ def run(ns: argparse.Namespace, settings: Settings) -> int:
 def run_checks(settings: Settings, client: GiteaClient) -> list[Line]:
     """Each check in order; when Gitea or the token fails, the rest would only repeat that failure."""
     url = display_url(settings.url)
-    lines = [check_version(client, url)]
+    lines = [check_version(client, url, settings.timeout)]
     if lines[0].mark == "fail":
         return [*lines, Line("skip", "other checks skipped: Gitea's API did not answer")]
     token = check_token(settings, client, url, _offered(settings))
@@ -144,11 +147,17 @@ def parse_version(version: str) -> tuple[str, tuple[int, ...] | None]:
     return ("Forgejo" if forgejo else "Gitea"), level
 
 
-def check_version(client: GiteaClient, url: str) -> Line:
+def check_version(client: GiteaClient, url: str, timeout: float) -> Line:
     try:
         data = _version(client)
+    except WrongScheme as exc:
+        return Line("fail", exc.reason, exc.remedy)
     except TlsFailed as exc:
         return Line("fail", f"TLS with {url} failed: {exc.reason}", exc.remedy)
+    except NotSent as exc:  # each cause its own remedy: a refused port is not a wrong URL form
+        return Line("fail", f"cannot reach Gitea at {url}: {exc.reason}", exc.remedy)
+    except NoAnswer as exc:
+        return _lost(exc, url, timeout)
     except (NotFound, NoEndpoint):
         # Every Gitea and Forgejo answers /version (without a token too), so a 404 is some other server or page,
         # not a missing repository or owner as a 404 means elsewhere.
@@ -187,6 +196,40 @@ _SITE_ROOT = (
     "set GITEA_URL to the address of Gitea's home page, without a repository or other page after it, "
     "e.g. GITEA_URL=https://gitea.example.com (or https://example.com/gitea when Gitea lives under a path)"
 )
+
+
+def _lost(exc: NoAnswer, url: str, timeout: float) -> Line:
+    """Connected, and no answer: a TLS port hangs up on plain HTTP (a look at the port tells), or something there
+    accepts connections and says nothing."""
+    parts = urlsplit(url)
+    host, port = parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+    https = urlunsplit(parts._replace(scheme="https"))
+    if parts.scheme == "http" and not exc.timed_out and speaks_tls(host, port, timeout):
+        return Line("fail", f"{url} speaks HTTPS (TLS), but GITEA_URL says http://", f"set GITEA_URL={https} "
+                    "(that port serves HTTPS)")  # fmt: skip
+    if exc.timed_out:
+        fix = (f"something listens on port {port} of {host} but does not answer: make sure that is Gitea's port "
+               "and that Gitea is not stuck, or raise GITEA_TIMEOUT for a slow server")  # fmt: skip
+    else:
+        fix = (f"something on port {port} of {host} closes connections without an answer: make sure that is "
+               "Gitea's port and that Gitea (or the proxy in front of it) is running; run check again if it was "
+               "restarting")  # fmt: skip
+    return Line("fail", f"no Gitea API answers at {url}/api/v1: {exc.detail}", fix)
+
+
+def speaks_tls(host: str, port: int, timeout: float) -> bool:
+    """Whether the port completes a TLS handshake (certificate unchecked: only the protocol is in question)."""
+    import socket
+    import ssl
+
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as raw, context.wrap_socket(raw):
+            return True
+    except OSError:  # ssl.SSLError is one too
+        return False
 
 
 def _version_fix(exc: GiteaError) -> str:

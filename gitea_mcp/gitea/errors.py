@@ -88,10 +88,20 @@ class NoAnswer(GiteaError):
     """Sent, but no answer that can be trusted came (timeout, connection lost, a body that never finished): a write
     may have happened. `cause` says what came instead, as a clause for a longer sentence."""
 
-    def __init__(self, message: str, status: int = 0, cause: str = "", settled: bool = False) -> None:
+    def __init__(
+        self,
+        message: str,
+        status: int = 0,
+        cause: str = "",
+        settled: bool = False,
+        detail: str = "",
+        timed_out: bool = False,
+    ) -> None:
         super().__init__(message, status=status)
         self.cause = cause or message.rstrip(".")
         self.settled = settled  # Gitea itself answered (its error body): whatever it did is done, not in flight
+        self.detail = detail or message  # what happened, without the advice (check gives its own)
+        self.timed_out = timed_out  # connected and sent, and nothing came back in time
 
 
 class UnclearAnswer(NoAnswer):
@@ -102,7 +112,13 @@ class UnclearAnswer(NoAnswer):
 
 class NotSent(GiteaError):
     """The request never left this machine: no connection could be made (refused, no such host, a connect timeout,
-    an unreachable proxy) or TLS failed in the handshake. Nothing changed, so a write has no outcome to look up."""
+    an unreachable proxy) or TLS failed in the handshake. Nothing changed, so a write has no outcome to look up.
+    `reason` is why, as a clause; `remedy` what to do about that cause (`check` prints it as the fix)."""
+
+    def __init__(self, message: str, reason: str = "", remedy: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message.rstrip(".")
+        self.remedy = remedy
 
 
 class Moved(GiteaError):
@@ -304,12 +320,16 @@ def _names(match: re.Match[str]) -> tuple[str, str]:
 
 
 class TlsFailed(NotSent):
-    """Gitea's certificate was refused in the TLS handshake: nothing was sent, and retrying will not help."""
+    """Gitea's certificate was refused in the TLS handshake (`reason`: e.g. "certificate verify failed: self-signed
+    certificate"), or GITEA_URL's scheme does not match its port (WrongScheme): retrying will not help."""
 
     def __init__(self, message: str, reason: str, remedy: str) -> None:
-        super().__init__(message)
-        self.reason = reason  # e.g. "certificate verify failed: self-signed certificate"
-        self.remedy = remedy
+        super().__init__(message, reason, remedy)
+
+
+class WrongScheme(TlsFailed):
+    """https:// to a port that answers without TLS, or http:// to a port that expects TLS (Go's server, Gitea's own,
+    answers that with a 400 before any handler runs). `reason` names the URL and what its port speaks."""
 
 
 @dataclass(frozen=True)
@@ -319,6 +339,7 @@ class Tls:
     reason: str
     remedy: str
     certificate: bool  # refused during the handshake, so before any request was sent
+    plain: bool = False  # the port answered the handshake without TLS: plain HTTP, so https:// is the wrong scheme
 
 
 _PRIVATE_CA = (
@@ -340,13 +361,24 @@ def tls_problem(exc: BaseException) -> Tls:
 
     found = _innermost(exc, ssl.SSLError)
     if isinstance(found, ssl.SSLCertVerificationError):
-        detail = str(getattr(found, "verify_message", "") or "")
+        # OpenSSL ends some of these with a period ("…not valid for 'x'."); the message goes on after the reason.
+        detail = str(getattr(found, "verify_message", "") or "").strip().rstrip(".")
         reason = f"certificate verify failed: {detail}" if detail else _words(found)
         hint = next((remedy for words, remedy in _REMEDIES if words in detail.lower()), "")
         return Tls(reason, hint + _PRIVATE_CA, certificate=True)
     reason = _words(found) if found is not None else "the TLS connection failed"
+    if any(words in reason.lower() for words in _NOT_TLS):
+        return Tls(reason, "GITEA_URL must start with http:// for that port", certificate=True, plain=True)
     check = "Check that GITEA_URL's scheme and port match Gitea's (https:// to a plain-HTTP port fails this way)."
     return Tls(reason, check, certificate=False)
+
+
+# OpenSSL's words when the answer to its ClientHello is not TLS at all (a plain-HTTP server's "HTTP/1.1 400"):
+# OpenSSL 3 says "wrong version number" (or "record layer failure"), 1.1 "packet length too long" or "unknown
+# protocol". They come from the handshake, before any request was sent (verified against Gitea 1.25.4's HTTP port).
+_NOT_TLS = ("wrong version number", "record layer failure", "packet length too long", "unknown protocol")
+# What a TLS port answers to a plain-HTTP request, before any handler runs: Go's net/http (Gitea's own HTTPS), nginx.
+PLAIN_HTTP_TO_TLS = ("Client sent an HTTP request to an HTTPS server", "plain HTTP request was sent to HTTPS port")
 
 
 def before_sending(exc: BaseException) -> bool:
