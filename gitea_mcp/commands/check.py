@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -70,41 +71,65 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(ns: argparse.Namespace, settings: Settings) -> int:
     from gitea_mcp.server import make_client
 
-    lines = run_checks(settings, make_client(settings))
-    print(render(lines, settings, sys.stdout.encoding))
+    # Each line is printed as its probe ends: against a slow Gitea the whole run takes many round trips.
+    lines: list[Line] = []
+    marks = _marks(sys.stdout.encoding)
+    print(f"gitea-issues-mcp check: {display_url(settings.url)}", flush=True)
+    for line in checks(settings, make_client(settings)):
+        lines.append(line)
+        print(render_line(line, settings, marks), flush=True)
+    print(_verdict(lines), flush=True)
     return 1 if any(line.mark == "fail" for line in lines) else 0
 
 
 def run_checks(settings: Settings, client: GiteaClient) -> list[Line]:
-    """Each check in order; when Gitea or the token fails, the rest would only repeat that failure."""
+    return list(checks(settings, client))
+
+
+def checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
+    """Each check in order, each line as soon as it is known; when Gitea or the token fails, the rest would only
+    repeat that failure."""
     url = display_url(settings.url)
-    lines = [check_version(client, url, settings.timeout)]
-    if lines[0].mark == "fail":
-        return [*lines, Line("skip", "other checks skipped: Gitea's API did not answer")]
+    version = check_version(client, url, settings.timeout)
+    yield version
+    if version.mark == "fail":
+        yield Line("skip", "other checks skipped: Gitea's API did not answer")
+        return
     token = check_token(settings, client, url, _offered(settings))
-    lines += token.lines
+    yield from token.lines
     if not token.usable:
-        return [*lines, Line("skip", "other checks skipped: the token was refused")]
+        yield Line("skip", "other checks skipped: the token was refused")
+        return
     read = check_read(client, url)
+    yield read
     write = check_write(settings, client, token.login)
-    lines += [read, write, *check_reviews(settings, client, token.login)]
+    yield write
+    yield from check_reviews(settings, client, token.login)
     # Whether the user may change issues matters only where the write tools are offered and the token may write.
     access = Access(token.login) if write.mark != "fail" and not settings.read_only and settings.token else None
-    unread = [Line("skip", "owners not checked: issues cannot be read")]
-    lines += check_owners(settings, client, access) if read.mark == "ok" else unread
-    return [*lines, check_page_size(client)]
+    if read.mark == "ok":
+        yield from check_owners(settings, client, access)
+    else:
+        yield Line("skip", "owners not checked: issues cannot be read")
+    yield check_page_size(client)
 
 
 def render(lines: list[Line], settings: Settings, encoding: str | None) -> str:
-    marks = MARKS if _can_encode("".join(MARKS.values()), encoding) else ASCII_MARKS
+    """The whole report at once, as `run` prints it line by line."""
+    marks = _marks(encoding)
     out = [f"gitea-issues-mcp check: {display_url(settings.url)}"]
-    for line in lines:
-        out.append(f"{marks[line.mark]} {line.text}")
-        if line.fix:
-            out.append(f"    fix: {line.fix}")
-    out.append(_verdict(lines))
+    out += [render_line(line, settings, marks) for line in lines]
+    return "\n".join([*out, _verdict(lines)])
+
+
+def render_line(line: Line, settings: Settings, marks: dict[Mark, str]) -> str:
+    text = f"{marks[line.mark]} {line.text}" + (f"\n    fix: {line.fix}" if line.fix else "")
     # The HTTP layer's messages quote the configured URL as given, credentials included.
-    return "\n".join(out).replace(settings.url, display_url(settings.url))
+    return text.replace(settings.url, display_url(settings.url))
+
+
+def _marks(encoding: str | None) -> dict[Mark, str]:
+    return MARKS if _can_encode("".join(MARKS.values()), encoding) else ASCII_MARKS
 
 
 def _verdict(lines: list[Line]) -> str:
@@ -374,12 +399,14 @@ ACCESS_SAMPLE = 50  # issues read per owner: their repositories are the ones pro
 MAX_PROBED = 10  # repositories probed per owner: those of its newest issues first
 
 
-def check_owners(settings: Settings, client: GiteaClient, access: Access | None = None) -> list[Line]:
+def check_owners(settings: Settings, client: GiteaClient, access: Access | None = None) -> Iterator[Line]:
     if settings.allow_all_owners:
         fix = "name the owners instead, e.g. GITEA_ALLOWED_OWNERS=acme,alice"
         unknown = f", and whether {access.who} may change issues is checked for none of them" if access else ""
-        return [Line("warn", f"GITEA_ALLOWED_OWNERS='*': every owner this token can see is allowed{unknown}", fix)]
-    return [line for owner in sorted(settings.allowed_owners) for line in _check_owner(client, owner, access)]
+        yield Line("warn", f"GITEA_ALLOWED_OWNERS='*': every owner this token can see is allowed{unknown}", fix)
+        return
+    for owner in sorted(settings.allowed_owners):  # one owner's lines at a time, as they are known
+        yield from _check_owner(client, owner, access)
 
 
 def _check_owner(client: GiteaClient, owner: str, access: Access | None) -> list[Line]:
