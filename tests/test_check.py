@@ -451,6 +451,32 @@ def test_checks(
     assert text.count("✗") == fails and text.count("fix:") >= fails, "every failure comes with its fix"
 
 
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        pytest.param(
+            answers(),
+            "✓ anonymous reads (no token): 12 open issues visible in public repositories",
+            id="public-issues",
+        ),
+        pytest.param(
+            answers(owner={"json": [], "headers": {"X-Total-Count": "0"}}),
+            "! owner acme: exists, but no issues of its repositories are visible without a token (public "
+            "repositories only)\n"
+            "    fix: if its repositories are private, set GITEA_TOKEN to a token of a user who can see them",
+            id="nothing-public",
+        ),
+    ],
+)
+def test_without_a_token_no_line_speaks_of_one(
+    mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], expected: str
+) -> None:
+    """Anonymous reads are no scope of a token: check says that no token is set and what that allows."""
+    text, _ = report(mocked, answer, token=None)
+    assert expected in text, text
+    assert "✓ read:issue" not in text and "this token" not in text and "token's user" not in text, text
+
+
 def test_write_probes_cannot_create_anything(mocked: responses.RequestsMock) -> None:
     report(mocked, answers())
     writes = {call.request.url: json.loads(call.request.body or b"{}") for call in mocked.calls

@@ -100,7 +100,7 @@ def checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     if not token.usable:
         yield Line("skip", "other checks skipped: the token was refused")
         return
-    read = check_read(client, url)
+    read = check_read(client, url, anonymous=settings.token is None)
     yield read
     write = check_write(settings, client, token.login)
     yield write
@@ -306,7 +306,7 @@ def _without_read_user(tools: list[ToolSpec], fix: str) -> Line:
 _DEDICATED_USER = "use a token of a dedicated user with access to the allowed owners only"
 
 
-def check_read(client: GiteaClient, url: str) -> Line:
+def check_read(client: GiteaClient, url: str, anonymous: bool = False) -> Line:
     try:
         response = client.get(["repos", "issues", "search"], {"limit": 1, "type": "issues"})
     except GiteaError as exc:
@@ -315,6 +315,9 @@ def check_read(client: GiteaClient, url: str) -> Line:
             return Line("fail", "the token lacks read:issue: no tool can read issues", fix)
         return Line("fail", f"reading issues failed: {exc}")
     # The search without an owner: every repository the token can read, whoever owns it; open issues only.
+    if anonymous:  # no scope is in question: without a token Gitea shows public repositories only
+        count = "" if response.total is None else f": {_issues(response.total, 'open ')} visible"
+        return Line("ok", f"anonymous reads (no token){count or ' work'} in public repositories")
     if response.total is None:
         return Line("ok", "read:issue")
     return Line("ok", f"read:issue: {_issues(response.total, 'open ')} visible across every repository it can read")
@@ -420,6 +423,10 @@ def _check_owner(client: GiteaClient, owner: str, access: Access | None) -> list
             return [Line("fail", f"owner {owner}: no such user or organisation", "correct GITEA_ALLOWED_OWNERS")]
         return [Line("fail", f"owner {owner}: {exc}")]
     repos = _repositories(response.data)
+    if (response.total == 0 or not repos) and not client.has_token:
+        fix = "if its repositories are private, set GITEA_TOKEN to a token of a user who can see them"
+        text = f"owner {owner}: exists, but no issues of its repositories are visible without a token (public "
+        return [Line("warn", text + "repositories only)", fix)]
     if response.total == 0 or not repos:
         unknown = f", so whether {access.who} may change issues there is not known" if access else ""
         fix = "if its repositories are private, give the token's user access to them"

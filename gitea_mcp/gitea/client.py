@@ -473,7 +473,7 @@ class GiteaClient:
         message, errors = redact(message, self._token), tuple(redact(error, self._token) for error in errors)
         if response.status == 404 and not message and not errors:
             return no_endpoint(method, path, self.url)
-        error = from_status(response.status, message, method, path, errors)
+        error = from_status(response.status, message, method, path, errors, anonymous=not self._token)
         error.from_gitea = body is not None
         return error
 

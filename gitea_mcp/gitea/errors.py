@@ -191,13 +191,38 @@ def kind_of(status: int) -> type[GiteaError]:
 
 
 def from_status(
-    status: int, gitea_message: str, method: str, path: str, gitea_errors: tuple[str, ...] = ()
+    status: int,
+    gitea_message: str,
+    method: str,
+    path: str,
+    gitea_errors: tuple[str, ...] = (),
+    anonymous: bool = False,
 ) -> GiteaError:
-    """Build the error for an HTTP error status. `path` is the API path, never a full URL with credentials."""
+    """Build the error for an HTTP error status. `path` is the API path, never a full URL with credentials;
+    `anonymous`: the request carried no token (no GITEA_TOKEN; over HTTP every request must bring one)."""
     # Gitea's message is quoted to the model; a proxy or server that echoes the Authorization header must not
     # hand it the token (the client also removes its own token, whatever its shape).
-    text = _explain(status, redact(gitea_message.strip()), method, path)
+    msg = redact(gitea_message.strip())
+    text = _anonymous(status, msg, path) if anonymous else None
+    text = text or _explain(status, msg, method, path)
     return kind_of(status)(text, status=status, gitea_message=gitea_message, gitea_errors=gitea_errors, path=path)
+
+
+NO_TOKEN = "no GITEA_TOKEN is set, and without a token only public repositories can be seen"
+
+
+def _anonymous(status: int, msg: str, path: str) -> str | None:
+    """What a 401 or 404 means when no token was sent: not a token's lack, but no token at all."""
+    said = f" Gitea said: {msg}." if msg else ""
+    if status == 401:
+        return (
+            f"Gitea requires a token for this (401).{said} No GITEA_TOKEN is set: without a token only public "
+            "repositories can be read and nothing can be written; set GITEA_TOKEN to a token with write:issue and "
+            "read:user."
+        )
+    if status == 404:
+        return f"Not found (404): {path}. Check the owner, repository and number; {NO_TOKEN}."
+    return None
 
 
 def _explain(status: int, msg: str, method: str, path: str) -> str:

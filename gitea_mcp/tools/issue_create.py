@@ -92,7 +92,7 @@ def _prepare(deps: Deps, owner: str, name: str, args: CreateArgs, title: str) ->
             lambda: deps.catalog.me(deps.client),
         )
     except NotFound:
-        raise missing.repo_missing(owner, name) from None
+        raise missing.repo_missing(deps, owner, name) from None
     # Every name must be known before filing: Gitea would drop an unknown one silently (docs/server-behaviour.md).
     known, _ = catalogue.resolve(args.labels, to_gitea=False) if catalogue else ([], [])
     labels.refuse_scope_clashes(known)  # Gitea would keep both on create, a state no later edit can reproduce
