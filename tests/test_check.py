@@ -109,12 +109,15 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
             [
                 "✓ Gitea 1.22.3 at https://gitea.test",
                 "✓ token valid: acts as @alice",
+                "✓ read:user: issue_create and issue_comment find your earlier writes (no duplicates), issue_search "
+                "takes @me",
                 "✓ read:issue: 12 open issues visible across every repository it can read",
                 "✓ write:issue (probed with an empty title Gitea refuses; nothing was created)",
                 "✓ read:repository (optional): issue_get shows pull request reviews",
                 "✓ owner acme: 7 issues (open and closed) visible in its repositories",
                 "✓ owner acme: @alice can change issues in widgets (write access; probed, nothing changed)",
-                "✓ max_response_items=50: pages of up to 50 arrive whole",
+                "✓ max_response_items=50: Gitea serves up to 50 issues a page, the most a tool asks for (limit is "
+                "capped at 50), so every page arrives whole; further rows come with page=2, page=3 and so on",
                 "\nready",
             ],
             0,
@@ -312,7 +315,11 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
         pytest.param(
             answers(read=scope_error("read:issue")),
             {},
-            ["✗ the token lacks read:issue: no tool can read issues", "- owners not checked"],
+            [
+                "✗ the token lacks read:issue: no tool can read issues\n    fix: create a token at "
+                "https://gitea.test/user/settings/applications with write:issue and read:user, set GITEA_TOKEN",
+                "- owners not checked",
+            ],
             1,
             id="no-read-scope",
         ),
@@ -321,7 +328,8 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
             {},
             [
                 "✗ the token lacks write:issue: issue_create, issue_update, issue_comment would fail",
-                "fix: add write:issue, or set GITEA_READ_ONLY=true to hide them from agents",
+                "fix: create a token at https://gitea.test/user/settings/applications with write:issue and read:user, "
+                "set GITEA_TOKEN, or set GITEA_READ_ONLY=true to hide them from agents",
                 "not ready: 1 problem",
             ],
             1,
@@ -360,7 +368,10 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
         pytest.param(
             answers(),
             {"read_only": True},
-            ["✓ read-only mode (GITEA_READ_ONLY): issue_create, issue_update, issue_comment hidden"],
+            [
+                "✓ read:user: issue_search takes @me",
+                "✓ read-only mode (GITEA_READ_ONLY): issue_create, issue_update, issue_comment hidden",
+            ],
             0,
             id="read-only",
         ),
@@ -422,7 +433,11 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
         pytest.param(
             answers(settings={"json": {**API_SETTINGS, "max_response_items": 20}}),
             {},
-            ["! max_response_items=20: Gitea silently cuts pages larger than 20", "MAX_RESPONSE_ITEMS"],
+            [
+                "! max_response_items=20: Gitea serves at most 20 issues a page, fewer than the 50 a tool may ask for: "
+                "a larger limit comes back as pages of 20 (the tools say so)",
+                "MAX_RESPONSE_ITEMS",
+            ],
             0,
             id="small-pages",
         ),

@@ -100,9 +100,9 @@ def checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     if not token.usable:
         yield Line("skip", "other checks skipped: the token was refused")
         return
-    read = check_read(client, url, anonymous=settings.token is None)
+    read = check_read(client, url, anonymous=settings.token is None, fix=new_token_fix(url, _offered(settings)))
     yield read
-    write = check_write(settings, client, token.login)
+    write = check_write(settings, client, token.login, new_token_fix(url, _offered(settings)))
     yield write
     yield from check_reviews(settings, client, token.login)
     # Whether the user may change issues matters only where the write tools are offered and the token may write.
@@ -290,10 +290,17 @@ def check_token(settings: Settings, client: GiteaClient, url: str, tools: list[T
             return Token([Line("fail", "Gitea refused the token (401): wrong, expired or revoked", new_token)], False)
         return Token([Line("fail", f"the token does not work: {exc}", new_token)], False)
     login = str(data.get("login", "?")) if isinstance(data, dict) else "?"
-    lines = [Line("ok", f"token valid: acts as @{login}")]
+    lines = [Line("ok", f"token valid: acts as @{login}"), _read_user(tools)]
     if isinstance(data, dict) and data.get("is_admin"):
         lines.append(Line("warn", f"@{login} is a site administrator: agents act with admin rights", _DEDICATED_USER))
     return Token(lines, True, login)
+
+
+def _read_user(tools: list[ToolSpec]) -> Line:
+    """GET /user answered: the token has read:user; say what it serves."""
+    users = scopes.users_of(scopes.READ_USER, tools)
+    writes = f"{' and '.join(users)} find your earlier writes (no duplicates), " if users else ""
+    return Line("ok", f"{scopes.READ_USER}: {writes}issue_search takes @me")
 
 
 def _without_read_user(tools: list[ToolSpec], fix: str) -> Line:
@@ -306,12 +313,13 @@ def _without_read_user(tools: list[ToolSpec], fix: str) -> Line:
 _DEDICATED_USER = "use a token of a dedicated user with access to the allowed owners only"
 
 
-def check_read(client: GiteaClient, url: str, anonymous: bool = False) -> Line:
+def check_read(client: GiteaClient, url: str, anonymous: bool = False, fix: str = "") -> Line:
+    """`fix`: the new token to make, with every scope the offered tools need (not only the one missing)."""
     try:
         response = client.get(["repos", "issues", "search"], {"limit": 1, "type": "issues"})
     except GiteaError as exc:
         if lacks_scope(exc):
-            fix = f"create a token at {url}/user/settings/applications with read:issue, set GITEA_TOKEN"
+            fix = fix or f"create a token at {url}/user/settings/applications with read:issue, set GITEA_TOKEN"
             return Line("fail", "the token lacks read:issue: no tool can read issues", fix)
         return Line("fail", f"reading issues failed: {exc}")
     # The search without an owner: every repository the token can read, whoever owns it; open issues only.
@@ -329,7 +337,7 @@ def _write_tools() -> str:
     return ", ".join(tool.spec.name for tool in WRITE_TOOLS)
 
 
-def check_write(settings: Settings, client: GiteaClient, login: str | None) -> Line:
+def check_write(settings: Settings, client: GiteaClient, login: str | None, new_token: str = "") -> Line:
     tools = _write_tools()
     if settings.read_only:
         return Line("ok", f"read-only mode (GITEA_READ_ONLY): {tools} hidden, write:issue not needed")
@@ -343,7 +351,8 @@ def check_write(settings: Settings, client: GiteaClient, login: str | None) -> L
         client.write("POST", ["repos", owner, PROBE_REPO, "issues"], {"title": ""})
     except GiteaError as exc:
         if lacks_scope(exc):
-            return Line("fail", f"the token lacks write:issue: {tools} would fail", f"add write:issue, or {hide}")
+            fix = f"{new_token}, or {hide}" if new_token else f"add write:issue, or {hide}"
+            return Line("fail", f"the token lacks write:issue: {tools} would fail", fix)
         if proves_scope(exc):
             return Line("ok", "write:issue (probed with an empty title Gitea refuses; nothing was created)")
         return Line("warn", f"could not tell whether the token has write:issue: {exc}", _UNPROVEN)
@@ -514,11 +523,16 @@ def check_page_size(client: GiteaClient) -> Line:
     items = data.get("max_response_items") if isinstance(data, dict) else None
     if not isinstance(items, int):
         return Line("warn", "Gitea's /settings/api has no max_response_items")
+    # Gitea's page-size cap: a page asked larger comes back cut to it, without saying so (the tools notice).
     if items < MAX_LIMIT:
         return Line(
             "warn",
-            f"max_response_items={items}: Gitea silently cuts pages larger than {items} (gitea_mcp asks up to "
-            f"{MAX_LIMIT})",
+            f"max_response_items={items}: Gitea serves at most {items} issues a page, fewer than the {MAX_LIMIT} a "
+            f"tool may ask for: a larger limit comes back as pages of {items} (the tools say so)",
             f"raise [api] MAX_RESPONSE_ITEMS to {MAX_LIMIT} in Gitea's app.ini, or ask agents for limit<={items}",
         )
-    return Line("ok", f"max_response_items={items}: pages of up to {MAX_LIMIT} arrive whole")
+    return Line(
+        "ok",
+        f"max_response_items={items}: Gitea serves up to {items} issues a page, the most a tool asks for (limit is "
+        f"capped at {MAX_LIMIT}), so every page arrives whole; further rows come with page=2, page=3 and so on",
+    )

@@ -13,6 +13,7 @@ from gitea_mcp.policy import is_name
 # Gitea 1.25: "token does not have at least one of required scope(s), required=[read:user], token scope=…";
 # Gitea 1.22 and Forgejo 11/12: "token does not have at least one of required scope(s): [read:user]".
 _SCOPE = re.compile(r"required scope\(s\)(?:, required=|: )\[([^\]]*)\]")
+_TOKEN_SCOPE = re.compile(r"token scope=([\w:,-]*)")
 _MOVED = re.compile(r"(?:/api/v1)?/repos/([^/?#]+)/([^/?#]+)")
 # Where a redirect points, read strictly: the whole path is a repository route, and a host is a host.
 _MOVED_TO = re.compile(r"(?:/api/v1)?/repos/([^/]*)/([^/]*)(?:/.*)?", re.DOTALL)
@@ -61,6 +62,13 @@ class GiteaError(ToolFailure):
         """The scope a 403 names: Gitea's own wording, which changed between 1.22 and 1.25 (see `_SCOPE`)."""
         found = _SCOPE.search(self.gitea_message) if self.status == 403 else None
         return found.group(1) if found else None
+
+    @property
+    def token_scopes(self) -> tuple[str, ...] | None:
+        """The token's own scopes, where a scope 403 names them (Gitea 1.25: `token scope=read:issue,read:user`);
+        None where it does not (1.22, Forgejo)."""
+        found = _TOKEN_SCOPE.search(self.gitea_message) if self.missing_scope else None
+        return tuple(scope for scope in found.group(1).split(",") if scope) if found else None
 
     @property
     def write_refused(self) -> bool:

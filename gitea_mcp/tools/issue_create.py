@@ -45,7 +45,7 @@ def run(deps: Deps, args: CreateArgs) -> CallToolResult:
     title = args.title.strip()
     key = (args.owner.lower(), args.name.lower(), titles.stem(title), args.body.strip())
     rest = (title, tuple(args.labels), tuple(a.lower() for a in args.assignees), args.milestone, args.due_date)
-    return writes.run_once(deps, NAME, args.allow_duplicate, key, lambda: _run(deps, args), rest)
+    return writes.run_once(deps, SPEC, args.allow_duplicate, key, lambda: _run(deps, args), rest)
 
 
 def _run(deps: Deps, args: CreateArgs) -> CallToolResult:

@@ -25,6 +25,7 @@ from gitea_mcp.gitea import titles
 from gitea_mcp.gitea.catalog import fresh, milestone_named
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer
 from gitea_mcp.gitea.models import Issue, Milestone
+from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools.base import Deps, guard
 
 T = TypeVar("T")
@@ -139,7 +140,7 @@ def look_up(find: Callable[[], T | None], lost: NoAnswer) -> T | None:
 
 def run_once(
     deps: Deps,
-    tool: str,
+    tool: ToolSpec,
     allow_duplicate: bool,
     key: tuple[object, ...],
     run: Callable[[], CallToolResult],
@@ -149,7 +150,7 @@ def run_once(
     run one at a time, and identical ones (`rest` too) share one run, unless duplicates are asked for."""
     if allow_duplicate:  # asked to write each time: nothing to share
         return guard(run, tool, deps)
-    return guard(lambda: single_flight((tool, deps.client.cache_key, *key), run, rest), tool, deps)
+    return guard(lambda: single_flight((tool.name, deps.client.cache_key, *key), run, rest), tool, deps)
 
 
 _IN_FLIGHT: dict[tuple[object, ...], tuple[tuple[object, ...], Future[CallToolResult]]] = {}
