@@ -248,6 +248,17 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
             id="html-page",
         ),
         pytest.param(
+            answers(version={"status": 502, "body": "<html>Bad Gateway</html>", "content_type": "text/html"}),
+            {},
+            [
+                "✗ no Gitea API answers at https://gitea.test/api/v1: Gitea failed with a server error (502)",
+                "fix: the server at GITEA_URL answers, but fails (502): check that Gitea (and the proxy in front of "
+                "it) is running and read its log, then run check again",
+            ],
+            1,
+            id="server-error",
+        ),
+        pytest.param(
             answers(version={"json": {"name": "something else"}}),
             {},
             [

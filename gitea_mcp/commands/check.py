@@ -30,6 +30,7 @@ from gitea_mcp.gitea.errors import (
     NotFound,
     NotSent,
     Rejected,
+    ServerFailed,
     TlsFailed,
     Unauthorized,
     WrongScheme,
@@ -260,6 +261,11 @@ def speaks_tls(host: str, port: int, timeout: float) -> bool:
 def _version_fix(exc: GiteaError) -> str:
     if isinstance(exc, Unauthorized | Forbidden):
         return "this Gitea requires sign-in for its API: set GITEA_TOKEN"
+    if isinstance(exc, ServerFailed):  # something answers there, so the URL's form is not the question
+        return (
+            f"the server at GITEA_URL answers, but fails ({exc.status}): check that Gitea (and the proxy in front of "
+            "it) is running and read its log, then run check again"
+        )
     return _SITE_ROOT
 
 
