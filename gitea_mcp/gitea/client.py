@@ -391,7 +391,9 @@ class GiteaClient:
                 status=status,
                 what=f"larger than {MAX_BODY // 2**20} MiB",
             )
-        return self._no_answer(f"Gitea did not finish answering {method} {path} {self._within(timeout)}.", method)
+        slow = self._no_answer(f"Gitea did not finish answering {method} {path} {self._within(timeout)}.", method)
+        slow.timed_out = True
+        return slow
 
     def _within(self, timeout: float) -> str:
         why = "GITEA_TIMEOUT" if timeout >= self._timeout else "what was left of this call's time"
