@@ -20,10 +20,40 @@ READ_REPOSITORY = "read:repository"  # optional: a pull request's reviews in iss
 
 def needed(tools: Iterable[ToolSpec]) -> list[str]:
     """Every scope the given tools need, write implying read (`write:issue` covers `read:issue`)."""
-    scopes = {scope for tool in tools for scope in tool.scopes}
-    if WRITE_ISSUE in scopes:
-        scopes.discard(READ_ISSUE)
-    return sorted(scopes, key=lambda s: (s.split(":")[1], s))
+    return folded(scope for tool in tools for scope in tool.scopes)
+
+
+def folded(scopes: Iterable[str]) -> list[str]:
+    """The scopes without those another implies (write:X covers read:X), issue scopes first."""
+    kept = set(scopes)
+    kept -= {f"read:{scope[6:]}" for scope in kept if scope.startswith("write:")}
+    return sorted(kept, key=lambda s: (s.split(":")[-1], s))
+
+
+def lacking(tool: ToolSpec, scope: str, has: tuple[str, ...] | None) -> str:
+    """A tool's call refused for lacking `scope` (a 403): the whole set the tool needs, not Gitea's one at a time.
+
+    Gitea names one scope per refusal, the route's (a token with read:issue only is told read:user by
+    issue_comment's first request, then write:issue by its last). `has`: the token's own scopes where Gitea says them
+    (1.25: `token scope=…`), so the missing set is exact; None where it does not (1.22, Forgejo).
+    """
+    needs = folded([*tool.scopes, scope])
+    if has is not None:
+        missing = [need for need in needs if not _covered(need, has)] or [scope]
+        said = f"The token lacks {_and(missing)}, which {tool.name} needs (403; it has {', '.join(has) or 'none'})."
+    elif needs == [scope]:
+        said = f"The token lacks {scope}, which {tool.name} needs (403)."
+    else:
+        said = f"The token lacks {scope} (403), and {tool.name} needs {_and(needs)}."
+    return f"{said} Create a token with {_and(needs)} and set GITEA_TOKEN."
+
+
+def _covered(scope: str, has: tuple[str, ...]) -> bool:
+    return scope in has or "all" in has or (scope.startswith("read:") and f"write:{scope[5:]}" in has)
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def users_of(scope: str, tools: Iterable[ToolSpec]) -> list[str]:

@@ -109,12 +109,15 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
             [
                 "✓ Gitea 1.22.3 at https://gitea.test",
                 "✓ token valid: acts as @alice",
+                "✓ read:user: issue_create and issue_comment find your earlier writes (no duplicates), issue_search "
+                "takes @me",
                 "✓ read:issue: 12 open issues visible across every repository it can read",
                 "✓ write:issue (probed with an empty title Gitea refuses; nothing was created)",
                 "✓ read:repository (optional): issue_get shows pull request reviews",
                 "✓ owner acme: 7 issues (open and closed) visible in its repositories",
                 "✓ owner acme: @alice can change issues in widgets (write access; probed, nothing changed)",
-                "✓ max_response_items=50: pages of up to 50 arrive whole",
+                "✓ max_response_items=50: Gitea serves up to 50 issues a page, the most a tool asks for (limit is "
+                "capped at 50), so every page arrives whole; further rows come with page=2, page=3 and so on",
                 "\nready",
             ],
             0,
@@ -245,6 +248,17 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
             id="html-page",
         ),
         pytest.param(
+            answers(version={"status": 502, "body": "<html>Bad Gateway</html>", "content_type": "text/html"}),
+            {},
+            [
+                "✗ no Gitea API answers at https://gitea.test/api/v1: Gitea failed with a server error (502)",
+                "fix: the server at GITEA_URL answers, but fails (502): check that Gitea (and the proxy in front of "
+                "it) is running and read its log, then run check again",
+            ],
+            1,
+            id="server-error",
+        ),
+        pytest.param(
             answers(version={"json": {"name": "something else"}}),
             {},
             [
@@ -257,7 +271,11 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
         pytest.param(
             answers(version={"body": refused_connection()}),
             {},
-            ["✗ no Gitea API answers", "Cannot reach Gitea at https://gitea.test", "- other checks skipped"],
+            [
+                "✗ cannot reach Gitea at https://gitea.test: connection refused",
+                "fix: nothing listens on port 443 of gitea.test: start Gitea, or correct the port in GITEA_URL",
+                "- other checks skipped",
+            ],
             1,
             id="unreachable",
         ),
@@ -308,7 +326,11 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
         pytest.param(
             answers(read=scope_error("read:issue")),
             {},
-            ["✗ the token lacks read:issue: no tool can read issues", "- owners not checked"],
+            [
+                "✗ the token lacks read:issue: no tool can read issues\n    fix: create a token at "
+                "https://gitea.test/user/settings/applications with write:issue and read:user, set GITEA_TOKEN",
+                "- owners not checked",
+            ],
             1,
             id="no-read-scope",
         ),
@@ -317,7 +339,8 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
             {},
             [
                 "✗ the token lacks write:issue: issue_create, issue_update, issue_comment would fail",
-                "fix: add write:issue, or set GITEA_READ_ONLY=true to hide them from agents",
+                "fix: create a token at https://gitea.test/user/settings/applications with write:issue and read:user, "
+                "set GITEA_TOKEN, or set GITEA_READ_ONLY=true to hide them from agents",
                 "not ready: 1 problem",
             ],
             1,
@@ -356,7 +379,10 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
         pytest.param(
             answers(),
             {"read_only": True},
-            ["✓ read-only mode (GITEA_READ_ONLY): issue_create, issue_update, issue_comment hidden"],
+            [
+                "✓ read:user: issue_search takes @me",
+                "✓ read-only mode (GITEA_READ_ONLY): issue_create, issue_update, issue_comment hidden",
+            ],
             0,
             id="read-only",
         ),
@@ -418,7 +444,11 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
         pytest.param(
             answers(settings={"json": {**API_SETTINGS, "max_response_items": 20}}),
             {},
-            ["! max_response_items=20: Gitea silently cuts pages larger than 20", "MAX_RESPONSE_ITEMS"],
+            [
+                "! max_response_items=20: Gitea serves at most 20 issues a page, fewer than the 50 a tool may ask for: "
+                "a larger limit comes back as pages of 20 (the tools say so)",
+                "MAX_RESPONSE_ITEMS",
+            ],
             0,
             id="small-pages",
         ),
@@ -445,6 +475,32 @@ def test_checks(
         assert "read:repository" not in text, "a proxy's answer proves nothing about the scope"
     assert failed == fails, text
     assert text.count("✗") == fails and text.count("fix:") >= fails, "every failure comes with its fix"
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        pytest.param(
+            answers(),
+            "✓ anonymous reads (no token): 12 open issues visible in public repositories",
+            id="public-issues",
+        ),
+        pytest.param(
+            answers(owner={"json": [], "headers": {"X-Total-Count": "0"}}),
+            "! owner acme: exists, but no issues of its repositories are visible without a token (public "
+            "repositories only)\n"
+            "    fix: if its repositories are private, set GITEA_TOKEN to a token of a user who can see them",
+            id="nothing-public",
+        ),
+    ],
+)
+def test_without_a_token_no_line_speaks_of_one(
+    mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], expected: str
+) -> None:
+    """Anonymous reads are no scope of a token: check says that no token is set and what that allows."""
+    text, _ = report(mocked, answer, token=None)
+    assert expected in text, text
+    assert "✓ read:issue" not in text and "this token" not in text and "token's user" not in text, text
 
 
 def test_write_probes_cannot_create_anything(mocked: responses.RequestsMock) -> None:

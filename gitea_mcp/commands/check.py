@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -24,11 +25,15 @@ from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.gitea.errors import (
     Forbidden,
     GiteaError,
+    NoAnswer,
     NoEndpoint,
     NotFound,
+    NotSent,
     Rejected,
+    ServerFailed,
     TlsFailed,
     Unauthorized,
+    WrongScheme,
 )
 from gitea_mcp.policy import MAX_LIMIT
 from gitea_mcp.spec import ToolSpec
@@ -67,41 +72,65 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(ns: argparse.Namespace, settings: Settings) -> int:
     from gitea_mcp.server import make_client
 
-    lines = run_checks(settings, make_client(settings))
-    print(render(lines, settings, sys.stdout.encoding))
+    # Each line is printed as its probe ends: against a slow Gitea the whole run takes many round trips.
+    lines: list[Line] = []
+    marks = _marks(sys.stdout.encoding)
+    print(f"gitea-issues-mcp check: {display_url(settings.url)}", flush=True)
+    for line in checks(settings, make_client(settings)):
+        lines.append(line)
+        print(render_line(line, settings, marks), flush=True)
+    print(_verdict(lines), flush=True)
     return 1 if any(line.mark == "fail" for line in lines) else 0
 
 
 def run_checks(settings: Settings, client: GiteaClient) -> list[Line]:
-    """Each check in order; when Gitea or the token fails, the rest would only repeat that failure."""
+    return list(checks(settings, client))
+
+
+def checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
+    """Each check in order, each line as soon as it is known; when Gitea or the token fails, the rest would only
+    repeat that failure."""
     url = display_url(settings.url)
-    lines = [check_version(client, url)]
-    if lines[0].mark == "fail":
-        return [*lines, Line("skip", "other checks skipped: Gitea's API did not answer")]
+    version = check_version(client, url, settings.timeout)
+    yield version
+    if version.mark == "fail":
+        yield Line("skip", "other checks skipped: Gitea's API did not answer")
+        return
     token = check_token(settings, client, url, _offered(settings))
-    lines += token.lines
+    yield from token.lines
     if not token.usable:
-        return [*lines, Line("skip", "other checks skipped: the token was refused")]
-    read = check_read(client, url)
-    write = check_write(settings, client, token.login)
-    lines += [read, write, *check_reviews(settings, client, token.login)]
+        yield Line("skip", "other checks skipped: the token was refused")
+        return
+    read = check_read(client, url, anonymous=settings.token is None, fix=new_token_fix(url, _offered(settings)))
+    yield read
+    write = check_write(settings, client, token.login, new_token_fix(url, _offered(settings)))
+    yield write
+    yield from check_reviews(settings, client, token.login)
     # Whether the user may change issues matters only where the write tools are offered and the token may write.
     access = Access(token.login) if write.mark != "fail" and not settings.read_only and settings.token else None
-    unread = [Line("skip", "owners not checked: issues cannot be read")]
-    lines += check_owners(settings, client, access) if read.mark == "ok" else unread
-    return [*lines, check_page_size(client)]
+    if read.mark == "ok":
+        yield from check_owners(settings, client, access)
+    else:
+        yield Line("skip", "owners not checked: issues cannot be read")
+    yield check_page_size(client)
 
 
 def render(lines: list[Line], settings: Settings, encoding: str | None) -> str:
-    marks = MARKS if _can_encode("".join(MARKS.values()), encoding) else ASCII_MARKS
+    """The whole report at once, as `run` prints it line by line."""
+    marks = _marks(encoding)
     out = [f"gitea-issues-mcp check: {display_url(settings.url)}"]
-    for line in lines:
-        out.append(f"{marks[line.mark]} {line.text}")
-        if line.fix:
-            out.append(f"    fix: {line.fix}")
-    out.append(_verdict(lines))
+    out += [render_line(line, settings, marks) for line in lines]
+    return "\n".join([*out, _verdict(lines)])
+
+
+def render_line(line: Line, settings: Settings, marks: dict[Mark, str]) -> str:
+    text = f"{marks[line.mark]} {line.text}" + (f"\n    fix: {line.fix}" if line.fix else "")
     # The HTTP layer's messages quote the configured URL as given, credentials included.
-    return "\n".join(out).replace(settings.url, display_url(settings.url))
+    return text.replace(settings.url, display_url(settings.url))
+
+
+def _marks(encoding: str | None) -> dict[Mark, str]:
+    return MARKS if _can_encode("".join(MARKS.values()), encoding) else ASCII_MARKS
 
 
 def _verdict(lines: list[Line]) -> str:
@@ -144,11 +173,17 @@ def parse_version(version: str) -> tuple[str, tuple[int, ...] | None]:
     return ("Forgejo" if forgejo else "Gitea"), level
 
 
-def check_version(client: GiteaClient, url: str) -> Line:
+def check_version(client: GiteaClient, url: str, timeout: float) -> Line:
     try:
         data = _version(client)
+    except WrongScheme as exc:
+        return Line("fail", exc.reason, exc.remedy)
     except TlsFailed as exc:
         return Line("fail", f"TLS with {url} failed: {exc.reason}", exc.remedy)
+    except NotSent as exc:  # each cause its own remedy: a refused port is not a wrong URL form
+        return Line("fail", f"cannot reach Gitea at {url}: {exc.reason}", exc.remedy)
+    except NoAnswer as exc:
+        return _lost(exc, url, timeout)
     except (NotFound, NoEndpoint):
         # Every Gitea and Forgejo answers /version (without a token too), so a 404 is some other server or page,
         # not a missing repository or owner as a 404 means elsewhere.
@@ -189,9 +224,48 @@ _SITE_ROOT = (
 )
 
 
+def _lost(exc: NoAnswer, url: str, timeout: float) -> Line:
+    """Connected, and no answer: a TLS port hangs up on plain HTTP (a look at the port tells), or something there
+    accepts connections and says nothing."""
+    parts = urlsplit(url)
+    host, port = parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+    https = urlunsplit(parts._replace(scheme="https"))
+    if parts.scheme == "http" and not exc.timed_out and speaks_tls(host, port, timeout):
+        return Line("fail", f"{url} speaks HTTPS (TLS), but GITEA_URL says http://", f"set GITEA_URL={https} "
+                    "(that port serves HTTPS)")  # fmt: skip
+    if exc.timed_out:
+        fix = (f"something listens on port {port} of {host} but does not answer: make sure that is Gitea's port "
+               "and that Gitea is not stuck, or raise GITEA_TIMEOUT for a slow server")  # fmt: skip
+    else:
+        fix = (f"something on port {port} of {host} closes connections without an answer: make sure that is "
+               "Gitea's port and that Gitea (or the proxy in front of it) is running; run check again if it was "
+               "restarting")  # fmt: skip
+    return Line("fail", f"no Gitea API answers at {url}/api/v1: {exc.detail}", fix)
+
+
+def speaks_tls(host: str, port: int, timeout: float) -> bool:
+    """Whether the port completes a TLS handshake (certificate unchecked: only the protocol is in question)."""
+    import socket
+    import ssl
+
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as raw, context.wrap_socket(raw):
+            return True
+    except OSError:  # ssl.SSLError is one too
+        return False
+
+
 def _version_fix(exc: GiteaError) -> str:
     if isinstance(exc, Unauthorized | Forbidden):
         return "this Gitea requires sign-in for its API: set GITEA_TOKEN"
+    if isinstance(exc, ServerFailed):  # something answers there, so the URL's form is not the question
+        return (
+            f"the server at GITEA_URL answers, but fails ({exc.status}): check that Gitea (and the proxy in front of "
+            "it) is running and read its log, then run check again"
+        )
     return _SITE_ROOT
 
 
@@ -222,10 +296,17 @@ def check_token(settings: Settings, client: GiteaClient, url: str, tools: list[T
             return Token([Line("fail", "Gitea refused the token (401): wrong, expired or revoked", new_token)], False)
         return Token([Line("fail", f"the token does not work: {exc}", new_token)], False)
     login = str(data.get("login", "?")) if isinstance(data, dict) else "?"
-    lines = [Line("ok", f"token valid: acts as @{login}")]
+    lines = [Line("ok", f"token valid: acts as @{login}"), _read_user(tools)]
     if isinstance(data, dict) and data.get("is_admin"):
         lines.append(Line("warn", f"@{login} is a site administrator: agents act with admin rights", _DEDICATED_USER))
     return Token(lines, True, login)
+
+
+def _read_user(tools: list[ToolSpec]) -> Line:
+    """GET /user answered: the token has read:user; say what it serves."""
+    users = scopes.users_of(scopes.READ_USER, tools)
+    writes = f"{' and '.join(users)} find your earlier writes (no duplicates), " if users else ""
+    return Line("ok", f"{scopes.READ_USER}: {writes}issue_search takes @me")
 
 
 def _without_read_user(tools: list[ToolSpec], fix: str) -> Line:
@@ -238,15 +319,19 @@ def _without_read_user(tools: list[ToolSpec], fix: str) -> Line:
 _DEDICATED_USER = "use a token of a dedicated user with access to the allowed owners only"
 
 
-def check_read(client: GiteaClient, url: str) -> Line:
+def check_read(client: GiteaClient, url: str, anonymous: bool = False, fix: str = "") -> Line:
+    """`fix`: the new token to make, with every scope the offered tools need (not only the one missing)."""
     try:
         response = client.get(["repos", "issues", "search"], {"limit": 1, "type": "issues"})
     except GiteaError as exc:
         if lacks_scope(exc):
-            fix = f"create a token at {url}/user/settings/applications with read:issue, set GITEA_TOKEN"
+            fix = fix or f"create a token at {url}/user/settings/applications with read:issue, set GITEA_TOKEN"
             return Line("fail", "the token lacks read:issue: no tool can read issues", fix)
         return Line("fail", f"reading issues failed: {exc}")
     # The search without an owner: every repository the token can read, whoever owns it; open issues only.
+    if anonymous:  # no scope is in question: without a token Gitea shows public repositories only
+        count = "" if response.total is None else f": {_issues(response.total, 'open ')} visible"
+        return Line("ok", f"anonymous reads (no token){count or ' work'} in public repositories")
     if response.total is None:
         return Line("ok", "read:issue")
     return Line("ok", f"read:issue: {_issues(response.total, 'open ')} visible across every repository it can read")
@@ -258,7 +343,7 @@ def _write_tools() -> str:
     return ", ".join(tool.spec.name for tool in WRITE_TOOLS)
 
 
-def check_write(settings: Settings, client: GiteaClient, login: str | None) -> Line:
+def check_write(settings: Settings, client: GiteaClient, login: str | None, new_token: str = "") -> Line:
     tools = _write_tools()
     if settings.read_only:
         return Line("ok", f"read-only mode (GITEA_READ_ONLY): {tools} hidden, write:issue not needed")
@@ -272,7 +357,8 @@ def check_write(settings: Settings, client: GiteaClient, login: str | None) -> L
         client.write("POST", ["repos", owner, PROBE_REPO, "issues"], {"title": ""})
     except GiteaError as exc:
         if lacks_scope(exc):
-            return Line("fail", f"the token lacks write:issue: {tools} would fail", f"add write:issue, or {hide}")
+            fix = f"{new_token}, or {hide}" if new_token else f"add write:issue, or {hide}"
+            return Line("fail", f"the token lacks write:issue: {tools} would fail", fix)
         if proves_scope(exc):
             return Line("ok", "write:issue (probed with an empty title Gitea refuses; nothing was created)")
         return Line("warn", f"could not tell whether the token has write:issue: {exc}", _UNPROVEN)
@@ -331,12 +417,14 @@ ACCESS_SAMPLE = 50  # issues read per owner: their repositories are the ones pro
 MAX_PROBED = 10  # repositories probed per owner: those of its newest issues first
 
 
-def check_owners(settings: Settings, client: GiteaClient, access: Access | None = None) -> list[Line]:
+def check_owners(settings: Settings, client: GiteaClient, access: Access | None = None) -> Iterator[Line]:
     if settings.allow_all_owners:
         fix = "name the owners instead, e.g. GITEA_ALLOWED_OWNERS=acme,alice"
         unknown = f", and whether {access.who} may change issues is checked for none of them" if access else ""
-        return [Line("warn", f"GITEA_ALLOWED_OWNERS='*': every owner this token can see is allowed{unknown}", fix)]
-    return [line for owner in sorted(settings.allowed_owners) for line in _check_owner(client, owner, access)]
+        yield Line("warn", f"GITEA_ALLOWED_OWNERS='*': every owner this token can see is allowed{unknown}", fix)
+        return
+    for owner in sorted(settings.allowed_owners):  # one owner's lines at a time, as they are known
+        yield from _check_owner(client, owner, access)
 
 
 def _check_owner(client: GiteaClient, owner: str, access: Access | None) -> list[Line]:
@@ -350,6 +438,10 @@ def _check_owner(client: GiteaClient, owner: str, access: Access | None) -> list
             return [Line("fail", f"owner {owner}: no such user or organisation", "correct GITEA_ALLOWED_OWNERS")]
         return [Line("fail", f"owner {owner}: {exc}")]
     repos = _repositories(response.data)
+    if (response.total == 0 or not repos) and not client.has_token:
+        fix = "if its repositories are private, set GITEA_TOKEN to a token of a user who can see them"
+        text = f"owner {owner}: exists, but no issues of its repositories are visible without a token (public "
+        return [Line("warn", text + "repositories only)", fix)]
     if response.total == 0 or not repos:
         unknown = f", so whether {access.who} may change issues there is not known" if access else ""
         fix = "if its repositories are private, give the token's user access to them"
@@ -437,11 +529,16 @@ def check_page_size(client: GiteaClient) -> Line:
     items = data.get("max_response_items") if isinstance(data, dict) else None
     if not isinstance(items, int):
         return Line("warn", "Gitea's /settings/api has no max_response_items")
+    # Gitea's page-size cap: a page asked larger comes back cut to it, without saying so (the tools notice).
     if items < MAX_LIMIT:
         return Line(
             "warn",
-            f"max_response_items={items}: Gitea silently cuts pages larger than {items} (gitea_mcp asks up to "
-            f"{MAX_LIMIT})",
+            f"max_response_items={items}: Gitea serves at most {items} issues a page, fewer than the {MAX_LIMIT} a "
+            f"tool may ask for: a larger limit comes back as pages of {items} (the tools say so)",
             f"raise [api] MAX_RESPONSE_ITEMS to {MAX_LIMIT} in Gitea's app.ini, or ask agents for limit<={items}",
         )
-    return Line("ok", f"max_response_items={items}: pages of up to {MAX_LIMIT} arrive whole")
+    return Line(
+        "ok",
+        f"max_response_items={items}: Gitea serves up to {items} issues a page, the most a tool asks for (limit is "
+        f"capped at {MAX_LIMIT}), so every page arrives whole; further rows come with page=2, page=3 and so on",
+    )

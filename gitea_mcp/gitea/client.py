@@ -31,11 +31,13 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from gitea_mcp import __version__
 from gitea_mcp.errors import ToolFailure, redact
 from gitea_mcp.gitea.errors import (
+    PLAIN_HTTP_TO_TLS,
     GiteaError,
     NoAnswer,
     NotSent,
     TlsFailed,
     UnclearAnswer,
+    WrongScheme,
     before_sending,
     from_status,
     kind_of,
@@ -163,6 +165,14 @@ class _Shared:
                 self._session.trust_env = False
                 self._session.proxies = requests.utils.get_environ_proxies(self._api)
                 self._session.verify = self._verify
+                if self._verify is False:
+                    # GITEA_INSECURE was chosen, and said once in our words (server.make_client); urllib3 would add
+                    # its own warning, with a site-packages path, to every request.
+                    import warnings
+
+                    import urllib3
+
+                    warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
                 # Named, with its version: some instances (and proxies) refuse agents they cannot tell apart.
                 self._session.headers["User-Agent"] = self._user_agent or (
                     f"{_PRODUCT}/{__version__} ({requests.utils.default_user_agent()})"
@@ -381,7 +391,9 @@ class GiteaClient:
                 status=status,
                 what=f"larger than {MAX_BODY // 2**20} MiB",
             )
-        return self._no_answer(f"Gitea did not finish answering {method} {path} {self._within(timeout)}.", method)
+        slow = self._no_answer(f"Gitea did not finish answering {method} {path} {self._within(timeout)}.", method)
+        slow.timed_out = True
+        return slow
 
     def _within(self, timeout: float) -> str:
         why = "GITEA_TIMEOUT" if timeout >= self._timeout else "what was left of this call's time"
@@ -390,43 +402,80 @@ class GiteaClient:
     def _no_answer(self, text: str, method: str) -> NoAnswer:
         """Sent, and no answer came: a write's outcome is unknown (`cause` is what tools/writes.py quotes)."""
         cause = f"Gitea's answer was lost ({text.rstrip('.')})"
+        detail = text
         if method != "GET":
             text += " The write may or may not have been applied."
         else:
             text += " Gitea, or a proxy in front of it, may be overloaded or restarting: try again shortly."
-        return NoAnswer(text, cause=cause)
+        return NoAnswer(text, cause=cause, detail=detail)
 
     def _transport_error(self, exc: requests.RequestException, method: str, path: str, timeout: float) -> GiteaError:
         """Told apart exactly: not sent at all (NotSent, TlsFailed), or sent with the answer lost (NoAnswer)."""
         requests = _requests()
         unsent = " Nothing was sent, so nothing changed." if method != "GET" else ""
+        timed_out = False
         if isinstance(exc, requests.exceptions.SSLError):  # before ConnectionError, which it is too
             tls = tls_problem(exc)
+            if tls.plain:
+                reason = f"{self.url} answers without TLS ({tls.reason})"
+                remedy = (
+                    f"set GITEA_URL={_with_scheme(self.url, 'http')} (that port serves plain HTTP), or use the port "
+                    "where Gitea serves HTTPS"
+                )
+                return WrongScheme(f"{reason}: {remedy}.{unsent}", reason, remedy)
             text = f"TLS with Gitea at {self.url} failed: {tls.reason}. {tls.remedy}"
             if tls.certificate:
                 return TlsFailed(text + unsent, tls.reason, tls.remedy)
         elif before_sending(exc):
-            why = f"no connection {self._within(timeout)}" if isinstance(exc, requests.Timeout) else _refusal(exc)
-            return NotSent(
-                f"Cannot reach Gitea at {self.url} ({why}).{unsent} Check GITEA_URL and that Gitea is running."
-            )
+            if isinstance(exc, requests.exceptions.ProxyError):
+                why, remedy = "the proxy could not be reached", _PROXY_REMEDY
+            elif isinstance(exc, requests.Timeout):
+                why, remedy = f"no connection {self._within(timeout)}", self._unreachable()
+            else:
+                why, remedy = self._refused(exc)
+            text = f"Cannot reach Gitea at {self.url} ({why}).{unsent} {remedy[:1].upper()}{remedy[1:]}."
+            return NotSent(text, why, remedy)
         elif isinstance(exc, requests.Timeout):
-            text = f"Gitea did not answer {method} {path} {self._within(timeout)}."
+            text, timed_out = f"Gitea did not answer {method} {path} {self._within(timeout)}.", True
         elif isinstance(exc, requests.ConnectionError):
             text = f"The connection to Gitea at {self.url} broke off during {method} {path}."
         else:
             text = f"The request {method} {path} to Gitea failed ({type(exc).__name__})."
-        return self._no_answer(text, method)
+        answer = self._no_answer(text, method)
+        answer.timed_out = timed_out
+        return answer
+
+    def _refused(self, exc: BaseException) -> tuple[str, str]:
+        """Why no connection was made, and the remedy for that cause."""
+        parts = urlsplit(self.url)
+        host, port = parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+        why = _refusal(exc)
+        if why == "its host name does not resolve":
+            return why, f"correct the host name in GITEA_URL: {host} is not known to this machine's DNS"
+        if why == "connection refused":
+            return why, f"nothing listens on port {port} of {host}: start Gitea, or correct the port in GITEA_URL"
+        return why, self._unreachable()
+
+    def _unreachable(self) -> str:
+        host = urlsplit(self.url).hostname or ""
+        return (
+            f"make sure {host} is reachable from this machine: a firewall may drop the connection, or a proxy is "
+            "needed (HTTPS_PROXY, HTTP_PROXY)"
+        )
 
     def _status_error(self, response: _Answer, method: str, path: str) -> GiteaError:
         if 300 <= response.status < 400:
             return redirected(response.status, response.headers.get("Location", ""), method, path, self.url)
+        if response.status == 400 and any(words.encode() in response.content[:512] for words in PLAIN_HTTP_TO_TLS):
+            reason = f"{self.url} speaks HTTPS (TLS), but GITEA_URL says http://"
+            remedy = f"set GITEA_URL={_with_scheme(self.url, 'https')} (that port serves HTTPS)"
+            return WrongScheme(f"{reason}: {remedy}. Nothing was done.", reason, remedy)
         body = _gitea_message(response.content)
         message, errors = body or ("", ())
         message, errors = redact(message, self._token), tuple(redact(error, self._token) for error in errors)
         if response.status == 404 and not message and not errors:
             return no_endpoint(method, path, self.url)
-        error = from_status(response.status, message, method, path, errors)
+        error = from_status(response.status, message, method, path, errors, anonymous=not self._token)
         error.from_gitea = body is not None
         return error
 
@@ -523,6 +572,15 @@ def _without_credentials(url: str) -> str:
         return url
     host = parts.netloc.rpartition("@")[2]
     return urlunsplit(parts._replace(netloc=host))
+
+
+_PROXY_REMEDY = "check the proxy settings (HTTPS_PROXY, HTTP_PROXY) and NO_PROXY for Gitea's host"
+
+
+def _with_scheme(url: str, scheme: str) -> str:
+    """The same URL under the other scheme (a port given stays; a default one goes with its scheme)."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(scheme=scheme))
 
 
 def _requests() -> Any:

@@ -13,6 +13,7 @@ from gitea_mcp.policy import is_name
 # Gitea 1.25: "token does not have at least one of required scope(s), required=[read:user], token scope=…";
 # Gitea 1.22 and Forgejo 11/12: "token does not have at least one of required scope(s): [read:user]".
 _SCOPE = re.compile(r"required scope\(s\)(?:, required=|: )\[([^\]]*)\]")
+_TOKEN_SCOPE = re.compile(r"token scope=([\w:,-]*)")
 _MOVED = re.compile(r"(?:/api/v1)?/repos/([^/?#]+)/([^/?#]+)")
 # Where a redirect points, read strictly: the whole path is a repository route, and a host is a host.
 _MOVED_TO = re.compile(r"(?:/api/v1)?/repos/([^/]*)/([^/]*)(?:/.*)?", re.DOTALL)
@@ -63,6 +64,13 @@ class GiteaError(ToolFailure):
         return found.group(1) if found else None
 
     @property
+    def token_scopes(self) -> tuple[str, ...] | None:
+        """The token's own scopes, where a scope 403 names them (Gitea 1.25: `token scope=read:issue,read:user`);
+        None where it does not (1.22, Forgejo)."""
+        found = _TOKEN_SCOPE.search(self.gitea_message) if self.missing_scope else None
+        return tuple(scope for scope in found.group(1).split(",") if scope) if found else None
+
+    @property
     def write_refused(self) -> bool:
         """A 403 saying the token's user may read the repository but lacks write access to do this."""
         return self.status == 403 and _write_refused(self.gitea_message.strip(), self.path)
@@ -88,10 +96,20 @@ class NoAnswer(GiteaError):
     """Sent, but no answer that can be trusted came (timeout, connection lost, a body that never finished): a write
     may have happened. `cause` says what came instead, as a clause for a longer sentence."""
 
-    def __init__(self, message: str, status: int = 0, cause: str = "", settled: bool = False) -> None:
+    def __init__(
+        self,
+        message: str,
+        status: int = 0,
+        cause: str = "",
+        settled: bool = False,
+        detail: str = "",
+        timed_out: bool = False,
+    ) -> None:
         super().__init__(message, status=status)
         self.cause = cause or message.rstrip(".")
         self.settled = settled  # Gitea itself answered (its error body): whatever it did is done, not in flight
+        self.detail = detail or message  # what happened, without the advice (check gives its own)
+        self.timed_out = timed_out  # connected and sent, and nothing came back in time
 
 
 class UnclearAnswer(NoAnswer):
@@ -102,7 +120,13 @@ class UnclearAnswer(NoAnswer):
 
 class NotSent(GiteaError):
     """The request never left this machine: no connection could be made (refused, no such host, a connect timeout,
-    an unreachable proxy) or TLS failed in the handshake. Nothing changed, so a write has no outcome to look up."""
+    an unreachable proxy) or TLS failed in the handshake. Nothing changed, so a write has no outcome to look up.
+    `reason` is why, as a clause; `remedy` what to do about that cause (`check` prints it as the fix)."""
+
+    def __init__(self, message: str, reason: str = "", remedy: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message.rstrip(".")
+        self.remedy = remedy
 
 
 class Moved(GiteaError):
@@ -175,13 +199,38 @@ def kind_of(status: int) -> type[GiteaError]:
 
 
 def from_status(
-    status: int, gitea_message: str, method: str, path: str, gitea_errors: tuple[str, ...] = ()
+    status: int,
+    gitea_message: str,
+    method: str,
+    path: str,
+    gitea_errors: tuple[str, ...] = (),
+    anonymous: bool = False,
 ) -> GiteaError:
-    """Build the error for an HTTP error status. `path` is the API path, never a full URL with credentials."""
+    """Build the error for an HTTP error status. `path` is the API path, never a full URL with credentials;
+    `anonymous`: the request carried no token (no GITEA_TOKEN; over HTTP every request must bring one)."""
     # Gitea's message is quoted to the model; a proxy or server that echoes the Authorization header must not
     # hand it the token (the client also removes its own token, whatever its shape).
-    text = _explain(status, redact(gitea_message.strip()), method, path)
+    msg = redact(gitea_message.strip())
+    text = _anonymous(status, msg, path) if anonymous else None
+    text = text or _explain(status, msg, method, path)
     return kind_of(status)(text, status=status, gitea_message=gitea_message, gitea_errors=gitea_errors, path=path)
+
+
+NO_TOKEN = "no GITEA_TOKEN is set, and without a token only public repositories can be seen"
+
+
+def _anonymous(status: int, msg: str, path: str) -> str | None:
+    """What a 401 or 404 means when no token was sent: not a token's lack, but no token at all."""
+    said = f" Gitea said: {msg}." if msg else ""
+    if status == 401:
+        return (
+            f"Gitea requires a token for this (401).{said} No GITEA_TOKEN is set: without a token only public "
+            "repositories can be read and nothing can be written; set GITEA_TOKEN to a token with write:issue and "
+            "read:user."
+        )
+    if status == 404:
+        return f"Not found (404): {path}. Check the owner, repository and number; {NO_TOKEN}."
+    return None
 
 
 def _explain(status: int, msg: str, method: str, path: str) -> str:
@@ -304,12 +353,16 @@ def _names(match: re.Match[str]) -> tuple[str, str]:
 
 
 class TlsFailed(NotSent):
-    """Gitea's certificate was refused in the TLS handshake: nothing was sent, and retrying will not help."""
+    """Gitea's certificate was refused in the TLS handshake (`reason`: e.g. "certificate verify failed: self-signed
+    certificate"), or GITEA_URL's scheme does not match its port (WrongScheme): retrying will not help."""
 
     def __init__(self, message: str, reason: str, remedy: str) -> None:
-        super().__init__(message)
-        self.reason = reason  # e.g. "certificate verify failed: self-signed certificate"
-        self.remedy = remedy
+        super().__init__(message, reason, remedy)
+
+
+class WrongScheme(TlsFailed):
+    """https:// to a port that answers without TLS, or http:// to a port that expects TLS (Go's server, Gitea's own,
+    answers that with a 400 before any handler runs). `reason` names the URL and what its port speaks."""
 
 
 @dataclass(frozen=True)
@@ -319,6 +372,7 @@ class Tls:
     reason: str
     remedy: str
     certificate: bool  # refused during the handshake, so before any request was sent
+    plain: bool = False  # the port answered the handshake without TLS: plain HTTP, so https:// is the wrong scheme
 
 
 _PRIVATE_CA = (
@@ -340,13 +394,24 @@ def tls_problem(exc: BaseException) -> Tls:
 
     found = _innermost(exc, ssl.SSLError)
     if isinstance(found, ssl.SSLCertVerificationError):
-        detail = str(getattr(found, "verify_message", "") or "")
+        # OpenSSL ends some of these with a period ("…not valid for 'x'."); the message goes on after the reason.
+        detail = str(getattr(found, "verify_message", "") or "").strip().rstrip(".")
         reason = f"certificate verify failed: {detail}" if detail else _words(found)
         hint = next((remedy for words, remedy in _REMEDIES if words in detail.lower()), "")
         return Tls(reason, hint + _PRIVATE_CA, certificate=True)
     reason = _words(found) if found is not None else "the TLS connection failed"
+    if any(words in reason.lower() for words in _NOT_TLS):
+        return Tls(reason, "GITEA_URL must start with http:// for that port", certificate=True, plain=True)
     check = "Check that GITEA_URL's scheme and port match Gitea's (https:// to a plain-HTTP port fails this way)."
     return Tls(reason, check, certificate=False)
+
+
+# OpenSSL's words when the answer to its ClientHello is not TLS at all (a plain-HTTP server's "HTTP/1.1 400"):
+# OpenSSL 3 says "wrong version number" (or "record layer failure"), 1.1 "packet length too long" or "unknown
+# protocol". They come from the handshake, before any request was sent (verified against Gitea 1.25.4's HTTP port).
+_NOT_TLS = ("wrong version number", "record layer failure", "packet length too long", "unknown protocol")
+# What a TLS port answers to a plain-HTTP request, before any handler runs: Go's net/http (Gitea's own HTTPS), nginx.
+PLAIN_HTTP_TO_TLS = ("Client sent an HTTP request to an HTTPS server", "plain HTTP request was sent to HTTPS port")
 
 
 def before_sending(exc: BaseException) -> bool:

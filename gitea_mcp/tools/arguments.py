@@ -80,9 +80,11 @@ def input_schema(model: type[Arguments]) -> dict[str, Any]:
 
 
 def compact_schema(schema: Any, drop: tuple[str, ...] = (), optional_null: bool = True) -> Any:
-    """Drop pydantic's generated `title`s and `default: null`, spell `anyOf [X, null]` as `type: [X, "null"]`.
+    """Drop pydantic's generated `title`s and `default: null`; an input's `anyOf [X, null]` becomes X.
 
-    The meaning is unchanged; every agent reads these schemas on every turn, so every byte counts.
+    The meaning is unchanged; every agent reads these schemas on every turn, so every byte counts. An output's
+    nullable value stays `anyOf [X, {type: null}]`: the shorter `type: [X, "null"]` is valid JSON Schema, but the
+    MCP Inspector flags it as unportable (validators of some clients take a single type).
     """
     if isinstance(schema, list):
         return [compact_schema(item, drop, optional_null) for item in schema]
@@ -97,21 +99,12 @@ def compact_schema(schema: Any, drop: tuple[str, ...] = (), optional_null: bool 
         else:
             out[key] = compact_schema(value, drop, optional_null)
     variants = out.get("anyOf")
-    if isinstance(variants, list) and len(variants) == 2 and {"type": "null"} in variants:
+    if not optional_null and isinstance(variants, list) and len(variants) == 2 and {"type": "null"} in variants:
+        # An input: null is "not given", which leaving the argument out already says.
         other = next(v for v in variants if v != {"type": "null"})
-        if not optional_null:  # an input: null is "not given", which leaving the argument out already says
-            del out["anyOf"]
-            out.update(other)
-        elif set(other) <= _OWN_TYPE_ONLY and isinstance(other.get("type"), str):
-            del out["anyOf"]
-            out.update(other)
-            out["type"] = [other["type"], "null"]
+        del out["anyOf"]
+        out.update(other)
     return out
-
-
-# Keywords that constrain only values of their own type (items: arrays; properties: objects): under
-# `type: [X, "null"]` a null passes them, so the type list means what `anyOf [X, null]` does. Not enum or const.
-_OWN_TYPE_ONLY = {"type", "items", "properties", "required", "additionalProperties"}
 
 
 def inline_defs(schema: dict[str, Any]) -> dict[str, Any]:

@@ -15,11 +15,11 @@ from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from gitea_mcp import render
+from gitea_mcp import render, scopes
 from gitea_mcp.errors import ToolFailure, shown
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, call_deadline
-from gitea_mcp.gitea.errors import Moved
+from gitea_mcp.gitea.errors import Forbidden, Moved
 from gitea_mcp.policy import Policy
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools.arguments import Arguments, compact_schema, inline_defs, input_schema, parse
@@ -36,7 +36,7 @@ class Deps:
     catalog: Catalog = field(default_factory=Catalog)
 
 
-def guard(call: Callable[[], CallToolResult], tool: str, deps: Deps) -> CallToolResult:
+def guard(call: Callable[[], CallToolResult], tool: ToolSpec, deps: Deps) -> CallToolResult:
     """Turn every failure into an `isError` result: our own messages as they are, anything else generic.
 
     The whole call runs against one deadline (a few GITEA_TIMEOUTs): however many requests a tool makes, and
@@ -47,12 +47,15 @@ def guard(call: Callable[[], CallToolResult], tool: str, deps: Deps) -> CallTool
             return call()
     except Moved as exc:  # where it moved may be named only inside the allowlist
         return render.error(exc.advice(deps.policy.allows))
+    except Forbidden as exc:
+        scope = exc.missing_scope  # the whole set this tool needs, not Gitea's one scope at a time
+        return render.error(scopes.lacking(tool, scope, exc.token_scopes) if scope else str(exc))
     except ToolFailure as exc:
         return render.error(str(exc))
     except Exception as exc:
         # Unexpected: keep the details in the server's log (stderr), give the model a usable sentence.
-        log.exception("%s failed unexpectedly", tool)
-        return render.error(f"{tool} failed inside gitea_mcp ({type(exc).__name__}); the server log has details.")
+        log.exception("%s failed unexpectedly", tool.name)
+        return render.error(f"{tool.name} failed inside gitea_mcp ({type(exc).__name__}); the server log has details.")
 
 
 def choice(value: str, allowed: tuple[str, ...], field_name: str) -> str:

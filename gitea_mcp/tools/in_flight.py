@@ -13,12 +13,13 @@ from concurrent.futures import Future, wait
 
 from mcp_types import CallToolResult
 
+from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools.base import Deps, guard
 
 
 def run_once(
     deps: Deps,
-    tool: str,
+    tool: ToolSpec,
     allow_duplicate: bool,
     key: tuple[object, ...],
     run: Callable[[], CallToolResult],
@@ -28,7 +29,7 @@ def run_once(
     run one at a time, and identical ones (`rest` too) share one run, unless duplicates are asked for."""
     if allow_duplicate:  # asked to write each time: nothing to share
         return guard(run, tool, deps)
-    return guard(lambda: single_flight((tool, deps.client.cache_key, *key), run, rest), tool, deps)
+    return guard(lambda: single_flight((tool.name, deps.client.cache_key, *key), run, rest), tool, deps)
 
 
 _IN_FLIGHT: dict[tuple[object, ...], tuple[tuple[object, ...], Future[CallToolResult]]] = {}

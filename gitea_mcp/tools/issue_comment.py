@@ -47,7 +47,7 @@ class CommentArgs(Arguments):
 def run(deps: Deps, args: CommentArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
     key = (args.owner.lower(), args.name.lower(), args.number, args.body.strip())
-    return in_flight.run_once(deps, NAME, args.allow_duplicate, key, lambda: _run(deps, args))
+    return in_flight.run_once(deps, SPEC, args.allow_duplicate, key, lambda: _run(deps, args))
 
 
 def _run(deps: Deps, args: CommentArgs) -> CallToolResult:

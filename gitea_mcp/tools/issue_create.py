@@ -45,7 +45,7 @@ def run(deps: Deps, args: CreateArgs) -> CallToolResult:
     title = args.title.strip()
     key = (args.owner.lower(), args.name.lower(), titles.stem(title), args.body.strip())
     rest = (title, tuple(args.labels), tuple(a.lower() for a in args.assignees), args.milestone, args.due_date)
-    return in_flight.run_once(deps, NAME, args.allow_duplicate, key, lambda: _run(deps, args), rest)
+    return in_flight.run_once(deps, SPEC, args.allow_duplicate, key, lambda: _run(deps, args), rest)
 
 
 def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
@@ -92,7 +92,7 @@ def _prepare(deps: Deps, owner: str, name: str, args: CreateArgs, title: str) ->
             lambda: deps.catalog.me(deps.client),
         )
     except NotFound:
-        raise missing.repo_missing(owner, name) from None
+        raise missing.repo_missing(deps, owner, name) from None
     # Every name must be known before filing: Gitea would drop an unknown one silently (docs/server-behaviour.md).
     known, _ = catalogue.resolve(args.labels, to_gitea=False) if catalogue else ([], [])
     labels.refuse_scope_clashes(known)  # Gitea would keep both on create, a state no later edit can reproduce

@@ -125,7 +125,7 @@ class Target:
 
 def run(deps: Deps, args: GetArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
-    return guard(lambda: _run(deps, args), NAME, deps)
+    return guard(lambda: _run(deps, args), SPEC, deps)
 
 
 def _target(deps: Deps, args: GetArgs) -> Target:

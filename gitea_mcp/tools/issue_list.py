@@ -67,7 +67,7 @@ class ListArgs(Arguments):
 
 def run(deps: Deps, args: ListArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
-    return guard(lambda: _run(deps, args), NAME, deps)
+    return guard(lambda: _run(deps, args), SPEC, deps)
 
 
 def _run(deps: Deps, args: ListArgs) -> CallToolResult:

@@ -56,7 +56,7 @@ class UpdateArgs(Arguments):
 
 def run(deps: Deps, args: UpdateArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
-    return guard(lambda: _run(deps, args), NAME, deps)
+    return guard(lambda: _run(deps, args), SPEC, deps)
 
 
 def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:

@@ -9,11 +9,16 @@ issue route (200 when the repository exists and is readable), and an unknown use
 from __future__ import annotations
 
 from gitea_mcp.errors import ToolFailure
-from gitea_mcp.gitea.errors import GiteaError, NotFound
+from gitea_mcp.gitea.errors import NO_TOKEN, GiteaError, NotFound
 from gitea_mcp.tools.base import Deps
 
 
-def repo_missing(owner: str, name: str) -> ToolFailure:
+def repo_missing(deps: Deps, owner: str, name: str) -> ToolFailure:
+    if not deps.client.has_token:  # no token is no token's fault: say what reading without one means
+        return ToolFailure(
+            f"repository {owner}/{name} not found, or it is private: {NO_TOKEN}; check the owner and name, or set "
+            "GITEA_TOKEN."
+        )
     return ToolFailure(f"repository {owner}/{name} not found, or this token cannot see it; check the owner and name.")
 
 
@@ -37,10 +42,10 @@ def explain_list_404(deps: Deps, owner: str, name: str, exc: GiteaError, users: 
         return ToolFailure(f"{shown}={unknown!r}: no Gitea user by that name; check the username.")
     if users and repo_exists(deps, owner, name):
         return ToolFailure(f"Gitea answered 404 for {owner}/{name} with filters {users}; check the usernames.")
-    return repo_missing(owner, name)
+    return repo_missing(deps, owner, name)
 
 
 def explain_issue_404(deps: Deps, owner: str, name: str, number: int) -> ToolFailure:
     if not repo_exists(deps, owner, name):
-        return repo_missing(owner, name)
+        return repo_missing(deps, owner, name)
     return ToolFailure(f"{owner}/{name} has no issue or pull request #{number}; find numbers with issue_list.")

@@ -10,6 +10,8 @@ import http.server
 import json
 import re
 import ssl
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -26,6 +28,7 @@ from cryptography.x509.oid import NameOID
 from gitea_mcp.cli import FAILED, main
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.gitea.errors import TlsFailed, tls_problem
+from tests.cli.process import clean_env
 
 LIBRARY_TEXT = ("Traceback", "HTTPSConnectionPool", "_ssl.c", "urllib3", "Max retries", "SSLError")
 
@@ -45,8 +48,7 @@ class Forge(http.server.BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def self_signed(where: Path) -> tuple[Path, Path]:
     """A self-signed certificate for the name localhost only (so 127.0.0.1 mismatches it), valid for two days."""
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
@@ -63,7 +65,6 @@ def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )
-    where = tmp_path_factory.mktemp("tls")
     cert_path, key_path = where / "cert.pem", where / "key.pem"
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     key_path.write_bytes(
@@ -72,13 +73,24 @@ def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return cert_path, key_path
 
 
-@pytest.fixture(scope="module")
-def port(certificate: tuple[Path, Path]) -> Iterator[int]:
+def tls_forge(certificate: tuple[Path, Path]) -> http.server.ThreadingHTTPServer:
+    """`Forge` over TLS on 127.0.0.1 (a free port), serving in a background thread."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Forge)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(*certificate)
     server.socket = context.wrap_socket(server.socket, server_side=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return self_signed(tmp_path_factory.mktemp("tls"))
+
+
+@pytest.fixture(scope="module")
+def port(certificate: tuple[Path, Path]) -> Iterator[int]:
+    server = tls_forge(certificate)
     yield server.server_address[1]
     server.shutdown()
 
@@ -109,6 +121,7 @@ def test_a_refused_certificate_names_its_reason(
     assert re.search(reason, refused.value.reason), refused.value.reason
     said = str(refused.value)
     assert remedy in said and INSECURE in said
+    assert ".." not in said, "OpenSSL's own period does not end the sentence"
     assert not any(noise in said for noise in LIBRARY_TEXT)
 
 
@@ -128,6 +141,18 @@ def test_check_and_call_say_the_reason(
     assert out == "" and err.count("\n") == 1, "one sentence"
     assert "certificate verify failed: self" in err and "GITEA_CA_BUNDLE" in err
     assert not any(noise in out + err for noise in LIBRARY_TEXT)
+
+
+@pytest.mark.parametrize("command", [["check"], ["call", "issue_list", "owner=acme", "name=widgets"]])
+def test_insecure_is_said_once_in_our_own_words(port: int, command: list[str]) -> None:
+    """GITEA_INSECURE=true: one line of ours on stderr, not urllib3's warning (a site-packages path) per request."""
+    env = clean_env(GITEA_URL=f"https://127.0.0.1:{port}", GITEA_ALLOWED_OWNERS="acme", GITEA_INSECURE="true")
+    done = subprocess.run([sys.executable, "-m", "gitea_mcp", *command], env=env, capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert "Gitea 1.22.3" in done.stdout or command[0] == "call", done.stdout
+    insecure = [line for line in done.stderr.splitlines() if "GITEA_INSECURE" in line]
+    assert len(insecure) == 1 and "NOT verified" in insecure[0], done.stderr
+    assert "InsecureRequestWarning" not in done.stderr and "site-packages" not in done.stderr, done.stderr
 
 
 def requests_error(inner: BaseException) -> requests.exceptions.SSLError:
@@ -162,6 +187,7 @@ VERIFY = "certificate verify failed: "
 def test_refused_certificates(error: BaseException, reason: str, remedy: str, certificate: bool) -> None:
     found = tls_problem(requests_error(error))
     assert found.reason.startswith(VERIFY + reason) and remedy in found.remedy and found.certificate is certificate
+    assert not found.reason.endswith("."), "a clause: the message goes on after it"
     assert "GITEA_CA_BUNDLE" in found.remedy and INSECURE in found.remedy
 
 
@@ -176,7 +202,9 @@ WRONG_VERSION = ssl.SSLError(1, "[SSL: WRONG_VERSION_NUMBER] wrong version numbe
     ],
 )
 def test_other_tls_failures(error: BaseException, reason: str) -> None:
-    """Not a certificate: these may come after the request was sent, so they stay 'no answer' (see client)."""
+    """A handshake answered without TLS (a plain-HTTP port) is known before anything was sent: the wrong scheme.
+    Anything else may come after the request was sent, so it stays 'no answer' (see client)."""
     found = tls_problem(requests_error(error))
-    assert (found.reason, found.certificate) == (reason, False)
-    assert "https:// to a plain-HTTP port" in found.remedy
+    plain = reason == "wrong version number"
+    assert (found.reason, found.certificate, found.plain) == (reason, plain, plain)
+    assert ("http://" if plain else "https:// to a plain-HTTP port") in found.remedy

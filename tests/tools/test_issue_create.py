@@ -198,7 +198,7 @@ def test_identical_creates_in_flight_file_once(gitea: responses.RequestsMock, de
         (
             403,
             "token does not have at least one of required scope(s), required=[write:issue], token scope=read:issue",
-            "The token lacks the write:issue scope",
+            "The token lacks write:issue and read:user, which issue_create needs (403; it has read:issue)",
         ),
         (422, "[Title]: Required", "Gitea said: [Title]: Required"),
         (423, "repo is archived", "archived"),

@@ -293,7 +293,7 @@ def test_missing_repo_with_a_user_filter(mocked: responses.RequestsMock, deps: D
             api_error(
                 "token does not have at least one of required scope(s), required=[read:issue], token scope=read:user"
             ),
-            "The token lacks the read:issue scope",
+            "The token lacks read:issue, which issue_list needs (403; it has read:user)",
         ),
         (422, api_error("invalid since"), "Gitea said: invalid since"),
         (500, api_error(""), "server error (500)"),

@@ -331,7 +331,7 @@ def test_bad_arguments_write_nothing(
 def test_read_only_token(gitea: responses.RequestsMock, deps: Deps) -> None:
     message = "token does not have at least one of required scope(s), required=[write:issue], token scope=read:issue"
     gitea.patch(ISSUE, status=403, json=api_error(message))
-    assert "lacks the write:issue scope" in failed(run(deps, state="closed"))
+    assert "lacks write:issue, which issue_update needs (403; it has read:issue)" in failed(run(deps, state="closed"))
 
 
 @pytest.mark.parametrize(

@@ -199,7 +199,7 @@ def test_a_create_gitea_is_down_for_says_nothing_was_sent(
     text = failed(issue_create.TOOL.call(deps, {"owner": "acme", "name": "widgets", "title": "t", "body": "b"}))
     assert text == (
         "Cannot reach Gitea at https://gitea.test (connection refused). Nothing was sent, so nothing changed. "
-        "Check GITEA_URL and that Gitea is running."
+        "Nothing listens on port 443 of gitea.test: start Gitea, or correct the port in GITEA_URL."
     )
     assert len([c for c in mocked.calls if c.request.method == "GET" and "/issues" in (c.request.url or "")]) == 1
 
