@@ -16,7 +16,7 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from gitea_mcp import render
-from gitea_mcp.errors import ToolFailure, shown
+from gitea_mcp.errors import BadArgument, ToolFailure, shown
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, call_deadline
 from gitea_mcp.gitea.errors import Moved
@@ -48,7 +48,7 @@ def guard(call: Callable[[], CallToolResult], tool: str, deps: Deps) -> CallTool
     except Moved as exc:  # where it moved may be named only inside the allowlist
         return render.error(exc.advice(deps.policy.allows))
     except ToolFailure as exc:
-        return render.error(str(exc))
+        return render.error(str(exc), bad_argument=isinstance(exc, BadArgument))
     except Exception as exc:
         # Unexpected: keep the details in the server's log (stderr), give the model a usable sentence.
         log.exception("%s failed unexpectedly", tool)
@@ -58,7 +58,7 @@ def guard(call: Callable[[], CallToolResult], tool: str, deps: Deps) -> CallTool
 def choice(value: str, allowed: tuple[str, ...], field_name: str) -> str:
     """Check an enumerated argument ourselves: Gitea quietly treats unknown values as the default."""
     if value not in allowed:
-        raise ToolFailure(f"{field_name}={shown(value)} is not valid; use one of: {', '.join(allowed)}.")
+        raise BadArgument(f"{field_name}={shown(value)} is not valid; use one of: {', '.join(allowed)}.")
     return value
 
 
@@ -114,7 +114,7 @@ class ToolDefinition:
         try:
             args = parse(self.spec.name, self.args, arguments)
         except ToolFailure as exc:
-            return render.error(str(exc))
+            return render.error(str(exc), bad_argument=isinstance(exc, BadArgument))
         return self.run(deps, args)
 
     def build(self, deps_for: Callable[[Context[Any, Any]], Deps]) -> Tool:

@@ -20,9 +20,10 @@ from tests.cli.process import CLOSED_GITEA, clean_env
         ),
         pytest.param(["call", "issue_list", "owner=other", "name=x"], CLOSED_GITEA, FAILED, "not allowed", id="tool"),
         pytest.param(["chek"], {}, USAGE, "did you mean check?", id="unknown-command"),
-        pytest.param(["--bogus"], CLOSED_GITEA, USAGE, "unrecognized arguments: --bogus", id="unknown-flag"),
+        pytest.param(["--bogus"], CLOSED_GITEA, USAGE, "unknown flag --bogus", id="unknown-flag"),
         pytest.param(["call", "issue_nope"], CLOSED_GITEA, USAGE, "no tool 'issue_nope'", id="unknown-tool"),
-        pytest.param(["check"], {}, USAGE, "GITEA_URL is not set", id="settings"),
+        pytest.param(["check"], {}, USAGE, "GITEA_URL and GITEA_ALLOWED_OWNERS are not set", id="settings"),
+        pytest.param(["--transport", "http", "--port", "99999"], CLOSED_GITEA, USAGE, "--port '99999'", id="port"),
     ],
 )
 def test_exit_codes(argv: list[str], env: dict[str, str], code: int, said: str) -> None:
