@@ -154,11 +154,11 @@ def cannot_listen(exc: OSError, host: str, port: int) -> str:
         return f"{where} is in use by another program; stop it, or choose a free port {again}"
     if exc.errno == errno.EACCES:
         return f"{where} needs privileges this user lacks (ports below 1024 do); choose a port from 1024 {again}"
-    if exc.errno == errno.EADDRNOTAVAIL or isinstance(exc, socket.gaierror):
-        return (
-            f"cannot listen on {host}: it is not an address of this machine; set --host or GITEA_MCP_HOST to one "
-            "(127.0.0.1, or 0.0.0.0 for every interface)"
-        )
+    fix = "set --host or GITEA_MCP_HOST to one of this machine's addresses (127.0.0.1, or 0.0.0.0 for all of them)"
+    if isinstance(exc, socket.gaierror):
+        return f"cannot listen on {host}: no such host name; {fix}"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"cannot listen on {host}: it is not an address of this machine; {fix}"
     return f"cannot listen on {where} ({exc.strerror or exc}); choose another --host or --port"
 
 

@@ -48,6 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="serve MCP against the stand-in instead: on stdio, or streamable HTTP with --transport http --port N",
     )
+    parser.epilog = (
+        "--read-only, --timeout and the HTTP settings apply to --serve only; the stand-in brings its own URL, token "
+        "and owners."
+    )
 
 
 def server_env(url: str, token: str) -> dict[str, str]:

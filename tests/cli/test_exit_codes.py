@@ -32,3 +32,17 @@ def test_exit_codes(argv: list[str], env: dict[str, str], code: int, said: str) 
     )
     assert done.returncode == code, done.stderr
     assert said in done.stderr and "Traceback" not in done.stderr
+
+
+def test_every_exit_code_is_documented() -> None:
+    """The README's table and `--help` name the same codes the program uses, no more, no fewer."""
+    import re
+    from pathlib import Path
+
+    from gitea_mcp.cli import CANNOT_LISTEN, EXIT_CODES, INTERRUPTED, TERMINATED
+
+    used = {OK, FAILED, USAGE, CANNOT_LISTEN, INTERRUPTED, TERMINATED}
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("| exit code | meaning |", 1)[1].split("\n\n", 1)[0]
+    assert {int(code) for code in re.findall(r"^\| (\d+) \|", table, re.MULTILINE)} == used
+    assert {int(code) for code in re.findall(r"(?:^|, )(\d+) ", EXIT_CODES)} == used

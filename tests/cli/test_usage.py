@@ -166,6 +166,25 @@ def test_a_port_in_use_is_named_with_the_remedy() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("host", "sentence"),
+    [
+        pytest.param(
+            "10.255.255.1", "cannot listen on 10.255.255.1: it is not an address of this machine; ", id="foreign"
+        ),
+        pytest.param("nosuch.invalid", "cannot listen on nosuch.invalid: no such host name; ", id="unresolvable"),
+    ],
+)
+def test_a_host_it_cannot_listen_on_is_named(host: str, sentence: str) -> None:
+    from gitea_mcp.config import CannotListen
+    from gitea_mcp.http import listening_socket
+
+    with pytest.raises(CannotListen) as refused:
+        listening_socket(host, 0)
+    fix = "set --host or GITEA_MCP_HOST to one of this machine's addresses (127.0.0.1, or 0.0.0.0 for all of them)."
+    assert str(refused.value) == sentence + fix
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="ptys")
 def test_demo_serve_on_a_terminal_does_not_suggest_the_demo() -> None:
     main_end, replica = os.openpty()
