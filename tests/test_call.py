@@ -151,6 +151,18 @@ def test_gitea_failure_is_the_tools_error(
     assert "acme/widgets has no issue or pull request #7" in said
 
 
+@pytest.mark.parametrize("name", ["GITEA_MCP_TRANSPORT", "GITEA_MCP_HTTP_SECRET", "GITEA_MCP_PORT"])
+def test_the_http_settings_of_the_environment_do_not_reach_call(
+    mocked: responses.RequestsMock, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """A shell set up for an HTTP server: call acts with GITEA_TOKEN all the same (it serves nothing)."""
+    monkeypatch.setenv(name, {"GITEA_MCP_TRANSPORT": "http", "GITEA_MCP_PORT": "99999"}.get(name, "s3cret"))
+    serve_issue(mocked)
+    code, out, err = call(capfd, "issue_get", "owner=acme", "name=widgets", "number=7")
+    assert (code, err) == (0, "") and "Crash on login" in out
+    assert {c.request.headers.get("Authorization") for c in mocked.calls} == {f"token {TOKEN}"}
+
+
 @pytest.mark.parametrize(
     ("argv", "env", "phrase"),
     [

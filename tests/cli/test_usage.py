@@ -76,6 +76,12 @@ CASES = [
                  "GITEA_URL and GITEA_ALLOWED_OWNERS are not set: point GITEA_URL at your Gitea (e.g. "
                  "GITEA_URL=https://gitea.example.com) and name the owners agents may use in GITEA_ALLOWED_OWNERS "
                  "(e.g. GITEA_ALLOWED_OWNERS=acme,alice, or '*' for every owner).", id="all-missing-at-once"),
+    pytest.param(["check"], {"GITEA_READ_ONLY": "treu", "GITEA_TIMEOUT": "soon"},
+                 "GITEA_URL and GITEA_ALLOWED_OWNERS are not set: point GITEA_URL at your Gitea (e.g. "
+                 "GITEA_URL=https://gitea.example.com) and name the owners agents may use in GITEA_ALLOWED_OWNERS "
+                 "(e.g. GITEA_ALLOWED_OWNERS=acme,alice, or '*' for every owner); GITEA_READ_ONLY='treu' is not true "
+                 "or false; use true or false (also 1/0, yes/no, on/off); GITEA_TIMEOUT='soon' is not a number of "
+                 "seconds (e.g. GITEA_TIMEOUT=30).", id="every-problem-at-once"),
     # 9. a flag the command would ignore is refused
     pytest.param(["demo", "--url", "http://x", "--allowed-owners", "foo"], {},
                  f"--url does nothing for demo ({DEMO_OWN}); remove it.", id="demo-url"),
