@@ -382,13 +382,11 @@ def _named(name: str, raw: str) -> str:
     return f"{name} {shown(raw)}" if name.startswith("-") else f"{name}={shown(raw)}"
 
 
-_MISSING = {
-    "GITEA_URL": ("point GITEA_URL at your Gitea", "e.g. GITEA_URL=https://gitea.example.com"),
-    "GITEA_ALLOWED_OWNERS": (
-        "name the owners agents may use in GITEA_ALLOWED_OWNERS",
-        "e.g. GITEA_ALLOWED_OWNERS=acme,alice, or '*' for every owner",
-    ),
-}
+_NEITHER = (
+    "GITEA_URL and GITEA_ALLOWED_OWNERS are not set: point GITEA_URL at your Gitea (e.g. "
+    "GITEA_URL=https://gitea.example.com) and name the owners agents may use in GITEA_ALLOWED_OWNERS (e.g. "
+    "GITEA_ALLOWED_OWNERS=acme,alice, or '*' for every owner)"
+)
 
 
 class _Reader:
@@ -433,17 +431,14 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             problems.append(str(exc).removesuffix("."))
             return default
 
-    url = read.value("--url")
-    owners_raw = read.value("--allowed-owners")
-    missing = [name for name, value in (("GITEA_URL", url), ("GITEA_ALLOWED_OWNERS", owners_raw)) if not value]
-    if missing == ["GITEA_URL"]:
-        problems.append("GITEA_URL is not set: point it at your Gitea, e.g. GITEA_URL=https://gitea.example.com")
-    elif missing:
-        owners_raw = owners_raw or ""  # parse_owner_list says it whole when only the owners are missing
-        if len(missing) == 2:
-            todo = " and ".join(f"{_MISSING[name][0]} ({_MISSING[name][1]})" for name in missing)
-            problems.append(f"{' and '.join(missing)} are not set: {todo}")
-    owners = checked(lambda: parse_owner_list(owners_raw), frozenset()) if len(missing) < 2 else None
+    url, owners_raw = read.value("--url"), read.value("--allowed-owners")
+    owners: frozenset[str] = frozenset()
+    if not url and not owners_raw:  # a first run: both required settings, in one sentence
+        problems.append(_NEITHER)
+    else:
+        if not url:
+            problems.append("GITEA_URL is not set: point it at your Gitea, e.g. GITEA_URL=https://gitea.example.com")
+        owners = checked(lambda: parse_owner_list(owners_raw), frozenset())  # unset: it says so itself
     read_only = checked(lambda: read.switch("--read-only"), False)
     insecure = checked(lambda: read.switch("--insecure"), False)
     timeout = checked(lambda: _from(read, "--timeout", _seconds, 30.0), 30.0)
@@ -458,7 +453,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
         return Settings(
             url=url or "",
             token=SecretStr(token) if token else None,
-            allowed_owners=owners or frozenset(),
+            allowed_owners=owners,
             read_only=read_only,
             timeout=timeout,
             ca_bundle=read.value("--ca-bundle"),
