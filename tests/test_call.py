@@ -92,6 +92,12 @@ BAD_ARGUMENTS = [
     pytest.param(["issue_get", "owner=acme", "name=widgets"], id="missing-argument"),
     pytest.param(["issue_get", "ownr=acme", "name=widgets", "number=7"], id="unknown-argument"),
     pytest.param(["issue_list", "owner=acme", "name=widgets", "limt=5"], id="unknown-argument-list"),
+    pytest.param(["issue_list", "owner=acme", "name=widgets", "since=yesterday"], id="not-a-date"),
+    pytest.param(["issue_search", "query=crash"], id="search-without-owner"),
+    pytest.param(["issue_search", "query=crash sort:votes", "owner=acme"], id="query-refused"),
+    pytest.param(["issue_create", "owner=acme", "name=widgets", "title= "], id="empty-title"),
+    pytest.param(["issue_comment", "owner=acme", "name=widgets", "number=7", "body="], id="empty-body"),
+    pytest.param(["issue_update", "owner=acme", "name=widgets", "number=7"], id="nothing-to-change"),
 ]
 
 

@@ -78,7 +78,7 @@ def rfc3339(value: str, field_name: str) -> str:
             if moment.tzinfo is None:
                 moment = moment.replace(tzinfo=UTC)
     except ValueError:
-        raise ToolFailure(
+        raise BadArgument(
             f"{field_name}={shown(value)} is not a date; use RFC 3339 like 2026-01-31T00:00:00Z or a date like "
             "2026-01-31."
         ) from None
