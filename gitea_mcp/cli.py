@@ -355,7 +355,7 @@ def _refused(command: str, flag: str) -> str:
 PORT_RANGE = "use 1 to 65535 (or 0 for any free port)"
 
 
-def _seconds(raw: str, name: str) -> float:
+def seconds(raw: str, name: str) -> float:
     try:
         return float(raw)
     except ValueError:
@@ -441,7 +441,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
         owners = checked(lambda: parse_owner_list(owners_raw), frozenset())  # unset: it says so itself
     read_only = checked(lambda: read.switch("--read-only"), False)
     insecure = checked(lambda: read.switch("--insecure"), False)
-    timeout = checked(lambda: _from(read, "--timeout", _seconds, 30.0), 30.0)
+    timeout = checked(lambda: _from(read, "--timeout", seconds, 30.0), 30.0)
     transport = checked(lambda: _from(read, "--transport", _transport, "stdio"), "stdio")
     port = checked(lambda: _from(read, "--port", _port, 8000), 8000)
     if problems:
