@@ -2,8 +2,8 @@
 
 Pure: no I/O. `parse_query` turns the text into a `ParsedQuery`; `repo_filter` and `search_filter` turn that into the
 `IssueFilter` for `GET /repos/{o}/{r}/issues` or `GET /repos/issues/search`. Every qualifier maps onto a Gitea
-parameter with the same meaning or raises `BadArgument` (a ToolFailure) naming it and saying what to write instead: nothing is
-silently ignored, because an ignored filter returns a plausible but wrong list.
+parameter with the same meaning or raises `BadArgument` (a ToolFailure) naming it and saying what to write instead:
+nothing is silently ignored, because an ignored filter returns a plausible but wrong list.
 
 Decisions (see also the tests, one row per form):
 - `label:a label:b` means all of a and b (Gitea's repository list is all-of). An unquoted comma (`label:a,b`) is
