@@ -11,16 +11,18 @@ import difflib
 import importlib
 import logging
 import os
+import re
 import signal
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from types import FrameType, ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import SecretStr, ValidationError
 
 from gitea_mcp import __version__
-from gitea_mcp.config import ConfigError, Settings, parse_bool, parse_log_level, parse_owner_list
+from gitea_mcp.config import CannotListen, ConfigError, Settings, parse_bool, parse_log_level, parse_owner_list
 from gitea_mcp.errors import shown
 
 PROG = "gitea-issues-mcp"
@@ -33,9 +35,13 @@ _HELP_OR_VERSION = frozenset({"-h", "--help", "--version"})
 OK = 0
 FAILED = 1  # the work was done and failed: a tool's error result, a check that found a problem
 USAGE = 2  # the command line or the settings are wrong; nothing was sent to Gitea
+CANNOT_LISTEN = 3  # HTTP mode could not listen where it was told to (the port is in use, say)
 INTERRUPTED = 128 + signal.SIGINT  # 130: Ctrl-C, as shells report it
 TERMINATED = 128 + signal.SIGTERM  # 143: a stop request (SIGTERM)
-EXIT_CODES = "0 ok, 1 failed (a tool error, check not ready), 2 usage or settings error, 130 Ctrl-C, 143 SIGTERM"
+EXIT_CODES = (
+    "0 ok, 1 failed (a tool error, check not ready), 2 usage or settings error, 3 HTTP cannot listen (port in use), "
+    "130 Ctrl-C, 143 SIGTERM"
+)
 # Commands that work without a configured Gitea (they bring their own or need none).
 NO_SETTINGS: frozenset[str] = frozenset({"demo", "config"})
 
@@ -52,79 +58,152 @@ def _command(name: str) -> ModuleType:
     return importlib.import_module(f"gitea_mcp.commands.{name}")
 
 
-def _add_settings(parser: argparse.ArgumentParser, default: Any) -> None:
-    """The settings every command takes. `default` is None on the top-level parser and SUPPRESS on each command's:
-    argparse copies every attribute of a command's namespace over the top level's, so a command-level default
-    would erase a flag given before the command (`--url X check`)."""
-    group = parser.add_argument_group("settings (each flag can also come from the environment variable named)")
-    group.add_argument(
-        "--url", default=default, help="Gitea base URL, e.g. https://gitea.example.com [GITEA_URL or GITEA_HOST]"
-    )
-    group.add_argument(
-        "--token", default=default, help="access token; prefer the environment [GITEA_TOKEN or GITEA_ACCESS_TOKEN]"
-    )
-    group.add_argument(
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its flag, the environment variables it can come from (first wins) and its help."""
+
+    flag: str
+    env: tuple[str, ...]
+    help: str
+    switch: bool = False  # a flag without a value (`--read-only`)
+    metavar: str | None = None
+
+    @property
+    def dest(self) -> str:
+        return self.flag.removeprefix("--").replace("-", "_")
+
+
+CONNECTION: tuple[Setting, ...] = (
+    Setting("--url", ("GITEA_URL", "GITEA_HOST"), "Gitea base URL, e.g. https://gitea.example.com", metavar="URL"),
+    Setting("--token", ("GITEA_TOKEN", "GITEA_ACCESS_TOKEN"), "access token; prefer the environment", metavar="TOKEN"),
+    Setting(
         "--allowed-owners",
-        default=default,
-        help="comma-separated owners agents may use, '*' for all [GITEA_ALLOWED_OWNERS]",
-    )
-    group.add_argument(
-        "--read-only", action="store_true", default=default, help="offer no write tools [GITEA_READ_ONLY]"
-    )
-    group.add_argument(
-        "--timeout",
-        type=float,
-        default=default,
-        help="seconds to wait for Gitea per request (default 30) [GITEA_TIMEOUT]",
-    )
-    group.add_argument(
+        ("GITEA_ALLOWED_OWNERS",),
+        "comma-separated owners agents may use, '*' for all",
+        metavar="OWNERS",
+    ),
+    Setting("--read-only", ("GITEA_READ_ONLY",), "offer no write tools", switch=True),
+    Setting("--timeout", ("GITEA_TIMEOUT",), "seconds to wait for Gitea per request (default 30)", metavar="SECONDS"),
+    Setting(
         "--log-level",
-        default=default,
-        help="DEBUG, INFO, WARNING (default) or ERROR; logs go to stderr [GITEA_LOG_LEVEL]",
-    )
-    group.add_argument("--ca-bundle", default=default, help="CA certificates file for a private CA [GITEA_CA_BUNDLE]")
-    group.add_argument(
-        "--insecure",
-        action="store_true",
-        default=default,
-        help="do not verify TLS (test instances only) [GITEA_INSECURE]",
-    )
-    http = parser.add_argument_group("streamable HTTP transport")
-    http.add_argument(
-        "--transport",
-        choices=["stdio", "http"],
-        default=default,
-        help="stdio (default) or http [GITEA_MCP_TRANSPORT]",
-    )
-    http.add_argument("--host", default=default, help="address to listen on (default 127.0.0.1) [GITEA_MCP_HOST]")
-    http.add_argument("--port", type=int, default=default, help="port to listen on (default 8000) [GITEA_MCP_PORT]")
-    http.add_argument(
+        ("GITEA_LOG_LEVEL",),
+        "DEBUG, INFO, WARNING (default), ERROR or CRITICAL; logs go to stderr",
+        metavar="LEVEL",
+    ),
+    Setting("--ca-bundle", ("GITEA_CA_BUNDLE",), "CA certificates file for a private CA", metavar="FILE"),
+    Setting("--insecure", ("GITEA_INSECURE",), "do not verify TLS (test instances only)", switch=True),
+)
+HTTP: tuple[Setting, ...] = (
+    Setting("--transport", ("GITEA_MCP_TRANSPORT",), "stdio (default) or http", metavar="{stdio,http}"),
+    Setting("--host", ("GITEA_MCP_HOST",), "address to listen on (default 127.0.0.1)", metavar="HOST"),
+    Setting("--port", ("GITEA_MCP_PORT",), "port to listen on (default 8000; 0: any free port)", metavar="PORT"),
+    Setting(
         "--allowed-hosts",
-        default=default,
-        help="Host headers to accept, e.g. mcp.example.com:*; '*' = any [GITEA_MCP_ALLOWED_HOSTS]",
-    )
-    http.add_argument(
+        ("GITEA_MCP_ALLOWED_HOSTS",),
+        "Host headers to accept, e.g. mcp.example.com:*; '*' = any",
+        metavar="HOSTS",
+    ),
+    Setting(
         "--http-secret",
-        default=default,
-        help="secret that lets a request use GITEA_TOKEN; prefer the environment [GITEA_MCP_HTTP_SECRET]",
-    )
+        ("GITEA_MCP_HTTP_SECRET",),
+        "secret that lets a request use GITEA_TOKEN; prefer the environment",
+        metavar="SECRET",
+    ),
+)
+SETTINGS = {setting.flag: setting for setting in CONNECTION + HTTP}
+_ALL = tuple(SETTINGS)
+_SERVE_ONLY = ("--read-only", "--timeout", "--transport", "--host", "--port", "--allowed-hosts")
+# The settings each command uses: it lists and accepts these, and refuses the others (a flag quietly ignored
+# would let `demo --read-only` look read-only while the script writes). The environment is shared by every
+# command, so a variable a command does not use is not read by it (call ignores GITEA_MCP_TRANSPORT=http).
+USES: dict[str, tuple[str, ...]] = {
+    "serve": _ALL,
+    "check": (*(s.flag for s in CONNECTION), "--transport"),  # over HTTP callers bring tokens: none is a warning
+    "call": tuple(s.flag for s in CONNECTION),
+    # config writes the settings into the client's launch; never the token (the client asks for it).
+    "config": tuple(s.flag for s in CONNECTION if s.flag != "--token"),
+    "demo": ("--log-level", *_SERVE_ONLY),  # the stand-in brings URL, token and owners; the rest with --serve
+}
+# Why a command would ignore a flag, said when it refuses one.
+_WHY_NOT: dict[str, str] = {
+    "check": "it serves nothing: it tests the connection to Gitea",
+    "call": "it runs one tool in this process and serves nothing",
+    "config": "the client starts the server on stdio; for a remote server use --http URL",
+    "demo": "it brings its own Gitea stand-in, token and owners",
+}
+
+
+class UsageProblem(Exception):
+    """The command line is wrong; `str(exc)` is the one sentence that says so (exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors turned into our sentences (no usage block, no "error:" heading)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageProblem(_plain(message, self.prog))
+
+
+def _plain(message: str, prog: str) -> str:
+    """argparse's error wording → one sentence naming the cause and the remedy."""
+    command = prog.removeprefix(PROG).strip() or None
+    see = f"{PROG} {command} --help" if command else f"{PROG} --help"
+    if found := re.fullmatch(r"argument (\S+?)(?:/\S+)?: expected one argument", message):
+        flag = found.group(1)
+        metavar = SETTINGS[flag].metavar if flag in SETTINGS else "VALUE"
+        return f"{flag} needs a value; write {flag} {metavar}"
+    if found := re.fullmatch(r"argument (\S+?)(?:/\S+)?: ignored explicit argument '.*'", message):
+        return _switch(found.group(1))
+    if found := re.fullmatch(r"argument (\S+): invalid choice: '(.*?)' \(choose from (.*)\)", message):
+        choices = [choice.strip(" '") for choice in found.group(3).split(",")]
+        return f"{found.group(1)} {found.group(2)!r} is not one of {', '.join(choices)}; {see} says what each means"
+    if found := re.fullmatch(r"the following arguments are required: (.*)", message):
+        first = found.group(1).split(", ")[0]  # the first one missing; the rest follow it on the line
+        return f"{command or PROG} needs {first}; {see} says what it takes"
+    if found := re.fullmatch(r"unrecognized arguments: (.*)", message):
+        return f"{command or PROG} takes no {found.group(1)!r}; {see} says what it takes"
+    if found := re.fullmatch(r"argument (\S+?)(?:/\S+)?: (.*)", message):
+        return f"{found.group(1)}: {found.group(2)}; {see} says what it takes"
+    return f"{message}; {see} says what it takes"
+
+
+def _switch(flag: str) -> str:
+    return f"{flag} is a switch and takes no value; write {flag} alone"
+
+
+def _add_settings(parser: argparse.ArgumentParser, flags: Sequence[str], default: Any) -> None:
+    """The settings `flags`, each naming its variables. `default` is None on the top-level parser and SUPPRESS on
+    each command's, so a command's namespace holds only the flags given (and argparse, which copies a command's
+    namespace over the top level's, never erases one)."""
+    groups = {
+        "settings": parser.add_argument_group("settings (each flag can also come from the environment variable named)"),
+        "http": parser.add_argument_group("streamable HTTP transport"),
+    }
+    for flag in flags:
+        setting = SETTINGS[flag]
+        group = groups["http" if setting in HTTP else "settings"]
+        help_text = f"{setting.help} [{' or '.join(setting.env)}]"
+        if setting.switch:
+            group.add_argument(flag, action="store_true", default=default, help=help_text)
+        else:
+            group.add_argument(flag, default=default, metavar=setting.metavar, help=help_text)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    # The settings appear at the top level too, so `--help` lists every one with its variable.
-    parser = argparse.ArgumentParser(
+    # Every setting appears at the top level too, so `--help` lists each one with its variable.
+    parser = _Parser(
         prog=PROG,
         description="MCP server for the issues of a Gitea, Forgejo or Codeberg instance.",
-        epilog=f"Run '{PROG} COMMAND --help' for a command's own options. Without a command: serve. "
-        f"Exit codes: {EXIT_CODES}.",
+        epilog=f"Run '{PROG} COMMAND --help' for a command's own options and the settings it uses. Without a "
+        f"command: serve. Exit codes: {EXIT_CODES}.",
     )
-    _add_settings(parser, default=None)
+    _add_settings(parser, _ALL, default=None)
     _add_version(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         module = _command(name)
         sub = commands.add_parser(name, help=module.HELP, description=module.HELP)
-        _add_settings(sub, default=argparse.SUPPRESS)
+        _add_settings(sub, USES[name], default=argparse.SUPPRESS)
         _add_version(sub)
         module.add_arguments(sub)
     return parser
@@ -135,16 +214,52 @@ def _add_version(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    """Settings before or after the command alike; no command means serve; an unknown one is named (exit 2)."""
+    """Settings before or after the command alike; no command means serve; an unknown command or flag, or a flag
+    the command does not use, is one sentence (exit 2)."""
     parser = build_parser()
-    args = list(argv)
-    at = _command_index(args, _value_flags(parser))
+    try:
+        return _parse(parser, list(argv))
+    except UsageProblem as exc:
+        sentence = str(exc)
+        parser.exit(USAGE, f"{PROG}: {sentence}{'' if sentence.endswith(('.', '?')) else '.'}\n")
+
+
+def _parse(parser: argparse.ArgumentParser, args: list[str]) -> argparse.Namespace:
+    commands = _subparsers(parser)
+    every: dict[str, bool] = {}
+    for each in (parser, *commands.values()):
+        every.update(_value_flags(each))
+    at = _command_index(args, every)
     if at is None:
-        if not _HELP_OR_VERSION.intersection(args):  # `--help` alone is the top level's help, not serve's
-            args.insert(0, DEFAULT_COMMAND)
+        if _HELP_OR_VERSION.intersection(args):  # `--help` alone is the top level's help, not serve's
+            return parser.parse_args(args)
+        command, rest = DEFAULT_COMMAND, args
     elif args[at] not in COMMANDS:
-        parser.exit(USAGE, f"{PROG}: {no_command(args[at])}\n")
-    return parser.parse_args(args)
+        raise UsageProblem(no_command(args[at]).removesuffix("."))
+    else:
+        command, rest = args[at], args[:at] + args[at + 1 :]
+    _check_flags(command, rest, _value_flags(commands[command]), every)
+    if command == "call" and {"-h", "--help"}.intersection(rest):
+        _command("call").list_tools_in(commands[command])  # only here: it imports the tools, which takes a moment
+    # The command first: every flag, wherever it was typed, goes to the command's own parser.
+    ns, extra = parser.parse_known_args([command, *rest])
+    if extra:  # said here: the top-level parser would name itself, not the command
+        raise UsageProblem(f"{command} takes no {' '.join(extra)!r}; {PROG} {command} --help says what it takes")
+    if command == "demo" and not ns.serve:
+        given = [flag for flag in _SERVE_ONLY if getattr(ns, SETTINGS[flag].dest, None) is not None]
+        if given:
+            raise UsageProblem(
+                f"{given[0]} does nothing for demo without --serve (the scripted session makes its own calls); "
+                "add --serve, or remove it"
+            )
+    return ns
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:  # argparse keeps no public list of them
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
 
 
 def no_command(word: str) -> str:
@@ -154,12 +269,13 @@ def no_command(word: str) -> str:
 
 
 def _value_flags(parser: argparse.ArgumentParser) -> dict[str, bool]:
-    """Each top-level option and whether it takes a value (argparse keeps no public list of them)."""
+    """Each option and whether it takes a value (argparse keeps no public list of them)."""
     return {flag: action.nargs != 0 for action in parser._actions for flag in action.option_strings}
 
 
 def _command_index(args: list[str], flags: dict[str, bool]) -> int | None:
-    """Where the command is: the first word that is neither an option nor an option's value."""
+    """Where the command is: the first word that is neither an option nor an option's value. An unknown option
+    before it is refused here: its value would be taken for the command (`--tokn x check`: "no command 'x'")."""
     skip = False
     for index, arg in enumerate(args):
         if skip:
@@ -167,62 +283,195 @@ def _command_index(args: list[str], flags: dict[str, bool]) -> int | None:
         elif arg == "--":
             return index + 1 if index + 1 < len(args) else None
         elif arg.startswith("-") and arg != "-":
-            skip = "=" not in arg and _takes_value(arg, flags)
+            name, eq, _ = arg.partition("=")
+            flag = _resolve(name, flags)
+            if flag is None:
+                raise UsageProblem(_unknown(name, flags, None, args[index + 1 : index + 2]))
+            skip = not eq and flags[flag]
         else:
             return index
     return None
 
 
-def _takes_value(arg: str, flags: dict[str, bool]) -> bool:
-    if arg in flags:
-        return flags[arg]
-    # argparse accepts any unambiguous prefix of a long option (`--allowed-o acme`): read it the same way.
-    matches = [flag for flag in flags if flag.startswith("--") and flag.startswith(arg)]
-    return len(matches) == 1 and flags[matches[0]]
+def _check_flags(command: str, args: list[str], own: dict[str, bool], every: dict[str, bool]) -> None:
+    """Every option is the command's own, written as it takes it; else one sentence saying what is wrong."""
+    skip = False
+    for index, arg in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if arg == "--":
+            return
+        if not arg.startswith("-") or arg == "-":
+            continue
+        name, eq, _ = arg.partition("=")
+        flag = _resolve(name, own)
+        if flag is None:
+            elsewhere = _resolve(name, every)
+            if elsewhere is None:
+                raise UsageProblem(_unknown(name, own, command, args[index + 1 : index + 2]))
+            raise UsageProblem(_refused(command, elsewhere))
+        if eq and not own[flag]:
+            raise UsageProblem(_switch(flag))
+        skip = not eq and own[flag]
 
 
-def _seconds(raw: str | None) -> float:
+def _resolve(name: str, flags: dict[str, bool]) -> str | None:
+    """The flag `name` stands for: itself, or (as argparse allows) the one long flag it begins; ambiguous: refused."""
+    if name in flags:
+        return name
+    if not name.startswith("--"):
+        return None
+    matches = [flag for flag in flags if flag.startswith(name) and flag.startswith("--")]
+    if len(matches) > 1:
+        raise UsageProblem(f"{name} is ambiguous: {' or '.join(matches)}; write it in full")
+    return matches[0] if matches else None
+
+
+def _unknown(name: str, flags: dict[str, bool], command: str | None, after: list[str]) -> str:
+    long_flags = [flag for flag in flags if flag.startswith("--")]
+    close = difflib.get_close_matches(name, long_flags, n=1, cutoff=0.75)
+    if close:
+        return f"unknown flag {name}; did you mean {close[0]}?"
+    if command == "call" and name.startswith("--"):
+        # `call issue_list --owner x`: a tool argument written as a flag.
+        value = after[0] if after and not after[0].startswith("-") else "VALUE"
+        key = name.removeprefix("--").replace("-", "_")
+        return f"unknown flag {name}; call takes the tool's arguments as KEY=VALUE: write {key}={value}"
+    see = f"{PROG} {command} --help" if command else f"{PROG} --help"
+    return f"unknown flag {name}; {see} lists the flags"
+
+
+def _refused(command: str, flag: str) -> str:
+    if command == "config" and flag == "--token":
+        reason = "it never writes the token: the client asks for it"
+    elif command == "demo" and flag == "--http-secret":
+        reason = "each request sends the stand-in's token itself"
+    else:
+        reason = _WHY_NOT[command]
+    return f"{flag} does nothing for {command} ({reason}); remove it"
+
+
+PORT_RANGE = "use 1 to 65535 (or 0 for any free port)"
+
+
+def seconds(raw: str, name: str) -> float:
     try:
-        return float(raw) if raw else 30.0
+        return float(raw)
     except ValueError:
-        raise ConfigError(f"GITEA_TIMEOUT={shown(raw)} is not a number of seconds (e.g. GITEA_TIMEOUT=30)") from None
+        example = f"{name} 30" if name.startswith("-") else f"{name}=30"
+        raise ConfigError(f"{_named(name, raw)} is not a number of seconds (e.g. {example})") from None
 
 
-def _port(raw: str | None) -> int:
-    if not raw:
-        return 8000
-    if not raw.isdigit() or not 0 < int(raw) < 65536:
-        raise ConfigError(f"GITEA_MCP_PORT={shown(raw)} is not a port number (1-65535)")
-    return int(raw)
+def _port(raw: str, name: str) -> int:
+    text = raw.strip()
+    if not text.isdigit() or int(text) > 65535:
+        raise ConfigError(f"{_named(name, raw)} is not a port number; {PORT_RANGE}")
+    return int(text)
 
 
-def settings_from(ns: argparse.Namespace) -> Settings:
-    url = ns.url or _env("GITEA_URL", "GITEA_HOST")
-    if not url:
-        raise ConfigError("GITEA_URL is not set: point it at your Gitea, e.g. GITEA_URL=https://gitea.example.com")
-    read_only = ns.read_only if ns.read_only is not None else parse_bool(_env("GITEA_READ_ONLY"), "GITEA_READ_ONLY")
-    timeout = ns.timeout if ns.timeout is not None else _seconds(_env("GITEA_TIMEOUT"))
-    token = ns.token or _env("GITEA_TOKEN", "GITEA_ACCESS_TOKEN")
-    secret = ns.http_secret or _env("GITEA_MCP_HTTP_SECRET")
-    hosts = ns.allowed_hosts or _env("GITEA_MCP_ALLOWED_HOSTS") or ""
+def _transport(raw: str, name: str) -> str:
+    if raw not in ("stdio", "http"):
+        raise ConfigError(f"{_named(name, raw)} is not a transport; use stdio or http")
+    return raw
+
+
+def _named(name: str, raw: str) -> str:
+    """A value as it was given: `--port '99999'` from the command line, `GITEA_MCP_PORT='99999'` from the
+    environment."""
+    return f"{name} {shown(raw)}" if name.startswith("-") else f"{name}={shown(raw)}"
+
+
+_NEITHER = (
+    "GITEA_URL and GITEA_ALLOWED_OWNERS are not set: point GITEA_URL at your Gitea (e.g. "
+    "GITEA_URL=https://gitea.example.com) and name the owners agents may use in GITEA_ALLOWED_OWNERS (e.g. "
+    "GITEA_ALLOWED_OWNERS=acme,alice, or '*' for every owner)"
+)
+
+
+class _Reader:
+    """Each setting from its flag if given, else from its variables if the command uses it, else unset."""
+
+    def __init__(self, ns: argparse.Namespace, uses: Sequence[str]) -> None:
+        self.ns, self.uses = ns, uses
+
+    def raw(self, flag: str) -> tuple[str | None, str]:
+        """The value and where it came from (the flag, or the variable that held it)."""
+        setting = SETTINGS[flag]
+        given = getattr(self.ns, setting.dest, None)
+        if given is not None:
+            return (given if isinstance(given, str) else str(given)), flag
+        if flag not in self.uses:
+            return None, setting.env[0]
+        for name in setting.env:
+            if os.environ.get(name):
+                return os.environ[name], name
+        return None, setting.env[0]
+
+    def value(self, flag: str) -> str | None:
+        return self.raw(flag)[0]
+
+    def switch(self, flag: str) -> bool:
+        if getattr(self.ns, SETTINGS[flag].dest, None):
+            return True
+        raw, name = self.raw(flag)
+        return parse_bool(raw, name)
+
+
+def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> Settings:
+    """The settings `uses` (default: those of `ns.command`), flags winning over the environment. Every setting
+    missing or malformed is said at once, in one message."""
+    read = _Reader(ns, uses if uses is not None else USES.get(getattr(ns, "command", DEFAULT_COMMAND), _ALL))
+    problems: list[str] = []
+
+    def checked(convert: Any, default: Any) -> Any:
+        try:
+            return convert()
+        except ConfigError as exc:
+            problems.append(str(exc).removesuffix("."))
+            return default
+
+    url, owners_raw = read.value("--url"), read.value("--allowed-owners")
+    owners: frozenset[str] = frozenset()
+    if not url and not owners_raw:  # a first run: both required settings, in one sentence
+        problems.append(_NEITHER)
+    else:
+        if not url:
+            problems.append("GITEA_URL is not set: point it at your Gitea, e.g. GITEA_URL=https://gitea.example.com")
+        owners = checked(lambda: parse_owner_list(owners_raw), frozenset())  # unset: it says so itself
+    read_only = checked(lambda: read.switch("--read-only"), False)
+    insecure = checked(lambda: read.switch("--insecure"), False)
+    timeout = checked(lambda: _from(read, "--timeout", seconds, 30.0), 30.0)
+    transport = checked(lambda: _from(read, "--transport", _transport, "stdio"), "stdio")
+    port = checked(lambda: _from(read, "--port", _port, 8000), 8000)
+    if problems:
+        raise ConfigError("; ".join(problems) + ".")
+    token = read.value("--token")
+    secret = read.value("--http-secret")
+    hosts = read.value("--allowed-hosts") or ""
     try:
         return Settings(
-            url=url,
+            url=url or "",
             token=SecretStr(token) if token else None,
-            allowed_owners=parse_owner_list(ns.allowed_owners or _env("GITEA_ALLOWED_OWNERS")),
+            allowed_owners=owners,
             read_only=read_only,
             timeout=timeout,
-            ca_bundle=ns.ca_bundle or _env("GITEA_CA_BUNDLE"),
-            insecure=ns.insecure if ns.insecure is not None else parse_bool(_env("GITEA_INSECURE"), "GITEA_INSECURE"),
-            transport=ns.transport or _env("GITEA_MCP_TRANSPORT") or "stdio",
-            host=ns.host or _env("GITEA_MCP_HOST") or "127.0.0.1",
-            port=ns.port if ns.port is not None else _port(_env("GITEA_MCP_PORT")),
+            ca_bundle=read.value("--ca-bundle"),
+            insecure=insecure,
+            transport=transport,
+            host=read.value("--host") or "127.0.0.1",
+            port=port,
             allowed_hosts=tuple(h.strip() for h in hosts.split(",") if h.strip()),
             http_secret=SecretStr(secret) if secret else None,
         )
     except ValidationError as exc:  # show only our messages, never the input (it may hold the token)
         messages = (str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors())
         raise ConfigError("; ".join(messages)) from None
+
+
+def _from(read: _Reader, flag: str, convert: Any, default: Any) -> Any:
+    raw, name = read.raw(flag)
+    return default if raw is None or raw == "" else convert(raw, name)
 
 
 def configure_logging(level: str | None) -> None:
@@ -251,6 +500,9 @@ def _main(argv: Sequence[str] | None) -> int:
         configure_logging(ns.log_level)
         settings = None if ns.command in NO_SETTINGS else settings_from(ns)
         code: int = module.run(ns, settings)
+    except CannotListen as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return CANNOT_LISTEN
     except ConfigError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return USAGE

@@ -15,6 +15,10 @@ class ConfigError(ToolFailure):
     """A setting is missing or wrong; the message says which and how to set it."""
 
 
+class CannotListen(ConfigError):
+    """HTTP mode cannot listen where the settings say (the port is in use, say); the message names it and the fix."""
+
+
 class Settings(BaseModel):
     """Everything the server needs, validated. The token is a SecretStr so no repr can leak it."""
 

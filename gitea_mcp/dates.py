@@ -18,7 +18,7 @@ import re
 from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.errors import BadArgument
 
 RULE = "DATE: YYYY-MM-DD (a UTC day) or RFC 3339; since/>= include it, before/< don't."
 HELP = "write YYYY-MM-DD (a whole UTC day) or an RFC 3339 time such as 2026-01-31T12:00:00Z"
@@ -48,7 +48,7 @@ def span(text: str, shown: str) -> tuple[int, int]:
             return floor + fraction, floor
     except (ValueError, OverflowError):
         pass
-    raise ToolFailure(f"{shown} is not a valid date or time: {HELP}.")
+    raise BadArgument(f"{shown} is not a valid date or time: {HELP}.")
 
 
 def is_day(text: str) -> bool:
@@ -74,12 +74,12 @@ def bound(op: Op, text: str, shown: str) -> int:
 def checked(name: Side, value: int, shown: str) -> int:
     """A bound Gitea can be sent: after 1970-01-01 (0 means no bound there), and within RFC 3339's years."""
     if value < (1 if name == "before" else 0):
-        raise ToolFailure(
+        raise BadArgument(
             f"{shown} reaches back to 1970-01-01T00:00:00Z or earlier, which Gitea cannot express: it keeps Unix "
             "times and reads 0 as no bound. Use a later date."
         )
     if value > LAST_SECOND:
-        raise ToolFailure(f"{shown} reaches past 9999-12-31, which RFC 3339 cannot express. Use an earlier date.")
+        raise BadArgument(f"{shown} reaches past 9999-12-31, which RFC 3339 cannot express. Use an earlier date.")
     return value
 
 

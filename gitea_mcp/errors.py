@@ -11,6 +11,11 @@ class ToolFailure(Exception):
     """A failure the caller can act on; `str(exc)` is the whole user-facing message."""
 
 
+class BadArgument(ToolFailure):
+    """The call's arguments are wrong in themselves (unknown, malformed, missing), whatever the server holds;
+    refused before anything is sent. Its result is marked (render.BAD_ARGUMENT) so `call` exits 2 on it."""
+
+
 # "Token-shaped", defined once: a run of 32 or more hex digits. A Gitea access token is 40 of them; 32 also catches
 # a token cut short and other hex secrets. Such a run is never quoted back, whatever setting or answer it came in.
 TOKEN_SHAPED = re.compile(r"[0-9A-Fa-f]{32,}")

@@ -10,6 +10,7 @@ anyone. Host and Origin are checked against DNS rebinding. `/healthz` answers wi
 
 from __future__ import annotations
 
+import errno
 import hmac
 import json
 import re
@@ -25,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gitea_mcp.config import Settings
+from gitea_mcp.config import CannotListen, Settings
 
 MCP_PATH = "/mcp"
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -130,7 +131,35 @@ def serve(server: MCPServer, settings: Settings) -> None:
         log_level="warning",  # uvicorn's own start-up lines would repeat ours
         timeout_graceful_shutdown=GRACE,
     )
-    _Server(config).run()
+    _Server(config).run(sockets=[listening_socket(settings.host, settings.port)])
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The socket bound as uvicorn would bind it, or CannotListen saying why in words: bound by uvicorn, a port
+    in use is a logged error and `sys.exit(1)`, which reads as a tool's failure."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise CannotListen(cannot_listen(exc, host, port) + ".") from None
+    return sock
+
+
+def cannot_listen(exc: OSError, host: str, port: int) -> str:
+    where = f"port {port} on {host}"
+    again = "with --port or GITEA_MCP_PORT"
+    if exc.errno == errno.EADDRINUSE:
+        return f"{where} is in use by another program; stop it, or choose a free port {again}"
+    if exc.errno == errno.EACCES:
+        return f"{where} needs privileges this user lacks (ports below 1024 do); choose a port from 1024 {again}"
+    fix = "set --host or GITEA_MCP_HOST to one of this machine's addresses (127.0.0.1, or 0.0.0.0 for all of them)"
+    if isinstance(exc, socket.gaierror):
+        return f"cannot listen on {host}: no such host name; {fix}"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"cannot listen on {host}: it is not an address of this machine; {fix}"
+    return f"cannot listen on {where} ({exc.strerror or exc}); choose another --host or --port"
 
 
 # Seconds a stop (Ctrl-C, SIGTERM) waits for calls in flight; an idle server stops at once.

@@ -2,8 +2,8 @@
 
 Pure: no I/O. `parse_query` turns the text into a `ParsedQuery`; `repo_filter` and `search_filter` turn that into the
 `IssueFilter` for `GET /repos/{o}/{r}/issues` or `GET /repos/issues/search`. Every qualifier maps onto a Gitea
-parameter with the same meaning or raises `ToolFailure` naming it and saying what to write instead: nothing is
-silently ignored, because an ignored filter returns a plausible but wrong list.
+parameter with the same meaning or raises `BadArgument` (a ToolFailure) naming it and saying what to write instead:
+nothing is silently ignored, because an ignored filter returns a plausible but wrong list.
 
 Decisions (see also the tests, one row per form):
 - `label:a label:b` means all of a and b (Gitea's repository list is all-of). An unquoted comma (`label:a,b`) is
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from gitea_mcp import dates
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.errors import BadArgument
 from gitea_mcp.issue_filter import IssueFilter, Mine
 from gitea_mcp.policy import is_name
 
@@ -109,7 +109,7 @@ def search_filter(q: ParsedQuery, *, me: str | None = None, quotes: bool = False
     if q.repo is not None:
         raise ValueError("the query names a repository: use repo_filter")
     if len(q.labels) > 1:
-        raise ToolFailure(
+        raise BadArgument(
             "Several `label:` qualifiers cannot be searched across repositories: Gitea's search matches ANY of the "
             "labels there, not all. Keep one label:, or add repo:OWNER/NAME, where every label must match."
         )
@@ -135,7 +135,7 @@ def _no_comma_across(q: ParsedQuery) -> None:
     for key, names in (("label", q.labels), ("milestone", q.milestones)):
         for value in names:
             if "," in value:
-                raise ToolFailure(
+                raise BadArgument(
                     f'`{key}:"{value}"` holds a comma, on which Gitea\'s cross-repository search splits {key} names '
                     f"(it would search for each part, on the whole server). Add repo:{q.owner or 'OWNER'}/NAME to "
                     "search one repository, where it is filtered exactly."
@@ -166,7 +166,7 @@ def _resolve_me(value: str | None, key: str, me: str | None) -> str | None:
         return value
     if me is None:
         qualifier = {"created_by": "author", "assigned_by": "assignee", "mentioned_by": "mentions"}[key]
-        raise ToolFailure(
+        raise BadArgument(
             f"`{qualifier}:@me` cannot be resolved: the signed-in user is unknown (no token?), and Gitea's "
             f"repository issue list needs a username. Name the user instead, e.g. {qualifier}:alice."
         )
@@ -176,7 +176,7 @@ def _resolve_me(value: str | None, key: str, me: str | None) -> str | None:
 def _only_me(qualifier: str, value: str, me: str | None) -> bool:
     if is_me(value, me):
         return True
-    raise ToolFailure(
+    raise BadArgument(
         f"`{qualifier}:{value}` cannot be searched across repositories: Gitea's search filters on {qualifier} only for "
         f"the signed-in user ({qualifier}:@me). Add repo:OWNER/NAME to filter one repository by {qualifier}:{value}."
     )
@@ -211,7 +211,7 @@ def _split(text: str) -> list[str]:
         else:
             current.append(char)
     if quoted:
-        raise ToolFailure(
+        raise BadArgument(
             'The query has an unbalanced double quote ("): every quoted phrase or value needs a closing quote. '
             'Close it, e.g. label:"needs review" or "exact phrase", or remove the quote.'
         )
@@ -223,7 +223,7 @@ def _unquote(part: str, raw: str) -> tuple[str, bool]:
         return part, False
     if len(part) >= 2 and part[0] == part[-1] == '"' and part.count('"') == 2:
         return part[1:-1], True
-    raise ToolFailure(
+    raise BadArgument(
         f"`{raw}` mixes quoted and unquoted text: quotes must surround a whole phrase or a whole qualifier value. "
         'Write "exact phrase" or label:"needs review".'
     )
@@ -257,17 +257,17 @@ def _check_word(token: _Token) -> None:
     word = token.value
     if token.quoted:
         if not word.strip():
-            raise ToolFailure('The query has an empty phrase (""): put the words to find between the quotes.')
+            raise BadArgument('The query has an empty phrase (""): put the words to find between the quotes.')
         return
     if word in _OPERATORS:
-        raise ToolFailure(f"The `{word}` operator is not supported: {_OPERATORS[word]}")
+        raise BadArgument(f"The `{word}` operator is not supported: {_OPERATORS[word]}")
     if word.startswith("-") and len(word) > 1:
-        raise ToolFailure(
+        raise BadArgument(
             f"`{word}` is an exclusion (-term), which is not supported: Gitea's issue API cannot exclude anything. "
             "Drop it, or drop the dash to search for the word itself."
         )
     if word.startswith("("):
-        raise ToolFailure(
+        raise BadArgument(
             "Grouping with parentheses is not supported: Gitea applies every term together. Write the terms without "
             'parentheses, or quote text that contains one, e.g. "(beta)".'
         )
@@ -348,7 +348,7 @@ class _Draft:
             return
         same = old.casefold() == value.casefold() if name in _CASELESS else old == value
         if not same:
-            raise ToolFailure(f"`{raw}` conflicts with `{self.origin[name]}`: {_CONFLICT[name]}")
+            raise BadArgument(f"`{raw}` conflicts with `{self.origin[name]}`: {_CONFLICT[name]}")
 
 
 _Handler = Callable[[_Draft, str, str], None]
@@ -363,15 +363,15 @@ def _on_is(draft: _Draft, value: str, raw: str) -> None:
     elif word in ("pr", "pull"):
         draft.set("type", "pulls", raw)
     elif word in _IS_REFUSED:
-        raise ToolFailure(f"`is:{value}` is not supported: {_IS_REFUSED[word]}")
+        raise BadArgument(f"`is:{value}` is not supported: {_IS_REFUSED[word]}")
     else:
-        raise ToolFailure(f"`is:{value}` is not supported: use is:open, is:closed, is:issue or is:pr.")
+        raise BadArgument(f"`is:{value}` is not supported: use is:open, is:closed, is:issue or is:pr.")
 
 
 def _on_state(draft: _Draft, value: str, raw: str) -> None:
     word = value.lower()
     if word not in ("open", "closed", "all"):
-        raise ToolFailure(f"`state:{value}` is not supported: use state:open, state:closed or state:all.")
+        raise BadArgument(f"`state:{value}` is not supported: use state:open, state:closed or state:all.")
     draft.set("state", word, raw)
 
 
@@ -383,7 +383,7 @@ _TYPES = {"issue": "issues", "issues": "issues", "pr": "pulls", "pull": "pulls",
 def _on_type(draft: _Draft, value: str, raw: str) -> None:
     kind = _TYPES.get(value.lower())
     if kind is None:
-        raise ToolFailure(f"`type:{value}` is not supported: use type:issue or type:pr.")
+        raise BadArgument(f"`type:{value}` is not supported: use type:issue or type:pr.")
     draft.set("type", kind, raw)
 
 
@@ -401,7 +401,7 @@ def _is_quoted(raw: str) -> bool:
 def _no_comma(key: str, value: str, raw: str) -> None:
     # GitHub reads an unquoted comma as any-of, which Gitea cannot do exactly; a quoted value is one name.
     if "," in value and not _is_quoted(raw):
-        raise ToolFailure(
+        raise BadArgument(
             f"`{key}:{value}` has a comma, which is not supported unquoted: on GitHub it means any-of, which this "
             f"tool cannot map exactly. {_COMMA_ADVICE[key]}; if the comma is part of one name, quote it: "
             f'{key}:"{value}".'
@@ -421,7 +421,7 @@ def _on_milestone(draft: _Draft, value: str, raw: str) -> None:
 def _check_name(shown: str, value: str, what: str) -> str:
     # The URL path guard's rule (policy.is_name): letters, digits, - _ . and never "." or "..".
     if not is_name(value):
-        raise ToolFailure(
+        raise BadArgument(
             f"`{shown}` has an invalid {what} name ({value!r}): Gitea names use letters, digits, '-', '_' and '.'. "
             "Check the spelling."
         )
@@ -444,7 +444,7 @@ def _on_owner(draft: _Draft, value: str, raw: str) -> None:
 def _on_repo(draft: _Draft, value: str, raw: str) -> None:
     owner, slash, name = value.partition("/")
     if not slash:
-        raise ToolFailure(f"`repo:{value}` needs the owner too: write repo:OWNER/NAME, e.g. repo:acme/widgets.")
+        raise BadArgument(f"`repo:{value}` needs the owner too: write repo:OWNER/NAME, e.g. repo:acme/widgets.")
     shown = f"repo:{value}"
     draft.set("repo", f"{_check_name(shown, owner, 'owner')}/{_check_name(shown, name, 'repository')}", raw)
 
@@ -473,7 +473,7 @@ def _on_updated(draft: _Draft, value: str, raw: str) -> None:
 def _on_range(draft: _Draft, value: str, raw: str) -> None:
     low, _, high = value.partition("..")
     if low == high == "*":
-        raise ToolFailure(f"`{raw}` has no bound at all: give at least one date, e.g. updated:2026-01-01..*.")
+        raise BadArgument(f"`{raw}` has no bound at all: give at least one date, e.g. updated:2026-01-01..*.")
     ends: tuple[tuple[dates.Op, str], ...] = ((">=", low), ("<=", high))
     for op, text in ends:
         if text != "*":
@@ -521,22 +521,22 @@ def _apply(draft: _Draft, token: _Token) -> None:
             draft.phrases.append(" ".join(token.value.split()))
         return
     if token.negated:
-        raise ToolFailure(
+        raise BadArgument(
             f"`-{key}:` (a negation) is not supported: Gitea's issue API cannot exclude anything. "
             f"Drop the minus to filter for {key}:{token.value}, or drop the qualifier."
         )
     if key in _REFUSED:
-        raise ToolFailure(f"`{key}:` is not supported: {_REFUSED[key]}")
+        raise BadArgument(f"`{key}:` is not supported: {_REFUSED[key]}")
     handler = _HANDLERS.get(key)
     if handler is None:
-        raise ToolFailure(
+        raise BadArgument(
             f"`{key}:` is not a supported qualifier. Supported: {SUPPORTED}. "
             f'If you meant it as text, put it in quotes: "{token.raw.replace(chr(34), "")}".'
         )
     value = token.value.strip()
     if not value:
         example = _EXAMPLES.get(key, f"{key}:alice")
-        raise ToolFailure(f"`{key}:` needs a value, e.g. {example}.")
+        raise BadArgument(f"`{key}:` needs a value, e.g. {example}.")
     handler(draft, value, token.raw)
 
 
@@ -544,14 +544,14 @@ def _finish(text: str, draft: _Draft) -> ParsedQuery:
     values = draft.values
     if "since" in values and "before" in values and int(values["since"]) > int(values["before"]):
         shown = dict.fromkeys((draft.origin["since"], draft.origin["before"]))  # one token may set both
-        raise ToolFailure(
+        raise BadArgument(
             f"{' and '.join(f'`{raw}`' for raw in shown)} leave an empty time range at Gitea's whole-second "
             "precision, so nothing can match. Check the dates."
         )
     repo = tuple(values["repo"].split("/", 1)) if "repo" in values else None
     owner = values.get("owner")
     if repo and owner and repo[0].casefold() != owner.casefold():
-        raise ToolFailure(
+        raise BadArgument(
             f"`{draft.origin['repo']}` conflicts with `{draft.origin['owner']}`: the repository belongs to another "
             "owner. Drop one of them."
         )
@@ -574,14 +574,14 @@ def _finish(text: str, draft: _Draft) -> ParsedQuery:
 
 
 def parse_query(text: str) -> ParsedQuery:
-    """Parse a GitHub-like issue query; raise `ToolFailure` for anything Gitea cannot run exactly."""
+    """Parse a GitHub-like issue query; raise `BadArgument` (a ToolFailure) for anything Gitea cannot run exactly."""
     if not text.strip():
-        raise ToolFailure(
+        raise BadArgument(
             "The query is empty: issue_search needs at least one word or qualifier, e.g. is:open label:bug. "
             "Use issue_list to list everything."
         )
     if len(text) > MAX_QUERY:
-        raise ToolFailure(
+        raise BadArgument(
             f"The query is {len(text):,} characters long; keep it under {MAX_QUERY:,}: a few words and qualifiers "
             "find any issue."
         )

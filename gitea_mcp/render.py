@@ -238,6 +238,11 @@ def result(text: str, structured: BaseModel) -> CallToolResult:
     )
 
 
-def error(message: str) -> CallToolResult:
+# In an error result's _meta: the arguments were wrong in themselves (errors.BadArgument); `call` exits 2 on it.
+BAD_ARGUMENT = "gitea-issues-mcp/bad-argument"
+
+
+def error(message: str, bad_argument: bool = False) -> CallToolResult:
     """An isError result: one line, whatever an echoed argument held (a newline is shown as ⏎)."""
-    return CallToolResult(content=[TextContent(type="text", text=one_line(message))], is_error=True)
+    meta = {BAD_ARGUMENT: True} if bad_argument else None
+    return CallToolResult(content=[TextContent(type="text", text=one_line(message))], is_error=True, _meta=meta)

@@ -85,7 +85,7 @@ def test_main_exits_2_with_message(capfd: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
     captured = capfd.readouterr()
     assert captured.out == "", "stdout is the protocol channel"
-    assert "GITEA_URL is not set" in captured.err
+    assert "GITEA_URL and GITEA_ALLOWED_OWNERS are not set" in captured.err
 
 
 def test_help_lists_every_setting() -> None:

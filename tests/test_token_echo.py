@@ -52,15 +52,23 @@ def test_a_token_in_the_wrong_setting_is_refused_without_quoting_it(monkeypatch:
     assert PASTED[:32] not in str(refused.value) and name in str(refused.value)
 
 
+# check does not read GITEA_MCP_PORT (it serves nothing): the server, which does, refuses it the same way.
 @pytest.mark.parametrize(
-    "name", ["GITEA_ALLOWED_OWNERS", "GITEA_READ_ONLY", "GITEA_TIMEOUT", "GITEA_MCP_PORT", "GITEA_LOG_LEVEL"]
+    ("command", "name"),
+    [
+        ("check", "GITEA_ALLOWED_OWNERS"),
+        ("check", "GITEA_READ_ONLY"),
+        ("check", "GITEA_TIMEOUT"),
+        ("serve", "GITEA_MCP_PORT"),
+        ("check", "GITEA_LOG_LEVEL"),
+    ],
 )
 def test_check_exits_2_and_prints_no_token(
-    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], name: str
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], command: str, name: str
 ) -> None:
     for key, value in {**BASE, name: PASTED}.items():
         monkeypatch.setenv(key, value)
-    assert main(["check"]) == 2
+    assert main([command]) == 2
     out, err = capfd.readouterr()
     assert out == "" and PASTED[:32] not in err and name in err
 

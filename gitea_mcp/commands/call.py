@@ -44,6 +44,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the structured content as JSON instead")
 
 
+def list_tools_in(parser: argparse.ArgumentParser) -> None:
+    """`call --help` ends with the tools and what each does (read from the tools: the SDK import, only for it)."""
+    from gitea_mcp.server import READ_TOOLS, WRITE_TOOLS
+
+    width = max(len(tool.spec.name) for tool in (*READ_TOOLS, *WRITE_TOOLS))
+    lines = ["tools (GITEA_READ_ONLY hides the writing ones):"]
+    for tool in (*READ_TOOLS, *WRITE_TOOLS):
+        lines.append(f"  {tool.spec.name:<{width}}  {_first_sentence(tool.spec.description)}")
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = "\n".join(lines)
+
+
+def _first_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?])\s", " ".join(text.split()), maxsplit=1)[0]
+
+
 def run(ns: argparse.Namespace, settings: Settings) -> int:
     from gitea_mcp.cli import USAGE
     from gitea_mcp.server import build_server
@@ -77,12 +93,16 @@ def emit(result: CallToolResult, as_json: bool, tool: str) -> int:
     """Text mode: the result on stdout, an error result on stderr. `--json`: stdout holds JSON either way."""
     from mcp_types import TextContent
 
-    from gitea_mcp.cli import FAILED, OK
+    from gitea_mcp.cli import FAILED, OK, USAGE
+    from gitea_mcp.render import BAD_ARGUMENT
 
     text = "\n".join(block.text for block in result.content if isinstance(block, TextContent))
     if result.is_error:
-        print(error_json(text, tool) if as_json else text, file=sys.stdout if as_json else sys.stderr)
-        return FAILED
+        # Arguments wrong in themselves are a command-line mistake (exit 2), in the sentence an agent reads.
+        usage = bool((result.meta or {}).get(BAD_ARGUMENT))
+        shown = f"gitea-issues-mcp call: {text}" if usage and not as_json else text
+        print(error_json(text, tool) if as_json else shown, file=sys.stdout if as_json else sys.stderr)
+        return USAGE if usage else FAILED
     # ASCII-escaped JSON reads the same anywhere, whatever the console's code page.
     print(json.dumps(result.structured_content, indent=2) if as_json else text)
     return OK
@@ -99,15 +119,10 @@ def parse_arguments(pairs: Sequence[str], schema: Mapping[str, Any]) -> dict[str
         key, sep, raw = pair.partition("=")
         if not sep or not key:
             raise UsageError(f"{pair!r} is not KEY=VALUE")
-        if key not in properties:  # a typo: said here, as a command-line mistake (exit 2), with the likely name
-            from gitea_mcp.tools.arguments import closest
-
-            guess = closest(key, list(properties))
-            mean = f"; did you mean {guess}?" if guess else "."
-            raise UsageError(f"{key!r} is not an argument of this tool{mean} It takes: {', '.join(properties)}")
         if key in arguments:
             raise UsageError(f"{key} is given twice")
-        arguments[key] = convert(raw, properties[key])
+        # A name the tool does not take stays as typed: the tool's own check names it (check_arguments).
+        arguments[key] = convert(raw, properties[key]) if key in properties else raw
     return arguments
 
 

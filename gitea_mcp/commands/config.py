@@ -80,18 +80,16 @@ def _flag_or_bool(flag: bool | None, name: str) -> bool:
     return flag if flag is not None else parse_bool(os.environ.get(name), name)
 
 
-def _timeout(flag: float | None) -> float:
-    raw = os.environ.get("GITEA_TIMEOUT")
-    if flag is None and raw:
-        try:
-            flag = float(raw)
-        except ValueError:
-            raise ConfigError(
-                f"GITEA_TIMEOUT={shown(raw)} is not a number of seconds (e.g. GITEA_TIMEOUT=30)"
-            ) from None
-    if flag is not None and not flag > 0:  # `not >`: NaN is no number of seconds either
+def _timeout(flag: str | None) -> float:
+    from gitea_mcp.cli import seconds  # the server's own reading, naming the flag or the variable as given
+
+    raw, name = (flag, "--timeout") if flag is not None else (os.environ.get("GITEA_TIMEOUT"), "GITEA_TIMEOUT")
+    if not raw:
+        return DEFAULT_TIMEOUT
+    value = seconds(raw, name)
+    if not value > 0:  # `not >`: NaN is no number of seconds either
         raise ConfigError("GITEA_TIMEOUT must be a positive number of seconds")
-    return DEFAULT_TIMEOUT if flag is None else flag
+    return value
 
 
 def run(ns: argparse.Namespace, settings: Settings | None) -> int:

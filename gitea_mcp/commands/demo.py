@@ -48,6 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="serve MCP against the stand-in instead: on stdio, or streamable HTTP with --transport http --port N",
     )
+    parser.epilog = (
+        "--read-only, --timeout and the HTTP settings apply to --serve only; the stand-in brings its own URL, token "
+        "and owners."
+    )
 
 
 def server_env(url: str, token: str) -> dict[str, str]:
@@ -100,13 +104,14 @@ def run(ns: argparse.Namespace, settings: Settings | None) -> int:
 
 
 def _serve(ns: argparse.Namespace, url: str, token: str) -> int:
-    from gitea_mcp.cli import settings_from
-    from gitea_mcp.commands.serve import run_server
+    from gitea_mcp.cli import USES, settings_from
+    from gitea_mcp.commands.serve import DEMO_ON_A_TERMINAL, run_server
     from gitea_mcp.server import build_server
 
     # The command line's settings (transport, host, port, read-only…) with the stand-in as the forge.
     settings = settings_from(
-        argparse.Namespace(**{**vars(ns), "url": url, "token": token, "allowed_owners": DEMO_OWNERS})
+        argparse.Namespace(**{**vars(ns), "url": url, "token": token, "allowed_owners": DEMO_OWNERS}),
+        uses=(*USES["demo"], "--url", "--token", "--allowed-owners"),
     )
     how = "on stdio"
     if settings.transport == "http":
@@ -114,5 +119,5 @@ def _serve(ns: argparse.Namespace, url: str, token: str) -> int:
         settings = settings.model_copy(update={"token": None})
         how = f"over HTTP (each request sends 'Authorization: Bearer {token}')"
     print(f"gitea-issues-mcp demo: serving MCP {how} against the stand-in at {url}", file=sys.stderr, flush=True)
-    run_server(build_server(settings), settings)
+    run_server(build_server(settings), settings, DEMO_ON_A_TERMINAL)
     return 0

@@ -21,6 +21,11 @@ ON_A_TERMINAL = (
     "To try it: gitea-issues-mcp demo; client setup: gitea-issues-mcp config --help; all options: "
     "gitea-issues-mcp --help"
 )
+# `demo --serve` is already the way to try it: it must not send its user to `demo`.
+DEMO_ON_A_TERMINAL = (
+    "gitea-issues-mcp: speaking MCP on stdio, waiting for an MCP client on stdin (Ctrl-C stops). "
+    "Client setup: gitea-issues-mcp config --help; all options: gitea-issues-mcp demo --help"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,15 +39,16 @@ def run(ns: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def run_server(server: MCPServer, settings: Settings) -> None:
-    """Serve on the configured transport until the client leaves (stdio) or a signal stops it."""
+def run_server(server: MCPServer, settings: Settings, on_a_terminal: str = ON_A_TERMINAL) -> None:
+    """Serve on the configured transport until the client leaves (stdio) or a signal stops it; `on_a_terminal` is
+    said when stdin is a terminal (someone started it by hand)."""
     if settings.transport == "http":
         from gitea_mcp.http import serve
 
         serve(server, settings)
         return
     if _on_terminal():
-        print(ON_A_TERMINAL, file=sys.stderr, flush=True)
+        print(on_a_terminal, file=sys.stderr, flush=True)
     server.run("stdio")
 
 

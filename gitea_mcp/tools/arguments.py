@@ -18,7 +18,7 @@ from typing import Annotated, Any, TypeVar
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from pydantic import BeforeValidator, ConfigDict, Field, Strict, ValidationError, WithJsonSchema
 
-from gitea_mcp.errors import ToolFailure, shown
+from gitea_mcp.errors import BadArgument, shown
 from gitea_mcp.policy import MAX_LIMIT
 
 MAX_NUMBER = 2_147_483_647
@@ -184,12 +184,12 @@ def parse(tool: str, model: type[A], raw: Mapping[str, Any]) -> A:
     fields = model.model_fields
     for key in raw:
         if key not in fields:
-            raise ToolFailure(_unknown(tool, key, list(fields)))
+            raise BadArgument(_unknown(tool, key, list(fields)))
     given = {key: value for key, value in raw.items() if value is not None}
     try:
         return model.model_validate(given)
     except ValidationError as exc:
-        raise ToolFailure(_invalid(tool, model, exc.errors()[0], given)) from None
+        raise BadArgument(_invalid(tool, model, exc.errors()[0], given)) from None
 
 
 def _unknown(tool: str, key: str, valid: list[str]) -> str:

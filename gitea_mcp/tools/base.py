@@ -16,7 +16,7 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from gitea_mcp import render, scopes
-from gitea_mcp.errors import ToolFailure, shown
+from gitea_mcp.errors import BadArgument, ToolFailure, shown
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, call_deadline
 from gitea_mcp.gitea.errors import Forbidden, Moved
@@ -51,7 +51,7 @@ def guard(call: Callable[[], CallToolResult], tool: ToolSpec, deps: Deps) -> Cal
         scope = exc.missing_scope  # the whole set this tool needs, not Gitea's one scope at a time
         return render.error(scopes.lacking(tool, scope, exc.token_scopes) if scope else str(exc))
     except ToolFailure as exc:
-        return render.error(str(exc))
+        return render.error(str(exc), bad_argument=isinstance(exc, BadArgument))
     except Exception as exc:
         # Unexpected: keep the details in the server's log (stderr), give the model a usable sentence.
         log.exception("%s failed unexpectedly", tool.name)
@@ -61,7 +61,7 @@ def guard(call: Callable[[], CallToolResult], tool: ToolSpec, deps: Deps) -> Cal
 def choice(value: str, allowed: tuple[str, ...], field_name: str) -> str:
     """Check an enumerated argument ourselves: Gitea quietly treats unknown values as the default."""
     if value not in allowed:
-        raise ToolFailure(f"{field_name}={shown(value)} is not valid; use one of: {', '.join(allowed)}.")
+        raise BadArgument(f"{field_name}={shown(value)} is not valid; use one of: {', '.join(allowed)}.")
     return value
 
 
@@ -81,7 +81,7 @@ def rfc3339(value: str, field_name: str) -> str:
             if moment.tzinfo is None:
                 moment = moment.replace(tzinfo=UTC)
     except ValueError:
-        raise ToolFailure(
+        raise BadArgument(
             f"{field_name}={shown(value)} is not a date; use RFC 3339 like 2026-01-31T00:00:00Z or a date like "
             "2026-01-31."
         ) from None
@@ -117,7 +117,7 @@ class ToolDefinition:
         try:
             args = parse(self.spec.name, self.args, arguments)
         except ToolFailure as exc:
-            return render.error(str(exc))
+            return render.error(str(exc), bad_argument=isinstance(exc, BadArgument))
         return self.run(deps, args)
 
     def build(self, deps_for: Callable[[Context[Any, Any]], Deps]) -> Tool:

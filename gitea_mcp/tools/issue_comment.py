@@ -9,7 +9,7 @@ from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
 from gitea_mcp import render, scopes
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.errors import BadArgument, ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound, ServerFailed
 from gitea_mcp.gitea.models import Comment, Issue
@@ -53,7 +53,7 @@ def run(deps: Deps, args: CommentArgs) -> CallToolResult:
 def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
     owner, name = deps.policy.check_repo(args.owner, args.name)
     if not args.body.strip():
-        raise ToolFailure("body is empty; write the comment's text.")
+        raise BadArgument("body is empty; write the comment's text.")
     base: list[Segment] = ["repos", owner, name, "issues", args.number]
     try:
         # The issue (its existence and comment count), recent comments and our login, in one round trip.

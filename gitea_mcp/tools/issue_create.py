@@ -9,7 +9,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from gitea_mcp import render, scopes
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.errors import BadArgument, ToolFailure
 from gitea_mcp.gitea import titles
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound
@@ -52,7 +52,7 @@ def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
     owner, name = deps.policy.check_repo(args.owner, args.name)
     title = args.title.strip()
     if not title:
-        raise ToolFailure("title is empty; give the issue a one-line title.")
+        raise BadArgument("title is empty; give the issue a one-line title.")
     plan = _prepare(deps, owner, name, args, title)
     login = deps.catalog.me(deps.client).login
     kept = written.kept_title(deps, title)  # what Gitea stores of it, and so what a duplicate's title is

@@ -17,7 +17,7 @@ from mcp_types import CallToolResult
 from pydantic import BaseModel, Field, Strict
 
 from gitea_mcp import render, scopes, web_links
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.errors import BadArgument, ToolFailure
 from gitea_mcp.gitea.client import ApiResponse, Segment, transient
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound
 from gitea_mcp.gitea.models import Comment, Issue, PullReview, PullReviewComment, User
@@ -132,7 +132,7 @@ def _target(deps: Deps, args: GetArgs) -> Target:
     """owner, name and number, or a link to the issue's page on this server, which must agree with any of them."""
     if args.url is None:
         if args.owner is None or args.name is None or args.number is None:
-            raise ToolFailure("say which issue: give owner, name and number, or url (a link to its page).")
+            raise BadArgument("say which issue: give owner, name and number, or url (a link to its page).")
         owner, name = deps.policy.check_repo(args.owner, args.name)
         return Target(owner, name, args.number)
     link = web_links.parse(args.url, deps.client.url)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from gitea_mcp import dates, render, scopes, web_links
 from gitea_mcp import query as ql
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.errors import BadArgument, ToolFailure
 from gitea_mcp.gitea.client import ApiResponse
 from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
 from gitea_mcp.gitea.models import Issue
@@ -337,14 +337,14 @@ def _scope(deps: Deps, parsed: ql.ParsedQuery, args: SearchArgs) -> Scope:
     """Where to search: the arguments and the query's repo:/org: must agree, and the owner must be allowed."""
     owners = {o for o in (args.owner, parsed.repo[0] if parsed.repo else None, parsed.owner) if o}
     if len({o.lower() for o in owners}) > 1:
-        raise ToolFailure(f"the owner is given twice and differently ({', '.join(sorted(owners))}); name one owner.")
+        raise BadArgument(f"the owner is given twice and differently ({', '.join(sorted(owners))}); name one owner.")
     if not owners:
-        raise ToolFailure(
+        raise BadArgument(
             "say whose issues to search: pass owner (and name for one repository) or put repo:OWNER/NAME in the query."
         )
     names = {n for n in (args.name, parsed.repo[1] if parsed.repo else None) if n}
     if len({n.lower() for n in names}) > 1:
-        raise ToolFailure(f"the repository is given twice and differently ({', '.join(sorted(names))}); name one.")
+        raise BadArgument(f"the repository is given twice and differently ({', '.join(sorted(names))}); name one.")
     owner = deps.policy.check_owner(owners.pop())
     name = validate_name(names.pop(), "name") if names else None
     return Scope(owner, name)

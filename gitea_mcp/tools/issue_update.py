@@ -11,7 +11,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from gitea_mcp import render, scopes
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.errors import BadArgument, ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer, NotFound
 from gitea_mcp.gitea.models import Issue, Label
@@ -298,16 +298,16 @@ def _ignored(issue: Issue, args: UpdateArgs, milestone_id: int | None) -> list[s
 
 def _check(args: UpdateArgs) -> None:
     if not args.edits_fields() and not args.edits_labels():
-        raise ToolFailure(
+        raise BadArgument(
             "nothing to change: give at least one of title, body, state, labels, add_labels, "
             "remove_labels, assignees, milestone, due_date."
         )
     if args.state is not None:
         choice(args.state, STATES, "state")
     if args.title is not None and not args.title.strip():
-        raise ToolFailure("title cannot be empty; leave it out to keep the current title.")
+        raise BadArgument("title cannot be empty; leave it out to keep the current title.")
     if args.labels is not None and (args.add_labels or args.remove_labels):
-        raise ToolFailure("give either labels (the whole new set) or add_labels/remove_labels, not both.")
+        raise BadArgument("give either labels (the whole new set) or add_labels/remove_labels, not both.")
 
 
 def _load(

@@ -15,37 +15,78 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--token", "t0k", "token", "t0k"),
     ("--allowed-owners", "acme", "allowed_owners", "acme"),
     ("--read-only", None, "read_only", True),
-    ("--timeout", "3", "timeout", 3.0),
+    ("--timeout", "3", "timeout", "3"),  # as typed: settings_from reads it, saying which flag was wrong
     ("--log-level", "DEBUG", "log_level", "DEBUG"),
     ("--ca-bundle", "/etc/ca.pem", "ca_bundle", "/etc/ca.pem"),
     ("--insecure", None, "insecure", True),
     ("--transport", "http", "transport", "http"),
     ("--host", "0.0.0.0", "host", "0.0.0.0"),
-    ("--port", "8001", "port", 8001),
+    ("--port", "8001", "port", "8001"),
     ("--allowed-hosts", "mcp.example.com:*", "allowed_hosts", "mcp.example.com:*"),
     ("--http-secret", "s3", "http_secret", "s3"),
 ]
-# What each command needs besides the flags.
-OPERANDS: dict[str, list[str]] = {"serve": [], "demo": [], "check": [], "config": ["vscode"], "call": ["issue_list"]}
+# What each command needs besides the flags (demo: --serve, without which it uses no setting but the log level).
+OPERANDS: dict[str, list[str]] = {
+    "serve": [],
+    "demo": ["--serve"],
+    "check": [],
+    "config": ["vscode"],
+    "call": ["issue_list"],
+}
+CONNECTION = [
+    "--url",
+    "--token",
+    "--allowed-owners",
+    "--read-only",
+    "--timeout",
+    "--log-level",
+    "--ca-bundle",
+    "--insecure",
+]
+HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret"]
+# The settings each command uses (written out here, not read from the code, so a change to them is a decision).
+USED: dict[str, list[str]] = {
+    "serve": CONNECTION + HTTP,
+    "check": [*CONNECTION, "--transport"],
+    "call": CONNECTION,
+    "config": [flag for flag in CONNECTION if flag != "--token"],
+    "demo": ["--log-level", "--read-only", "--timeout", "--transport", "--host", "--port", "--allowed-hosts"],
+}
+PAIRS = [(command, flag) for command in COMMANDS for flag, *_ in FLAGS]
 
 
 def test_the_table_covers_every_global_flag_and_command() -> None:
     listed = {flag for flag in _value_flags(build_parser()) if flag not in ("-h", "--help", "--version")}
-    assert listed == {flag for flag, *_ in FLAGS}
-    assert set(OPERANDS) == set(COMMANDS)
+    assert listed == {flag for flag, *_ in FLAGS} == set(CONNECTION + HTTP)
+    assert set(OPERANDS) == set(USED) == set(COMMANDS)
 
 
-@pytest.mark.parametrize("command", COMMANDS)
-@pytest.mark.parametrize(("flag", "typed", "attribute", "value"), FLAGS, ids=[flag for flag, *_ in FLAGS])
+@pytest.mark.parametrize(("command", "flag"), [pair for pair in PAIRS if pair[1] in USED[pair[0]]])
 @pytest.mark.parametrize("where", ["before", "after"])
-def test_global_flags_work_before_and_after_the_command(
-    command: str, flag: str, typed: str | None, attribute: str, value: Any, where: str
-) -> None:
+def test_global_flags_work_before_and_after_the_command(command: str, flag: str, where: str) -> None:
+    typed, attribute, value = next((t, a, v) for f, t, a, v in FLAGS if f == flag)
     given = [flag] if typed is None else [flag, typed]
     command_line = [command, *OPERANDS[command]]
     argv = [*given, *command_line] if where == "before" else [*command_line, *given]
     ns = parse_args(argv)
     assert ns.command == command and getattr(ns, attribute) == value
+
+
+@pytest.mark.parametrize(("command", "flag"), [pair for pair in PAIRS if pair[1] not in USED[pair[0]]])
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_a_flag_the_command_would_ignore_is_refused(
+    command: str, flag: str, where: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    typed = next(t for f, t, *_ in FLAGS if f == flag)
+    given = [flag] if typed is None else [flag, typed]
+    command_line = [command, *OPERANDS[command]]
+    argv = [*given, *command_line] if where == "before" else [*command_line, *given]
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    out, err = capfd.readouterr()
+    assert (exited.value.code, out) == (USAGE, "")
+    assert err.startswith(f"gitea-issues-mcp: {flag} does nothing for {command} (") and err.endswith("; remove it.\n")
+    assert err.count("\n") == 1
 
 
 @pytest.mark.parametrize(
