@@ -13,7 +13,7 @@ from datetime import timedelta, timezone
 from functools import cached_property
 from typing import Literal
 
-from gitea_mcp.gitea.server import ServerInfo
+from gitea_mcp.standin import truncate
 
 Indexer = Literal["bleve", "db"]
 KeywordMode = Literal["phrase", "substring", "words"]
@@ -27,19 +27,22 @@ class Profile:
     max_response_items: int = 50  # [api] MAX_RESPONSE_ITEMS
     utc_offset_minutes: int = 0  # the zone the server renders times in (its DEFAULT_UI_LOCATION / TZ)
 
-    @cached_property
-    def release(self) -> ServerInfo:
-        """The version read as gitea_mcp itself reads it (Forgejo reports `11.0.3+gitea-1.22.0`)."""
-        return ServerInfo.parse(self.version)
-
     @property
     def is_forgejo(self) -> bool:
-        return self.release.flavor == "Forgejo"
+        """Forgejo reports its own version with the Gitea API it keeps: `11.0.3+gitea-1.22.0`."""
+        return "+gitea-" in self.version
 
-    @property
+    @cached_property
     def number(self) -> tuple[int, int, int]:
-        """The release as (major, minor, patch)."""
-        return self.release.number
+        """The release as (major, minor, patch), from the version this profile declares."""
+        major, minor, patch = [*self.version.split("+", 1)[0].split("."), "0", "0"][:3]
+        return int(major), int(minor), int(patch)
+
+    def cut_title(self, title: str) -> str:
+        """The title as this release stores it (truncate.py: the releases' own code, read for the stand-in)."""
+        if self._gitea((1, 24)):
+            return truncate.ellipsis_display_string(title)
+        return truncate.split_at_byte_n(title)
 
     def _gitea(self, low: tuple[int, ...]) -> bool:
         return not self.is_forgejo and self.number[: len(low)] >= low

@@ -9,7 +9,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, TypedDict
 
-from gitea_mcp.gitea import titles
 from gitea_mcp.standin.core import ApiError, Call, Response, bind, json_response
 from gitea_mcp.standin.endpoints.common import assign_repo, can_write, dedupe, find_issue
 from gitea_mcp.standin.gotime import parse_rfc3339
@@ -45,7 +44,7 @@ def create_issue(call: Call) -> Response:
     if not title:
         raise ApiError(422, "[Title]: Required")
     # Gitea's NewIssue cuts a long title (never refused), then trims its ends; editing cuts but keeps the ends.
-    title = titles.cut(title, by_width=call.profile.release.cuts_titles_by_width).strip()
+    title = call.profile.cut_title(title).strip()
     writer = can_write(call, repo)
     assignees = _create_assignees(call, repo, form) if writer else []
     issue = call.store.new_issue(
@@ -145,7 +144,7 @@ def _facts(issue: Issue) -> tuple[object, ...]:
 def _edit_text(call: Call, issue: Issue, form: dict[str, Any]) -> None:
     if form.get("title") and form["title"] != issue.title:
         # Gitea compares the title sent, then stores its cut: a long title sent again is recorded as a change.
-        call.store.edit(issue, title=titles.cut(form["title"], by_width=call.profile.release.cuts_titles_by_width))
+        call.store.edit(issue, title=call.profile.cut_title(form["title"]))
         call.store.touch(issue)
     if form.get("body") is not None:
         version = form.get("content_version")
