@@ -88,6 +88,7 @@ def test_main_exits_2_with_message(capfd: pytest.CaptureFixture[str]) -> None:
     assert "GITEA_URL and GITEA_ALLOWED_OWNERS are not set" in captured.err
 
 
+@pytest.mark.slow
 def test_help_lists_every_setting() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "gitea_mcp", "--help"], capture_output=True, text=True, check=True

@@ -89,6 +89,7 @@ def test_every_example_and_error_screen_exists() -> None:
     assert set(EXAMPLES) == {tool.spec.name for tool in READ_TOOLS + WRITE_TOOLS}
 
 
+@pytest.mark.slow
 def test_ci_runs_the_readmes_test_command_verbatim() -> None:
     """.ci/run executes exactly the README's block under <!-- setup:test --> (its sed pipeline, run here)."""
     found = re.search(r"<!-- setup:test -->\n```sh\n(.*?)\n```", README.read_text(encoding="utf-8"), re.DOTALL)

@@ -117,6 +117,7 @@ def test_outside_the_api_is_404(reader: Client) -> None:
     assert reader.session.get(f"{reader.standin.url}/acme/widgets", timeout=5).status_code == 404
 
 
+@pytest.mark.slow
 def test_main_serves_until_interrupted_and_prints_url_and_tokens_to_stderr() -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
