@@ -100,3 +100,16 @@ def test_ci_runs_the_readmes_test_command_verbatim() -> None:
     done = subprocess.run(["bash", "-c", extraction.group(1)], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == found.group(1)
     assert found.group(1).endswith("&& task check"), "the test command ends in the gate"
+
+
+def test_the_standin_command_is_documented_with_every_flag_and_profile() -> None:
+    """`python -m gitea_mcp.standin` is for anyone trying a client or the tools by hand: the README says how."""
+    from gitea_mcp.standin.__main__ import parser
+    from gitea_mcp.standin.profile import PROFILES
+
+    readme = README.read_text(encoding="utf-8")
+    assert "python -m gitea_mcp.standin" in readme, "the stand-in's command is documented nowhere"
+    section = readme[readme.index("python -m gitea_mcp.standin") :].split("\n\n", 1)[0]
+    flags = [option for action in parser()._actions for option in action.option_strings if option.startswith("--")]
+    assert [flag for flag in flags if flag != "--help" and f"`{flag}" not in section] == []
+    assert [name for name in PROFILES if f"`{name}`" not in section] == []
