@@ -6,6 +6,7 @@ Helpers (reading a result, optional mocks, Gitea's JSON) live in tests/support/,
 from __future__ import annotations
 
 import logging
+import subprocess
 import sys
 from collections.abc import Iterator
 
@@ -29,6 +30,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         parts = item.path.relative_to(item.config.rootpath).parts
         if parts[:1] == ("tests",) and parts[1] in SLOW:
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def no_process_unless_slow(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test not marked slow starts no process: `task fast` says so of itself (Taskfile.yml).
+
+    Every way the suite starts one (subprocess.run, asyncio's and anyio's subprocesses, the MCP stdio client) goes
+    through Popen; the failure is an OutcomeException, so code catching Exception (or OSError) cannot hide it.
+    """
+    if request.node.get_closest_marker("slow"):
+        return
+
+    def refuse(self: subprocess.Popen[bytes], args: object, *rest: object, **kwargs: object) -> None:
+        pytest.fail(f"{request.node.nodeid} started a process ({args!r}): mark it slow, or do it in-process")
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse)
 
 
 @pytest.fixture(autouse=True)

@@ -88,6 +88,16 @@ def test_main_exits_2_with_message(capfd: pytest.CaptureFixture[str]) -> None:
     assert "GITEA_URL and GITEA_ALLOWED_OWNERS are not set" in captured.err
 
 
+def test_help_names_every_log_level(capfd: pytest.CaptureFixture[str]) -> None:
+    from gitea_mcp.config import LOG_LEVELS
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    helped = " ".join(capfd.readouterr().out.split())  # argparse wraps the help text anywhere
+    assert [level for level in LOG_LEVELS if level not in helped] == []
+
+
+@pytest.mark.slow
 def test_help_lists_every_setting() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "gitea_mcp", "--help"], capture_output=True, text=True, check=True

@@ -92,6 +92,7 @@ def _config(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("client", [name for name in clients.CLIENTS if name != "codex"])
 def test_config_stdout_is_the_json_file_alone(client: str) -> None:
     done = _config(client)
@@ -101,11 +102,13 @@ def test_config_stdout_is_the_json_file_alone(client: str) -> None:
     assert done.stderr.startswith("# ") and all(line.startswith("#") for line in done.stderr.splitlines())
 
 
+@pytest.mark.slow
 def test_config_stdout_for_codex_is_valid_toml() -> None:
     done = _config("codex")
     assert tomllib.loads(done.stdout)["mcp_servers"]["gitea"]["env_vars"] == ["GITEA_TOKEN"]
 
 
+@pytest.mark.slow
 def test_config_launches_this_copy_by_default() -> None:
     entry = json.loads(_config("cursor").stdout)["mcpServers"]["gitea"]
     # Run as `python -m gitea_mcp`, this copy is this interpreter with -m gitea_mcp.
@@ -114,6 +117,7 @@ def test_config_launches_this_copy_by_default() -> None:
     assert (uvx["command"], uvx["args"][-1]) == (shutil.which("uvx") or "uvx", "gitea-issues-mcp")
 
 
+@pytest.mark.slow
 def test_claude_code_prints_the_project_file_and_the_command_as_a_note() -> None:
     done = _config("claude-code")
     assert json.loads(done.stdout)["mcpServers"]["gitea"]["type"] == "stdio"

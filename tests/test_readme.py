@@ -89,6 +89,7 @@ def test_every_example_and_error_screen_exists() -> None:
     assert set(EXAMPLES) == {tool.spec.name for tool in READ_TOOLS + WRITE_TOOLS}
 
 
+@pytest.mark.slow
 def test_ci_runs_the_readmes_test_command_verbatim() -> None:
     """.ci/run executes exactly the README's block under <!-- setup:test --> (its sed pipeline, run here)."""
     found = re.search(r"<!-- setup:test -->\n```sh\n(.*?)\n```", README.read_text(encoding="utf-8"), re.DOTALL)
@@ -99,3 +100,38 @@ def test_ci_runs_the_readmes_test_command_verbatim() -> None:
     done = subprocess.run(["bash", "-c", extraction.group(1)], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == found.group(1)
     assert found.group(1).endswith("&& task check"), "the test command ends in the gate"
+
+
+def test_the_standin_command_is_documented_with_every_flag_and_profile() -> None:
+    """`python -m gitea_mcp.standin` is for anyone trying a client or the tools by hand: the README says how."""
+    from gitea_mcp.standin.__main__ import parser
+    from gitea_mcp.standin.profile import PROFILES
+
+    readme = README.read_text(encoding="utf-8")
+    assert "python -m gitea_mcp.standin" in readme, "the stand-in's command is documented nowhere"
+    section = readme[readme.index("python -m gitea_mcp.standin") :].split("\n\n", 1)[0]
+    flags = [option for action in parser()._actions for option in action.option_strings if option.startswith("--")]
+    assert [flag for flag in flags if flag != "--help" and f"`{flag}" not in section] == []
+    assert [name for name in PROFILES if f"`{name}`" not in section] == []
+
+
+def install_commands() -> list[str]:
+    """Every command of the README's install block (split at &&, ;, |), comments left out."""
+    readme = README.read_text(encoding="utf-8")
+    block = re.search(r"```sh\n(.*?)\n```", readme[readme.index("### Install") :], re.DOTALL)
+    assert block, "README.md's Install section has no sh block"
+    lines = [line.split("  #")[0].strip() for line in block.group(1).splitlines() if line.strip()]
+    return [command.strip() for line in lines for command in re.split(r"&&|;|\|", line)]
+
+
+def test_no_install_command_is_a_bare_pip() -> None:
+    """A bare `pip install` is refused by Debian's and Ubuntu's Python (externally managed) and installs into the
+    system's Python elsewhere: every pip the install section runs is a venv's."""
+    assert [command for command in install_commands() if command.split()[0] in ("pip", "pip3")] == []
+
+
+def test_pipx_installs_say_pipx_ensurepath() -> None:
+    """pipx puts the command in ~/.local/bin, on no PATH until `pipx ensurepath` (and a new shell)."""
+    commands = install_commands()
+    assert any(command.startswith("pipx install") for command in commands)
+    assert "pipx ensurepath" in commands

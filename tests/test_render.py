@@ -121,6 +121,7 @@ def test_a_label_name_cannot_split_the_label_list(name: str, shown: str) -> None
     assert render.label_inline(name) == shown
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "value",
     [

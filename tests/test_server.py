@@ -61,6 +61,7 @@ def test_schemas_are_portable() -> None:
     assert {"total", "merged", "milestone", "closed_at", "due_date"} <= set(nullable)
 
 
+@pytest.mark.slow
 def test_requests_is_not_imported_at_start_up() -> None:
     """requests costs ~0.1 s of import; the server loads it on the first Gitea call, not at start-up."""
     code = "import sys, gitea_mcp.server, gitea_mcp.cli; print('requests' in sys.modules)"

@@ -1,11 +1,13 @@
 """`python -m gitea_mcp.standin [--port N] [--latency S] [--profile NAME]`: serve the stand-in until Ctrl-C.
 
-The base URL and the demo tokens go to stderr, so stdout stays free for whatever pipes into it.
+The base URL and the demo tokens go to stderr, so stdout stays free for whatever pipes into it. Documented for
+users in README.md (Develop).
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import threading
 
@@ -14,12 +16,20 @@ from gitea_mcp.standin.profile import PROFILES
 from gitea_mcp.standin.server import StandIn
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The command's flags (README.md, Develop, documents each)."""
     parser = argparse.ArgumentParser(prog="python -m gitea_mcp.standin", description="Serve the Gitea stand-in.")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free port)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every request")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="gitea-1.25", help="the release to answer as")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    # Started as a shell's background job (`… &`), the process inherits SIGINT ignored and Python keeps that:
+    # Ctrl-C (or `kill -INT`) would then never stop it. Ctrl-C is how it stops, so take SIGINT back.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     standin = StandIn(latency=args.latency, profile=PROFILES[args.profile])
     url = standin.start(port=args.port)
     try:  # from the banner on: a Ctrl-C right after the last line is read (and before the wait) still stops cleanly

@@ -4,8 +4,9 @@
 
 Each file comes from `pytest tests/contract --junitxml=FILE` with GITEA_LIVE_URL set (docs/compatibility.md).
 Every test case counts: a parametrized probe (ten web pages, say) is one row whose cell fails when any of its cases
-fails and shows the counts, the totals count cases, and the failed cases are named under the table. This module's
-own tests (test_report) run with the suite but say nothing about a server: they are left out.
+fails and shows the counts, the totals count cases, and the failed cases are named under the table. The suite's own
+tests (test_report: this module's; test_harness: the lab's) run with it but say nothing about a server: they are
+left out. The runs' date is said once, in the first header, when they share it; else each column says its own.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 # replaces it, so a header never reads `Gitea 1.25.4 (2026-12-01) (2026-12-01)`.
 _DATED = re.compile(r"(\s*\(\d{4}-\d\d-\d\d\))+$")
 
-_OWN_TESTS = "test_report"
+_OWN_TESTS = frozenset({"test_report", "test_harness"})
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def read(server: str, path: str) -> Run:
     cases: list[tuple[str, str]] = []
     for case in suite.iter("testcase"):
         module = case.attrib["classname"].rsplit(".", 1)[-1]
-        if module == _OWN_TESTS:
+        if module in _OWN_TESTS:
             continue
         outcome = "pass"
         if case.find("failure") is not None or case.find("error") is not None:
@@ -76,10 +77,7 @@ def cell(outcomes: list[str]) -> str:
 def table(runs: list[Run]) -> str:
     grouped = [run.probes for run in runs]
     probes = list(dict.fromkeys(probe for probes in grouped for probe in probes))
-    lines = [
-        "| probe | " + " | ".join(f"{run.server} ({run.date})" for run in runs) + " |",
-        "|---|" + "---|" * len(runs),
-    ]
+    lines = [header(runs), "|---|" + "---|" * len(runs)]
     for probe in probes:
         cells = [cell(probes[probe]) if probe in probes else "—" for probes in grouped]
         lines.append(f"| `{probe}` | " + " | ".join(cells) + " |")
@@ -90,6 +88,13 @@ def table(runs: list[Run]) -> str:
         lines += ["", "Failed cases:"]
         lines += [f"- {server}: " + ", ".join(f"`{case}`" for case in cases) for server, cases in failed if cases]
     return "\n".join(lines)
+
+
+def header(runs: list[Run]) -> str:
+    dates = {run.date for run in runs}
+    if len(dates) == 1:
+        return f"| probe (every run on {dates.pop()}) | " + " | ".join(run.server for run in runs) + " |"
+    return "| probe | " + " | ".join(f"{run.server} ({run.date})" for run in runs) + " |"
 
 
 USAGE = 'usage: python -m tests.contract.report "SERVER LABEL=run.xml" ...  (one JUnit XML file per server)'

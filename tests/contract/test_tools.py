@@ -462,11 +462,6 @@ def test_get_of_a_pull_request_with_the_documented_scopes_says_reviews_need_read
     assert "reviews: not shown: the token lacks read:repository" in text and REVIEW_BODY not in text
 
 
-def test_deps_for_uses_the_lab_allowlist(target: Target, lab: Lab) -> None:
-    deps: Deps = deps_for(target, lab)
-    assert deps.policy.allowed_owners == frozenset({lab.org.lower()})
-
-
 def test_search_by_author_across_the_owner(target: Target, lab: Lab) -> None:
     """Every release verified ignores created_by on the cross-repository search: refused, never a wrong list."""
     result = issue_search.run(deps_for(target, lab), SearchArgs(query=f"author:{lab.poster}", owner=lab.org))

@@ -99,18 +99,20 @@ def test_try_it_command_runs_the_demo_from_a_fresh_checkout(checkout: Path, tmp_
 
 
 def _path(line: str) -> str:
-    return line.split()[0] if not line.startswith("python3") else "venv"
+    return "wheel" if "pip wheel" in line else "venv" if line.startswith("python3") else line.split()[0]
 
 
 @pytest.mark.parametrize("line", install_lines(), ids=_path)
 def test_each_install_path_in_the_readme_gives_a_server_that_starts(checkout: Path, tmp_path: Path, line: str) -> None:
     home = tmp_path / "home"
-    tools = Path(sys.executable).parent  # pipx and uv come with the dev extras
-    fresh = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", fresh], check=True)
-    env = fresh_env(home, [fresh / "bin", home / ".local" / "bin", tools])
+    # pipx and uv come with the dev extras; no venv's pip is on PATH, so a bare `pip` would be the system's.
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    for name in ("pipx", "uv", "uvx"):
+        (tools / name).symlink_to(Path(sys.executable).parent / name)
+    env = fresh_env(home, [tools])
     done = sh(line, checkout, env)
-    command = _installed_command(line, home, fresh, checkout)
+    command = _installed_command(line, home, checkout)
     version = subprocess.run([*command, "--version"], env=env, capture_output=True, text=True, timeout=120)
     assert version.stdout.strip() == f"gitea-issues-mcp {gitea_mcp.__version__}", version.stderr + done.stderr
     assert serves(command, env) == TOOLS
@@ -124,7 +126,7 @@ def test_each_install_path_in_the_readme_gives_a_server_that_starts(checkout: Pa
     found = shutil.which(command[0], path=env["PATH"])
     assert found and os.path.isabs(launched[0]), launched
     assert launched[1:] == command[1:] and Path(launched[0]).resolve() == Path(found).resolve(), launched
-    if line.startswith("pip wheel"):
+    if "pip wheel" in line:
         _wheel_carries_the_registry_name(next((checkout / "dist").glob("*.whl")))
 
 
@@ -138,11 +140,9 @@ def _wheel_carries_the_registry_name(wheel: Path) -> None:
     assert "gitea_mcp/py.typed" in names
 
 
-def _installed_command(line: str, home: Path, fresh: Path, checkout: Path) -> list[str]:
-    if line.startswith("pipx"):
-        return [str(home / ".local" / "bin" / "gitea-issues-mcp")]
+def _installed_command(line: str, home: Path, checkout: Path) -> list[str]:
     if line.startswith("uvx"):
         return ["uvx", "--from", str(checkout), "gitea-issues-mcp"]
-    if line.startswith("python3"):
+    if line.startswith("python3") and "pipx install" not in line:
         return [str(home / ".venvs" / "gitea-mcp" / "bin" / "gitea-issues-mcp")]
-    return [str(fresh / "bin" / "gitea-issues-mcp")]  # the wheel, into the venv first on PATH
+    return [str(home / ".local" / "bin" / "gitea-issues-mcp")]  # pipx, from the checkout or from the wheel

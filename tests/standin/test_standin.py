@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -117,7 +118,21 @@ def test_outside_the_api_is_404(reader: Client) -> None:
     assert reader.session.get(f"{reader.standin.url}/acme/widgets", timeout=5).status_code == 404
 
 
-def test_main_serves_until_interrupted_and_prints_url_and_tokens_to_stderr() -> None:
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "before_start",
+    # A shell's background job (`python -m gitea_mcp.standin &`) starts with SIGINT ignored, and Python keeps an
+    # inherited SIG_IGN: the stand-in must still stop on Ctrl-C.
+    [None, _ignore_sigint],
+    ids=["from a terminal", "sigint ignored by the parent, as in a background job"],
+)
+def test_main_serves_until_interrupted_and_prints_url_and_tokens_to_stderr(
+    before_start: Callable[[], None] | None,
+) -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
         [sys.executable, "-m", "gitea_mcp.standin", "--port", "0"],
@@ -125,6 +140,7 @@ def test_main_serves_until_interrupted_and_prints_url_and_tokens_to_stderr() -> 
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=before_start,
     )
     try:
         assert process.stderr is not None
