@@ -487,10 +487,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
     except BrokenPipeError:
         # `gitea-issues-mcp config vscode | head`: the reader left; that is not an error worth a traceback.
-        sys.stderr.close()
-        return OK
+        return _reader_left()
+    except BaseExceptionGroup as group:  # `demo | head`: the same, raised inside the MCP client's task group
+        if group.split(BrokenPipeError)[1] is not None:
+            raise
+        return _reader_left()
     except KeyboardInterrupt:  # Ctrl-C where no handler of ours was installed
         return INTERRUPTED
+
+
+def _reader_left() -> int:
+    # Nothing more can reach the reader, and Python's own flush of stdout at exit would complain on stderr.
+    sys.stderr.close()
+    return OK
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import anyio
 from mcp.client.session import ClientSession
@@ -72,3 +73,13 @@ def test_demo_serve_speaks_streamable_http() -> None:
         assert "Traceback" not in running.stderr()
     finally:
         running.kill()
+
+
+def test_demo_into_a_reader_that_leaves_early_is_no_traceback(tmp_path: Path) -> None:
+    """`demo | head -1`: the reader closes the pipe while the MCP client still writes (the BrokenPipeError arrives
+    inside the client's task group); the program ends quietly, exit 0, nothing on stderr."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITEA_")}
+    shell = f"{sys.executable} -m gitea_mcp demo 2>demo.err | head -1 >/dev/null; echo ${{PIPESTATUS[0]}} >demo.rc"
+    subprocess.run(["bash", "-c", shell], env=env, cwd=tmp_path, timeout=120, check=True)
+    assert (tmp_path / "demo.err").read_text() == ""
+    assert (tmp_path / "demo.rc").read_text().split() == ["0"]
