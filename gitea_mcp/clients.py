@@ -218,29 +218,3 @@ def _warnings(setup: Setup) -> list[str]:
     values = " and ".join(f"{name}={written[name]}" for name, _ in unset)
     how = " and ".join(f"{flag} (or {name} set)" for name, flag in unset)
     return [f"# {values}: placeholders — replace them in the file, or run this again with {how}"]
-
-
-def readme_sections() -> str:
-    """The README's per-client setup, from the same builders as `config` so the two cannot drift."""
-    parts = [
-        "`gitea-issues-mcp config CLIENT` prints these with your `GITEA_URL` and `GITEA_ALLOWED_OWNERS` filled in "
-        "and the launch command of the copy you installed (its full path, so a client with a short PATH finds it); "
-        "`--launcher python` launches by your Python's full path, `--launcher uvx` by uvx's full path, `--http URL` "
-        "connects to a remote server. Every other setting you give it, as a flag or in the environment, and not at "
-        "its default (`--read-only`, `--timeout`, `--ca-bundle` as an absolute path, `--insecure`, `--log-level`) "
-        "goes into the server's environment too; for a remote server those are its own settings, and stderr says "
-        "they were not written. Without `GITEA_URL` or `GITEA_ALLOWED_OWNERS` it writes the placeholders below and "
-        "says so on stderr. Its stdout is the file's content alone: `gitea-issues-mcp config vscode > "
-        ".vscode/mcp.json` writes a valid file; the notes go to stderr. Below, the launch command is "
-        "`uvx gitea-issues-mcp`, as it will be once the package is published.",
-    ]
-    for name, spec in CLIENTS.items():
-        parts.append(f"### {spec.title}\n\n{spec.note} With your settings filled in: `gitea-issues-mcp config {name}`.")
-        parts += [_markdown(snippet) for snippet in snippets(name, Setup())]
-        parts.append("Remote server (streamable HTTP):")
-        parts += [_markdown(snippet) for snippet in snippets(name, Setup(remote_url=PLACEHOLDER_REMOTE))]
-    return "\n\n".join(parts) + "\n"
-
-
-def _markdown(snippet: Snippet) -> str:
-    return f"In {snippet.where}:\n\n```{snippet.language}\n{snippet.text}\n```"

@@ -59,12 +59,3 @@ def _and(items: list[str]) -> str:
 def users_of(scope: str, tools: Iterable[ToolSpec]) -> list[str]:
     """The tools that need `scope` (write:issue also serves a tool that only reads issues)."""
     return [tool.name for tool in tools if scope in tool.scopes]
-
-
-def readme_table(tools: Iterable[ToolSpec]) -> str:
-    """The README's scope table, generated so the docs cannot drift from the declarations."""
-    rows = ["| tool | scopes |", "|---|---|"]
-    for tool in tools:
-        listed = ", ".join(f"`{scope}`" for scope in tool.scopes)
-        rows.append(f"| `{tool.name}` | {listed}{' ' + tool.scope_note if tool.scope_note else ''} |")
-    return "\n".join(rows)

@@ -13,9 +13,10 @@ import pytest
 
 from gitea_mcp import clients
 from gitea_mcp.cli import main
-from gitea_mcp.clients import PLACEHOLDER_REMOTE, Setup, Snippet, readme_sections, remote_endpoint, snippets
+from gitea_mcp.clients import PLACEHOLDER_REMOTE, Setup, Snippet, remote_endpoint, snippets
 from gitea_mcp.launch import launch
 from tests.support import TOKEN
+from tests.support.readme import readme_sections, readme_table
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 CLIENTS_DOC = Path(__file__).resolve().parent.parent / "docs" / "clients.md"
@@ -289,18 +290,17 @@ def test_clients_doc_has_the_generated_client_sections() -> None:
     doc = CLIENTS_DOC.read_text(encoding="utf-8")
     found = re.search(r"<!-- clients:start -->\n(.*?)<!-- clients:end -->", doc, re.DOTALL)
     assert found, "docs/clients.md lacks the <!-- clients:start --> ... <!-- clients:end --> markers"
-    assert found.group(1) == readme_sections(), "paste the output of gitea_mcp.clients.readme_sections() there"
+    assert found.group(1) == readme_sections(), "paste the output of tests.support.readme.readme_sections() there"
 
 
 def test_readme_scope_table_is_generated() -> None:
     """README.md lists each tool's scopes exactly as the tools declare them (`check` verifies the same)."""
-    from gitea_mcp import scopes
     from gitea_mcp.server import offered
 
     readme = README.read_text(encoding="utf-8")
     found = re.search(r"<!-- scopes:start -->\n(.*?)\n<!-- scopes:end -->", readme, re.DOTALL)
     assert found, "README.md lacks the <!-- scopes:start --> ... <!-- scopes:end --> markers"
-    assert found.group(1) == scopes.readme_table(offered(read_only=False))
+    assert found.group(1) == readme_table(offered(read_only=False))
 
 
 def _stdio_env(client: str, out: str, err: str) -> dict[str, str]:

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from gitea_mcp import reference, render
+from gitea_mcp import render
 from gitea_mcp.server import READ_TOOLS, WRITE_TOOLS
 from tests.golden.test_screens import CASES, EVERY_SCOPE, SCREENS, SHOWN_URL, WRITES
+from tests.support import readme
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -56,7 +57,7 @@ def tools_reference() -> str:
     parts = []
     for tool in READ_TOOLS + WRITE_TOOLS:
         name = tool.spec.name
-        parts += [f"### `{name}`", tool.spec.description, reference.argument_table(tool)]
+        parts += [f"### `{name}`", tool.spec.description, readme.argument_table(tool)]
         parts += [_example(screen) for screen in EXAMPLES[name]]
     errors = "\n\n".join(f"→ {_call(name)}\n{_screen(name)}" for name in ERRORS)
     parts += ["### Errors, as the agent reads them", f"```text\n{errors}\n```"]
@@ -79,7 +80,7 @@ def test_readme_tools_reference_is_generated() -> None:
 def test_every_argument_has_a_meaning_in_the_reference(tool: Any) -> None:
     """An argument whose schema leaves the words out (its name, the description or its enum says it to the agent)
     still has a meaning for the README's reader."""
-    rows = reference.argument_table(tool).splitlines()[2:]
+    rows = readme.argument_table(tool).splitlines()[2:]
     assert [row.split(" | ")[0] for row in rows if row.endswith("|  |")] == []
 
 
