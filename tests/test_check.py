@@ -14,9 +14,9 @@ from pydantic import SecretStr
 from responses import matchers
 
 from gitea_mcp.cli import main
-from gitea_mcp.commands.check import PROBE_REPO, display_url, parse_version, render, run_checks
+from gitea_mcp.commands.check import PROBE_REPO, parse_version, render, run_checks
 from gitea_mcp.config import Settings
-from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+from gitea_mcp.gitea.client import GiteaClient, RetryPolicy, display_url
 from tests.support import TOKEN
 from tests.support.gitea_json import API, ROOT, api_error, issue, user
 from tests.support.gitea_spec import operation, query_parameters, validate_definition

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from gitea_mcp import scopes
 from gitea_mcp.config import Settings
-from gitea_mcp.gitea.client import GiteaClient
+from gitea_mcp.gitea.client import GiteaClient, display_url
 from gitea_mcp.gitea.errors import (
     Forbidden,
     GiteaError,
@@ -149,12 +149,6 @@ def _can_encode(text: str, encoding: str | None) -> bool:
     except (UnicodeEncodeError, LookupError):
         return False
     return True
-
-
-def display_url(url: str) -> str:
-    """The URL without any user:password@ part, which may hold a credential."""
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 
 def lacks_scope(exc: GiteaError) -> bool:

@@ -208,7 +208,7 @@ class GiteaClient:
     ) -> None:
         self._api = url.rstrip("/") + "/api/v1"
         # What messages and reprs show: never credentials pasted into the URL (https://user:pw@host).
-        self.url = _without_credentials(url.rstrip("/"))
+        self.url = display_url(url.rstrip("/"))
         self._token = token
         self._timeout = timeout
         self._retry = retry or RetryPolicy()
@@ -566,12 +566,11 @@ def _environment_ca() -> str | None:
     return os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or None
 
 
-def _without_credentials(url: str) -> str:
+def display_url(url: str) -> str:
+    """The URL as every message shows it: never a user:password@ part, which may hold a credential, nor a query or
+    fragment (GITEA_URL has neither; config refuses them)."""
     parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=host))
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 
 _PROXY_REMEDY = "check the proxy settings (HTTPS_PROXY, HTTP_PROXY) and NO_PROXY for Gitea's host"
