@@ -36,6 +36,7 @@ from gitea_mcp.gitea.errors import (
     WrongScheme,
 )
 from gitea_mcp.policy import MAX_LIMIT
+from gitea_mcp.render import counted
 from gitea_mcp.spec import ToolSpec
 
 HELP = "check the configured Gitea: URL, version, token and its scopes, owners, page size (exit 1 if unusable)"
@@ -324,11 +325,13 @@ def check_read(client: GiteaClient, url: str, anonymous: bool = False, fix: str 
         return Line("fail", f"reading issues failed: {exc}")
     # The search without an owner: every repository the token can read, whoever owns it; open issues only.
     if anonymous:  # no scope is in question: without a token Gitea shows public repositories only
-        count = "" if response.total is None else f": {_issues(response.total, 'open ')} visible"
+        count = "" if response.total is None else f": {counted(response.total, 'open issue')} visible"
         return Line("ok", f"anonymous reads (no token){count or ' work'} in public repositories")
     if response.total is None:
         return Line("ok", "read:issue")
-    return Line("ok", f"read:issue: {_issues(response.total, 'open ')} visible across every repository it can read")
+    return Line(
+        "ok", f"read:issue: {counted(response.total, 'open issue')} visible across every repository it can read"
+    )
 
 
 def _write_tools() -> str:
@@ -440,7 +443,7 @@ def _check_owner(client: GiteaClient, owner: str, access: Access | None) -> list
         unknown = f", so whether {access.who} may change issues there is not known" if access else ""
         fix = "if its repositories are private, give the token's user access to them"
         return [Line("warn", f"owner {owner}: exists, but this token sees no issues there{unknown}", fix)]
-    count = "issues" if response.total is None else _issues(response.total)
+    count = "issues" if response.total is None else counted(response.total, "issue")
     lines = [Line("ok", f"owner {owner}: {count} (open and closed) visible in its repositories")]
     return lines + ([_check_access(client, owner, repos[:MAX_PROBED], access)] if access else [])
 
@@ -508,11 +511,6 @@ def _may_write(client: GiteaClient, owner: str, name: str) -> tuple[Verdict, Git
         return "unknown", exc
     # Unreachable on any Gitea we know: a label without a name is refused after the access check.
     return "unknown", GiteaError(f"Gitea created a label without a name in {owner}/{name}; delete it")
-
-
-def _issues(count: int, kind: str = "") -> str:
-    """`1 open issue`, `239 open issues`: both counts check prints agree in number."""
-    return f"{count} {kind}issue{'' if count == 1 else 's'}"
 
 
 def check_page_size(client: GiteaClient) -> Line:
