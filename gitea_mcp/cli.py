@@ -29,6 +29,8 @@ PROG = "gitea-issues-mcp"
 # Subcommands whose module exists under gitea_mcp/commands/; serve is the default.
 COMMANDS = ("serve", "demo", "check", "config", "call")
 DEFAULT_COMMAND = "serve"
+# The settings' defaults, declared once, in Settings: the flags' help and the reading of flags both say these.
+_DEFAULT: dict[str, Any] = {name: field.default for name, field in Settings.model_fields.items()}
 _HELP_OR_VERSION = frozenset({"-h", "--help", "--version"})
 
 # Exit codes, the same for every command.
@@ -83,7 +85,12 @@ CONNECTION: tuple[Setting, ...] = (
         metavar="OWNERS",
     ),
     Setting("--read-only", ("GITEA_READ_ONLY",), "offer no write tools", switch=True),
-    Setting("--timeout", ("GITEA_TIMEOUT",), "seconds to wait for Gitea per request (default 30)", metavar="SECONDS"),
+    Setting(
+        "--timeout",
+        ("GITEA_TIMEOUT",),
+        f"seconds to wait for Gitea per request (default {_DEFAULT['timeout']:g})",
+        metavar="SECONDS",
+    ),
     Setting(
         "--log-level",
         ("GITEA_LOG_LEVEL",),
@@ -95,8 +102,13 @@ CONNECTION: tuple[Setting, ...] = (
 )
 HTTP: tuple[Setting, ...] = (
     Setting("--transport", ("GITEA_MCP_TRANSPORT",), "stdio (default) or http", metavar="{stdio,http}"),
-    Setting("--host", ("GITEA_MCP_HOST",), "address to listen on (default 127.0.0.1)", metavar="HOST"),
-    Setting("--port", ("GITEA_MCP_PORT",), "port to listen on (default 8000; 0: any free port)", metavar="PORT"),
+    Setting("--host", ("GITEA_MCP_HOST",), f"address to listen on (default {_DEFAULT['host']})", metavar="HOST"),
+    Setting(
+        "--port",
+        ("GITEA_MCP_PORT",),
+        f"port to listen on (default {_DEFAULT['port']}; 0: any free port)",
+        metavar="PORT",
+    ),
     Setting(
         "--allowed-hosts",
         ("GITEA_MCP_ALLOWED_HOSTS",),
@@ -441,9 +453,9 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
         owners = checked(lambda: parse_owner_list(owners_raw), frozenset())  # unset: it says so itself
     read_only = checked(lambda: read.switch("--read-only"), False)
     insecure = checked(lambda: read.switch("--insecure"), False)
-    timeout = checked(lambda: _from(read, "--timeout", seconds, 30.0), 30.0)
-    transport = checked(lambda: _from(read, "--transport", _transport, "stdio"), "stdio")
-    port = checked(lambda: _from(read, "--port", _port, 8000), 8000)
+    timeout = checked(lambda: _from(read, "--timeout", seconds, _DEFAULT["timeout"]), _DEFAULT["timeout"])
+    transport = checked(lambda: _from(read, "--transport", _transport, _DEFAULT["transport"]), _DEFAULT["transport"])
+    port = checked(lambda: _from(read, "--port", _port, _DEFAULT["port"]), _DEFAULT["port"])
     if problems:
         raise ConfigError("; ".join(problems) + ".")
     token = read.value("--token")
@@ -459,7 +471,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             ca_bundle=read.value("--ca-bundle"),
             insecure=insecure,
             transport=transport,
-            host=read.value("--host") or "127.0.0.1",
+            host=read.value("--host") or _DEFAULT["host"],
             port=port,
             allowed_hosts=tuple(h.strip() for h in hosts.split(",") if h.strip()),
             http_secret=SecretStr(secret) if secret else None,
