@@ -14,9 +14,10 @@ from pydantic import SecretStr
 from responses import matchers
 
 from gitea_mcp.cli import main
-from gitea_mcp.commands.check import PROBE_REPO, parse_version, render, run_checks
+from gitea_mcp.commands.check import PROBE_REPO, render, run_checks
 from gitea_mcp.config import Settings
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy, display_url
+from gitea_mcp.gitea.server import ServerInfo
 from tests.support import TOKEN
 from tests.support.gitea_json import API, ROOT, api_error, issue, user
 from tests.support.gitea_spec import operation, query_parameters, validate_definition
@@ -554,15 +555,18 @@ def test_bad_token_still_shows_the_version(mocked: responses.RequestsMock) -> No
     [
         ("1.22.3", ("Gitea", (1, 22, 3))),
         ("1.23.0+dev-512-gabcdef0", ("Gitea", (1, 23, 0))),
-        ("v1.21", ("Gitea", (1, 21))),
+        ("v1.21", ("Gitea", (1, 21, 0))),
         ("11.0.1+gitea-1.22.0", ("Forgejo", (1, 22, 0))),
         ("7.0.5+gitea-1.21.11", ("Forgejo", (1, 21, 11))),
         ("12.0.0-123-abcdef+gitea-1.22.0", ("Forgejo", (1, 22, 0))),
+        ("9.0.0", ("Forgejo", None)),  # check used to call this Gitea 9.0.0, where the tools saw Forgejo
         ("development", ("Gitea", None)),
     ],
 )
-def test_parse_version(version: str, expected: tuple[str, tuple[int, ...] | None]) -> None:
-    assert parse_version(version) == expected
+def test_check_reads_the_version_as_the_tools_do(version: str, expected: tuple[str, tuple[int, ...] | None]) -> None:
+    """One reading of /version (gitea.server.ServerInfo) for check and the tools alike."""
+    server = ServerInfo.parse(version)
+    assert (server.flavor, server.gitea_api if server.understood else None) == expected
 
 
 @pytest.mark.parametrize(

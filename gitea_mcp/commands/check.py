@@ -12,7 +12,6 @@ docs/server-behaviour.md). Only the answers that prove something count; anything
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from gitea_mcp.gitea.errors import (
     Unauthorized,
     WrongScheme,
 )
+from gitea_mcp.gitea.server import ServerInfo
 from gitea_mcp.policy import MAX_LIMIT
 from gitea_mcp.render import counted
 from gitea_mcp.spec import ToolSpec
@@ -46,8 +46,6 @@ MARKS: dict[Mark, str] = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-"}
 ASCII_MARKS: dict[Mark, str] = {"ok": "[ok]", "warn": "[!]", "fail": "[x]", "skip": "[-]"}
 TOTALS_SINCE = (1, 16)  # X-Total-Count arrived in Gitea 1.16
 PROBE_REPO = "gitea-mcp-scope-probe"
-_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
-_FORGEJO = re.compile(r"\+gitea-(\d+\.\d+(?:\.\d+)?)")
 
 
 @dataclass(frozen=True)
@@ -160,14 +158,6 @@ def lacks_scope(exc: GiteaError) -> bool:
 # -- the checks ----------------------------------------------------------------------------------------------------
 
 
-def parse_version(version: str) -> tuple[str, tuple[int, ...] | None]:
-    """`1.22.3` → Gitea (1, 22, 3); Forgejo says `11.0.1+gitea-1.22.0` → its Gitea API level (1, 22, 0)."""
-    forgejo = _FORGEJO.search(version)
-    match = _VERSION.match(forgejo.group(1) if forgejo else version)
-    level = tuple(int(part) for part in match.groups() if part is not None) if match else None
-    return ("Forgejo" if forgejo else "Gitea"), level
-
-
 def check_version(client: GiteaClient, url: str, timeout: float) -> Line:
     try:
         data = _version(client)
@@ -188,11 +178,12 @@ def check_version(client: GiteaClient, url: str, timeout: float) -> Line:
     version = data.get("version") if isinstance(data, dict) else None
     if not isinstance(version, str):
         return Line("fail", f"{url}/api/v1/version answers without a version: {_NOT_GITEA}", _SITE_ROOT)
-    kind, level = parse_version(version)
+    server = ServerInfo.parse(version)  # the reading every tool acts on
+    kind, level = server.flavor, server.gitea_api
     api = f" (Gitea {'.'.join(map(str, level))} API)" if kind == "Forgejo" and level else ""
-    if level is None:
+    if not server.understood:
         return Line("warn", f"{kind} {version} at {url}: version not understood, assuming a current API")
-    if level < TOTALS_SINCE:
+    if level is not None and level < TOTALS_SINCE:
         return Line(
             "warn",
             f"{kind} {version} at {url} is older than Gitea 1.16: lists carry no X-Total-Count, so no totals",

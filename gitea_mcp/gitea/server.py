@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 _NUMBER = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
+_GITEA_API = re.compile(r"\+gitea-(\d+)\.(\d+)(?:\.(\d+))?")
 
 KeywordMode = Literal["phrase", "words"]
 
@@ -22,13 +23,24 @@ class ServerInfo:
     number: tuple[int, int, int]
     raw: str
 
+    understood: bool = True  # False: the version could not be read, and a current Gitea is assumed
+
     @classmethod
     def parse(cls, raw: str) -> ServerInfo:
         match = _NUMBER.match(raw.strip())
         if match is None:
-            return cls("Gitea", (1, 25, 0), raw)
+            return cls("Gitea", (1, 25, 0), raw, understood=False)
         number = (int(match[1]), int(match[2]), int(match[3] or 0))
         return cls("Forgejo" if "+gitea-" in raw or number[0] >= 7 else "Gitea", number, raw)
+
+    @property
+    def gitea_api(self) -> tuple[int, int, int] | None:
+        """The Gitea API this server speaks: Gitea's own release, or the one Forgejo names (`11.0.1+gitea-1.22.0`
+        speaks Gitea 1.22.0's); None for a Forgejo that names none."""
+        if self.flavor == "Gitea":
+            return self.number
+        named = _GITEA_API.search(self.raw)
+        return (int(named[1]), int(named[2]), int(named[3] or 0)) if named else None
 
     def __str__(self) -> str:
         return f"{self.flavor} {'.'.join(map(str, self.number))}"
