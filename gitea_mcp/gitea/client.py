@@ -29,12 +29,13 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from gitea_mcp import __version__
-from gitea_mcp.errors import ToolFailure, redact
+from gitea_mcp.errors import redact
 from gitea_mcp.gitea.errors import (
     PLAIN_HTTP_TO_TLS,
     GiteaError,
     NoAnswer,
     NotSent,
+    OutOfTime,
     TlsFailed,
     UnclearAnswer,
     WrongScheme,
@@ -377,7 +378,7 @@ class GiteaClient:
         left = deadline - time.monotonic()
         if left <= _LAST_MOMENT:
             # Not sent at all, so never a lost write: a plain failure, not something to look up.
-            raise ToolFailure(
+            raise OutOfTime(
                 f"The call ran out of time before {method} {path} could be sent (GITEA_TIMEOUT={self._timeout:g}s per "
                 "request, a few per call); nothing more was sent. Gitea is slow: try again later."
             )

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from gitea_mcp.errors import ToolFailure, redact
+from gitea_mcp.errors import redact
 from gitea_mcp.policy import is_name
 
 # Gitea 1.25: "token does not have at least one of required scope(s), required=[read:user], token scope=…";
@@ -37,8 +37,11 @@ _READER_REMEDY = (
 )
 
 
-class GiteaError(ToolFailure):
-    """Gitea answered with an error status, or not at all. The kind is the class; `status` is for messages."""
+class GiteaError(Exception):
+    """Gitea answered with an error status, or not at all. The kind is the class; `status` is for messages.
+
+    Not a ToolFailure: this layer knows nothing of tools. The tools' error boundary (tools/base.guard) turns one
+    into an isError result, as it does a ToolFailure; `str()` is the sentence for the model."""
 
     retry_after: float = 0.0  # seconds the server asked to wait (Retry-After), 0 when it asked nothing
     from_gitea: bool = False  # the answer carried Gitea's own error body, so Gitea (not a proxy) answered
@@ -127,6 +130,10 @@ class NotSent(GiteaError):
         super().__init__(message)
         self.reason = reason or message.rstrip(".")
         self.remedy = remedy
+
+
+class OutOfTime(NotSent):
+    """The tool call's deadline came before a request could be sent: nothing more was sent, so no write is lost."""
 
 
 class Moved(GiteaError):

@@ -19,7 +19,7 @@ from gitea_mcp import render, scopes
 from gitea_mcp.errors import BadArgument, ToolFailure, shown
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, call_deadline
-from gitea_mcp.gitea.errors import Forbidden, Moved
+from gitea_mcp.gitea.errors import Forbidden, GiteaError, Moved
 from gitea_mcp.policy import Policy
 from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools.arguments import Arguments, compact_schema, inline_defs, input_schema, parse
@@ -50,7 +50,7 @@ def guard(call: Callable[[], CallToolResult], tool: ToolSpec, deps: Deps) -> Cal
     except Forbidden as exc:
         scope = exc.missing_scope  # the whole set this tool needs, not Gitea's one scope at a time
         return render.error(scopes.lacking(tool, scope, exc.token_scopes) if scope else str(exc))
-    except ToolFailure as exc:
+    except (ToolFailure, GiteaError) as exc:  # a refusal of ours, or Gitea's answer in words
         return render.error(str(exc), bad_argument=isinstance(exc, BadArgument))
     except Exception as exc:
         # Unexpected: keep the details in the server's log (stderr), give the model a usable sentence.

@@ -200,29 +200,29 @@ class Reviewed:
     reviews themselves could not be read."""
 
     reviews: list[tuple[PullReview, Inline]]
-    failed: ToolFailure | None = None
+    failed: GiteaError | None = None
 
 
-def _ask(deps: Deps, reviews: list[Segment], retry: bool = False) -> ApiResponse | ToolFailure:
+def _ask(deps: Deps, reviews: list[Segment], retry: bool = False) -> ApiResponse | GiteaError:
     """The reviews route. Asked ahead, before anyone knows the number is a pull request, it is sent once and never
     raises: for an issue (404; 403 first for a token without read:repository, docs/server-behaviour.md) its failure,
     or the call running out of time before it could be sent, costs the issue's read no retry and no error."""
     try:
         return deps.client.get(reviews, retry=retry)
-    except ToolFailure as exc:  # a GiteaError, or the call's deadline
+    except GiteaError as exc:  # the call's deadline too (OutOfTime)
         return exc
 
 
-def _load_reviews(deps: Deps, base: list[Segment], ahead: ApiResponse | ToolFailure) -> Reviewed:
+def _load_reviews(deps: Deps, base: list[Segment], ahead: ApiResponse | GiteaError) -> Reviewed:
     """The reviews, then the inline comments of every review that has any at once (one route per review, none for
     all of them): no second round when none has."""
     if isinstance(ahead, GiteaError) and transient(ahead):  # asked ahead without retries: for a pull request they count
         ahead = _ask(deps, base, retry=True)
     try:
-        if isinstance(ahead, ToolFailure):
+        if isinstance(ahead, GiteaError):
             raise ahead
         listed = ahead.many(PullReview)
-    except ToolFailure as exc:  # the pull request itself is readable: say why its reviews are not
+    except GiteaError as exc:  # the pull request itself is readable: say why its reviews are not
         return Reviewed([], exc)
     with_inline = [r for r in listed if r.comments_count and r.state != REQUESTED][-INLINE_REVIEWS:]
 

@@ -181,7 +181,7 @@ def _already(done: Done, rest: str) -> str:
     return f"The {' and '.join(done.changed)} changed already; {rest}" if done.changed else rest[0].upper() + rest[1:]
 
 
-def _failed(exc: GiteaError, done: Done) -> ToolFailure:
+def _failed(exc: GiteaError, done: Done) -> ToolFailure | GiteaError:
     """A clear refusal, or a write never sent: that step changed nothing, but earlier ones did."""
     return (
         ToolFailure(f"The {' and '.join(done.changed)} changed already, but the rest did not: {exc}")

@@ -14,9 +14,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import MAX_BODY, GiteaClient, RetryPolicy
-from gitea_mcp.gitea.errors import NoAnswer
+from gitea_mcp.gitea.errors import GiteaError, NoAnswer
 
 Serve = Callable[[socket.socket], None]
 
@@ -86,7 +85,7 @@ def test_a_dripping_upstream_cannot_hold_a_call(upstream: str) -> None:
 
 @pytest.mark.parametrize("upstream", [huge], indirect=True)
 def test_a_huge_answer_is_refused(upstream: str) -> None:
-    with pytest.raises(ToolFailure, match="larger than 8 MiB"):
+    with pytest.raises(GiteaError, match="larger than 8 MiB"):
         client(upstream, timeout=20).get(["version"])
 
 
@@ -110,7 +109,7 @@ def test_a_tool_call_ends_by_its_deadline_whatever_its_requests(upstream: str) -
     gitea = client(upstream, timeout=5)
     started = time.monotonic()
     ended = r"The call ran out of time before GET /version|within 0\.\d+s \(what was left of this call's time\)"
-    with call_deadline(1.0), pytest.raises(ToolFailure, match=ended):
+    with call_deadline(1.0), pytest.raises(GiteaError, match=ended):
         for _ in range(10):
             gitea.get(["version"])
     assert time.monotonic() - started < 1.6

@@ -229,3 +229,13 @@ def test_other_refusals_are_not_taken_for_a_missing_write_permission(
 ) -> None:
     error = from_status(403, message, method, path)
     assert str(error).startswith(words) and not error.write_refused, str(error)
+
+
+def test_the_gitea_layer_raises_its_own_errors_not_the_tools() -> None:
+    """gitea/ knows nothing of tools: its failures are GiteaError, which the tools' boundary turns into a sentence;
+    the call's deadline coming before a request could be sent is one of them (OutOfTime), never a ToolFailure."""
+    from gitea_mcp.errors import ToolFailure
+    from gitea_mcp.gitea.errors import GiteaError, NotSent, OutOfTime
+
+    assert not issubclass(GiteaError, ToolFailure)
+    assert issubclass(OutOfTime, NotSent)

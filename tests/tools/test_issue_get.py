@@ -9,8 +9,8 @@ import pytest
 import requests
 import responses
 
-from gitea_mcp.errors import ToolFailure
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+from gitea_mcp.gitea.errors import OutOfTime
 from gitea_mcp.policy import Policy
 from gitea_mcp.tools import issue_get
 from gitea_mcp.tools.base import Deps
@@ -246,8 +246,8 @@ def test_an_issue_drops_the_reviews_asked_ahead(mocked: responses.RequestsMock, 
 def test_the_reviews_asked_ahead_never_fail_the_call(
     mocked: responses.RequestsMock, deps: Deps, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Not even when the call's time ran out before they could be sent (a ToolFailure, not a Gitea answer)."""
-    late = ToolFailure("The call ran out of time before GET /repos/acme/widgets/pulls/7/reviews could be sent.")
+    """Not even when the call's time ran out before they could be sent (OutOfTime, what the client raises then)."""
+    late = OutOfTime("The call ran out of time before GET /repos/acme/widgets/pulls/7/reviews could be sent.")
     sent = deps.client.get
 
     def get(segments: Any, params: Any = None, *, retry: bool = True) -> Any:
