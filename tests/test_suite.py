@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize("flags", [["-q"], []], ids=["-q", "plain"])
 def test_pytest_prints_the_summary_line_with_the_projects_settings(tmp_path: Path, flags: list[str]) -> None:
     """A user's own `-q` on top of the project's addopts still ends with `N passed` (-qq would print nothing)."""
+    # The sample's one test passes on purpose: what is checked is pytest's summary line about it, not the sample.
     (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n", encoding="utf-8")
     config = ROOT / "pyproject.toml"
     done = subprocess.run(

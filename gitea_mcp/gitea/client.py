@@ -41,6 +41,7 @@ from gitea_mcp.gitea.errors import (
     WrongScheme,
     before_sending,
     from_status,
+    innermost,
     kind_of,
     no_endpoint,
     redirected,
@@ -615,8 +616,7 @@ def _refusal(exc: BaseException) -> str:
     """Why no connection was made, in words: the OS's reason without errno codes or urllib3's object names."""
     import urllib3
 
-    name = urllib3.exceptions.NameResolutionError
-    if any(isinstance(arg, name) for arg in (*exc.args, getattr(exc.args[0] if exc.args else None, "reason", None))):
+    if innermost(exc, urllib3.exceptions.NameResolutionError) is not None:
         return "its host name does not resolve"
     text = str(exc)
     for words in ("Connection refused", "No route to host", "Network is unreachable", "Connection reset"):

@@ -399,7 +399,7 @@ def tls_problem(exc: BaseException) -> Tls:
     """The TLS failure inside a requests/urllib3 SSL error, which wrap OpenSSL's own error two or three deep."""
     import ssl  # off the start-up path, like requests
 
-    found = _innermost(exc, ssl.SSLError)
+    found = innermost(exc, ssl.SSLError)
     if isinstance(found, ssl.SSLCertVerificationError):
         # OpenSSL ends some of these with a period ("…not valid for 'x'."); the message goes on after the reason.
         detail = str(getattr(found, "verify_message", "") or "").strip().rstrip(".")
@@ -434,7 +434,7 @@ def before_sending(exc: BaseException) -> bool:
 
     if isinstance(exc, requests.exceptions.ConnectTimeout | requests.exceptions.ProxyError):
         return True
-    connect = _innermost(exc, urllib3.exceptions.ConnectTimeoutError)
+    connect = innermost(exc, urllib3.exceptions.ConnectTimeoutError)
     return isinstance(exc, requests.ConnectionError) and connect is not None
 
 
@@ -442,7 +442,7 @@ def _words(error: BaseException) -> str:
     return _SSL_CODES.sub("", str(error)).strip() or type(error).__name__
 
 
-def _innermost(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+def innermost(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
     """The first `kind` among exc, its args (how urllib3 and requests wrap), `reason`, cause and context."""
     pending, seen = [exc], set()
     while pending:
