@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
-from gitea_mcp.gitea.client import ApiResponse, GiteaClient, Segment
+from gitea_mcp.gitea.client import ApiResponse, GiteaClient, Segment, adapter
 from gitea_mcp.gitea.errors import CatalogTooBig, GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue, Label, Milestone, User
 from gitea_mcp.gitea.server import ServerInfo
@@ -172,7 +172,7 @@ def rows_as(model: type[M], rows: list[object]) -> list[M]:
     """The rows read as `model`s. A row of another shape means the answer is not Gitea's list (a proxy's, another
     API's): one sentence, like a malformed page, never the validator's own report."""
     try:
-        parsed: list[M] = TypeAdapter(list[model]).validate_python(rows)  # type: ignore[valid-type]
+        parsed: list[M] = adapter(list[model]).validate_python(rows)  # type: ignore[valid-type]
     except ValidationError:
         raise GiteaError(
             "Gitea answered a list with rows of an unexpected shape; a proxy in front of Gitea may be failing, or "

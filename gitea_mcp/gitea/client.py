@@ -105,11 +105,11 @@ class ApiResponse:
             raise self._malformed() from None
 
     def one(self, model: type[M]) -> M:
-        parsed: M = self._validate(_adapter(model), self.content)
+        parsed: M = self._validate(adapter(model), self.content)
         return parsed
 
     def many(self, model: type[M]) -> list[M]:
-        parsed: list[M] = self._validate(_adapter(list[model]), self.content or b"[]")  # type: ignore[valid-type]
+        parsed: list[M] = self._validate(adapter(list[model]), self.content or b"[]")  # type: ignore[valid-type]
         return parsed
 
     def _validate(self, adapter: TypeAdapter[Any], content: bytes) -> Any:
@@ -128,7 +128,8 @@ class ApiResponse:
 
 
 @functools.cache
-def _adapter(kind: Any) -> TypeAdapter[Any]:
+def adapter(kind: Any) -> TypeAdapter[Any]:
+    """One validator per type, built once: building a TypeAdapter costs far more than using it."""
     return TypeAdapter(kind)
 
 
