@@ -24,8 +24,8 @@ import anyio
 import requests
 from mcp.client.session import ClientSession
 
+from gitea_mcp.cli.stdio_client import stdio_session
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
-from gitea_mcp.stdio_client import stdio_session
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOOR = [sys.executable, str(ROOT / "bench" / "floor_server.py")]

@@ -90,9 +90,9 @@ def main(mode: str) -> None:
 
     import requests
 
+    from gitea_mcp.domain.policy import Policy
     from gitea_mcp.gitea.catalog import Catalog
     from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-    from gitea_mcp.policy import Policy
     from gitea_mcp.tools import issue_list
     from gitea_mcp.tools.base import Deps
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from gitea_mcp.cli import main
+from gitea_mcp.cli.main import main
 
 sys.exit(main())

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 import responses
 
+from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-from gitea_mcp.policy import Policy
 from gitea_mcp.tools.base import Deps
 from tests.support import TOKEN
 from tests.support.gitea_json import ROOT

@@ -7,8 +7,8 @@ import re
 import pytest
 from pydantic import ValidationError
 
-from gitea_mcp.cli import main, parse_args, settings_from
-from gitea_mcp.config import ConfigError, Settings, parse_owner_list
+from gitea_mcp.cli.main import main, parse_args, settings_from
+from gitea_mcp.settings import ConfigError, Settings, parse_owner_list
 
 NEVER_MATCH = [
     ("\u0430cme", r"'\u0430cme'"),  # Cyrillic а: looks like acme, is not

@@ -12,10 +12,10 @@ import pytest
 import responses
 from pydantic import SecretStr
 
-from gitea_mcp.cli import main
-from gitea_mcp.config import ConfigError, Settings, parse_bool, parse_log_level
+from gitea_mcp.cli.main import main
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-from gitea_mcp.server import make_client
+from gitea_mcp.server.app import make_client
+from gitea_mcp.settings import ConfigError, Settings, parse_bool, parse_log_level
 from tests.support import TOKEN
 from tests.support.gitea_json import API, ROOT
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 import responses
 
-from gitea_mcp.cli import main
-from gitea_mcp.commands.call import UsageError, parse_arguments
-from gitea_mcp.config import Settings
-from gitea_mcp.server import build_server
+from gitea_mcp.cli.call import UsageError, parse_arguments
+from gitea_mcp.cli.main import main
+from gitea_mcp.server.app import build_server
+from gitea_mcp.settings import Settings
 from tests.support import TOKEN
 from tests.support.gitea_json import API, ROOT, api_error, comment, issue
 from tests.support.mocks import sent_params

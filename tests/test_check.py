@@ -13,11 +13,11 @@ import urllib3
 from pydantic import SecretStr
 from responses import matchers
 
-from gitea_mcp.cli import main
-from gitea_mcp.commands.check import PROBE_REPO, render, run_checks
-from gitea_mcp.config import Settings
+from gitea_mcp.cli.check import PROBE_REPO, render, run_checks
+from gitea_mcp.cli.main import main
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy, display_url
-from gitea_mcp.gitea.server import ServerInfo
+from gitea_mcp.gitea.release import ServerInfo
+from gitea_mcp.settings import Settings
 from tests.support import TOKEN
 from tests.support.gitea_json import API, ROOT, api_error, issue, user
 from tests.support.gitea_spec import operation, query_parameters, validate_definition

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from gitea_mcp.cli import main, parse_args, settings_from
-from gitea_mcp.config import ConfigError
+from gitea_mcp.cli.main import main, parse_args, settings_from
+from gitea_mcp.settings import ConfigError
 
 ENV_NAMES = [
     "GITEA_URL",
@@ -89,7 +89,7 @@ def test_main_exits_2_with_message(capfd: pytest.CaptureFixture[str]) -> None:
 
 
 def test_help_names_every_log_level(capfd: pytest.CaptureFixture[str]) -> None:
-    from gitea_mcp.config import LOG_LEVELS
+    from gitea_mcp.settings import LOG_LEVELS
 
     with pytest.raises(SystemExit):
         main(["--help"])

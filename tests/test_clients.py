@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from gitea_mcp import clients
-from gitea_mcp.cli import main
-from gitea_mcp.clients import PLACEHOLDER_REMOTE, Setup, Snippet, remote_endpoint, snippets
-from gitea_mcp.launch import launch
+from gitea_mcp.cli import client_entries
+from gitea_mcp.cli.client_entries import PLACEHOLDER_REMOTE, Setup, Snippet, remote_endpoint, snippets
+from gitea_mcp.cli.launch import launch
+from gitea_mcp.cli.main import main
 from tests.support import TOKEN
 from tests.support.readme import readme_sections, readme_table
 
@@ -69,7 +69,7 @@ def server_entry(client: str, setup: Setup) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("setup", SETUPS.values(), ids=list(SETUPS))
-@pytest.mark.parametrize("client", clients.CLIENTS)
+@pytest.mark.parametrize("client", client_entries.CLIENTS)
 def test_every_snippet_parses_without_a_token(client: str, setup: Setup) -> None:
     for snippet in snippets(client, setup):
         assert parsed(snippet)
@@ -77,7 +77,7 @@ def test_every_snippet_parses_without_a_token(client: str, setup: Setup) -> None
     assert server_entry(client, setup)
 
 
-@pytest.mark.parametrize("client", clients.CLIENTS)
+@pytest.mark.parametrize("client", client_entries.CLIENTS)
 @pytest.mark.parametrize("launcher", ["uvx", "python"])
 def test_stdio_entry_launches_the_server_with_its_settings(client: str, launcher: str) -> None:
     setup = SETUPS[launcher]
@@ -141,7 +141,7 @@ def test_claude_desktop_remote_bridges_through_mcp_remote() -> None:
             Setup(command="C:\\Program Files\\Python\\python.exe", args=("-m", "gitea_mcp"), allowed_owners="a b"),
             [
                 *("claude", "mcp", "add", "--transport", "stdio", "gitea"),
-                *("--env", f"GITEA_URL={clients.PLACEHOLDER_URL}", "--env", "GITEA_ALLOWED_OWNERS=a b"),
+                *("--env", f"GITEA_URL={client_entries.PLACEHOLDER_URL}", "--env", "GITEA_ALLOWED_OWNERS=a b"),
                 *("--env", "GITEA_TOKEN=${GITEA_TOKEN}", "--"),
                 *("C:\\Program Files\\Python\\python.exe", "-m", "gitea_mcp"),
             ],
@@ -208,7 +208,7 @@ def config(capfd: pytest.CaptureFixture[str], *argv: str) -> tuple[str, str]:
     return out, err
 
 
-@pytest.mark.parametrize("client", clients.CLIENTS)
+@pytest.mark.parametrize("client", client_entries.CLIENTS)
 @pytest.mark.parametrize(
     "mode", [[], ["--launcher", "python"], ["--launcher", "uvx"], ["--http", "https://mcp.acme.test"]]
 )
@@ -217,7 +217,7 @@ def test_config_command_prints_the_snippets(client: str, mode: list[str], capfd:
     found = snippets(client, _setup_for(mode))
     file = next(snippet for snippet in reversed(found) if snippet.language != "sh")
     assert out == file.text + "\n"
-    assert err.startswith(f"# {clients.CLIENTS[client].title}: ") and f"# stdout → {file.where}" in err
+    assert err.startswith(f"# {client_entries.CLIENTS[client].title}: ") and f"# stdout → {file.where}" in err
     assert TOKEN not in out + err
 
 
@@ -231,7 +231,7 @@ def _setup_for(mode: list[str]) -> Setup:
 @pytest.mark.parametrize(
     ("env", "argv", "url", "owners"),
     [
-        pytest.param({}, [], clients.PLACEHOLDER_URL, clients.PLACEHOLDER_OWNERS, id="placeholders"),
+        pytest.param({}, [], client_entries.PLACEHOLDER_URL, client_entries.PLACEHOLDER_OWNERS, id="placeholders"),
         pytest.param(
             {"GITEA_URL": "https://git.env.test", "GITEA_ALLOWED_OWNERS": "envorg"},
             [],
@@ -277,7 +277,7 @@ def test_config_refuses_bad_arguments(capfd: pytest.CaptureFixture[str], argv: l
 
 def test_readme_sections_cover_every_client_in_both_modes() -> None:
     text = readme_sections()
-    for name, client in clients.CLIENTS.items():
+    for name, client in client_entries.CLIENTS.items():
         assert f"### {client.title}\n" in text and f"`gitea-issues-mcp config {name}`" in text
         for setup in (Setup(), Setup(remote_url=PLACEHOLDER_REMOTE)):
             for snippet in snippets(name, setup):
@@ -295,7 +295,7 @@ def test_clients_doc_has_the_generated_client_sections() -> None:
 
 def test_readme_scope_table_is_generated() -> None:
     """README.md lists each tool's scopes exactly as the tools declare them (`check` verifies the same)."""
-    from gitea_mcp.server import offered
+    from gitea_mcp.server.app import offered
 
     readme = README.read_text(encoding="utf-8")
     found = re.search(r"<!-- scopes:start -->\n(.*?)\n<!-- scopes:end -->", readme, re.DOTALL)
@@ -339,7 +339,7 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.parametrize("case", NON_DEFAULT.values(), ids=list(NON_DEFAULT))
-@pytest.mark.parametrize("client", clients.CLIENTS)
+@pytest.mark.parametrize("client", client_entries.CLIENTS)
 def test_config_carries_every_non_default_setting(
     client: str,
     case: tuple[list[str], dict[str, str], str, str],
@@ -356,7 +356,7 @@ def test_config_carries_every_non_default_setting(
     assert set(written) - {"GITEA_URL", "GITEA_ALLOWED_OWNERS", "GITEA_TOKEN"} == {name}, "only what was set"
 
 
-@pytest.mark.parametrize("client", clients.CLIENTS)
+@pytest.mark.parametrize("client", client_entries.CLIENTS)
 def test_config_leaves_out_settings_at_their_default(
     client: str, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -419,7 +419,7 @@ def test_config_refuses_a_setting_the_server_would_refuse(
         pytest.param(["--http", "https://mcp.acme.test"], [], id="remote"),
     ],
 )
-@pytest.mark.parametrize("client", clients.CLIENTS)
+@pytest.mark.parametrize("client", client_entries.CLIENTS)
 def test_config_says_which_values_are_placeholders(
     client: str, argv: list[str], placeholders: list[str], capfd: pytest.CaptureFixture[str]
 ) -> None:

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from gitea_mcp.commands import demo
-from gitea_mcp.commands.call import parse_arguments
-from gitea_mcp.config import Settings
-from gitea_mcp.server import build_server
+from gitea_mcp.cli import demo
+from gitea_mcp.cli.call import parse_arguments
+from gitea_mcp.server.app import build_server
+from gitea_mcp.settings import Settings
 
 SCHEMAS = {
     tool.name: tool.input_schema

@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_types import CallToolResult, TextContent
 
+from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-from gitea_mcp.policy import Policy
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
 from gitea_mcp.tools.base import Deps
 from tests.support import TOKEN

@@ -6,8 +6,8 @@ import pytest
 from pydantic import SecretStr
 from starlette.testclient import TestClient
 
-from gitea_mcp.config import Settings
-from gitea_mcp.http import Credential, RequireToken, credential
+from gitea_mcp.server.http import Credential, RequireToken, credential
+from gitea_mcp.settings import Settings
 
 TOKEN = "4f0c6d5e8a7b9c1d2e3f405162738495a6b7c8d9"
 SETTINGS = Settings(

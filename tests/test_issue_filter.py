@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gitea_mcp.issue_filter import IssueFilter
+from gitea_mcp.domain.issue_filter import IssueFilter
 
 FILTER = IssueFilter(
     state="closed", type="all", labels=("bug", "ui"), milestones=("v1",), since="2026-01-01T00:00:00Z",

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gitea_mcp import clients, launch
-from gitea_mcp.launch import Launch
+from gitea_mcp.cli import client_entries, launch
+from gitea_mcp.cli.launch import Launch
 
 
 @pytest.fixture
@@ -93,7 +93,7 @@ def _config(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("client", [name for name in clients.CLIENTS if name != "codex"])
+@pytest.mark.parametrize("client", [name for name in client_entries.CLIENTS if name != "codex"])
 def test_config_stdout_is_the_json_file_alone(client: str) -> None:
     done = _config(client)
     assert done.returncode == 0, done.stderr

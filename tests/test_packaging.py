@@ -19,7 +19,7 @@ import jsonschema
 import pytest
 
 import gitea_mcp
-from gitea_mcp import cli
+from gitea_mcp.cli import main as cli
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))

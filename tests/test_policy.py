@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gitea_mcp.errors import ToolFailure
-from gitea_mcp.policy import Policy, validate_name
+from gitea_mcp.domain.failures import ToolFailure
+from gitea_mcp.domain.policy import Policy, validate_name
 
 
 @pytest.mark.parametrize("name", ["acme", "a", "my-repo", "my_repo", "repo.js", "A1.b-c_d", "x" * 100])

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from gitea_mcp.errors import ToolFailure
-from gitea_mcp.query import ParsedQuery, keyword_text, parse_query, repo_filter, search_filter
+from gitea_mcp.domain.failures import ToolFailure
+from gitea_mcp.domain.query import ParsedQuery, keyword_text, parse_query, repo_filter, search_filter
 
 
 def repo_params(q: ParsedQuery, *, me: str | None = None) -> dict[str, str]:

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from gitea_mcp import render
-from gitea_mcp.server import READ_TOOLS, WRITE_TOOLS
+from gitea_mcp.server.app import READ_TOOLS, WRITE_TOOLS
+from gitea_mcp.tools import render
 from tests.golden.test_screens import CASES, EVERY_SCOPE, SCREENS, SHOWN_URL, WRITES
 from tests.support import readme
 

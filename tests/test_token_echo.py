@@ -1,6 +1,6 @@
 """A Gitea token pasted into the wrong setting, or echoed back by the server, is never quoted (issue 20, item 11).
 
-"Token-shaped" is defined once, in gitea_mcp/errors.py: a run of 32 or more hex digits, or the configured token.
+"Token-shaped" is defined once, in gitea_mcp/redaction.py: a run of 32 or more hex digits, or the configured token.
 """
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 import responses
 
-from gitea_mcp.cli import main, parse_args, settings_from
-from gitea_mcp.config import ConfigError
-from gitea_mcp.errors import shown
+from gitea_mcp.cli.main import main, parse_args, settings_from
 from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.redaction import shown
+from gitea_mcp.settings import ConfigError
 from tests.support.gitea_json import API, ROOT
 
 PASTED = "df66a1b2c3d4e5f60718293a4b5c6d7e8f901234"  # 40 hex digits, as Gitea shows a new token

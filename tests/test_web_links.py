@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gitea_mcp.errors import ToolFailure
-from gitea_mcp.web_links import IssueLink, ListLink, looks_like_link, parse, with_params
+from gitea_mcp.domain.failures import ToolFailure
+from gitea_mcp.domain.links import IssueLink, ListLink, looks_like_link, parse, with_params
 
 SERVER = "https://git.example.com"
 SUBPATH = "https://example.com/gitea/"

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 from gitea_mcp.gitea.client import ApiResponse, GiteaClient, Segment, adapter
 from gitea_mcp.gitea.errors import CatalogTooBig, GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue, Label, Milestone, User
-from gitea_mcp.gitea.server import ServerInfo
+from gitea_mcp.gitea.release import ServerInfo
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)

@@ -29,7 +29,6 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from gitea_mcp import __version__
-from gitea_mcp.errors import redact
 from gitea_mcp.gitea.errors import (
     PLAIN_HTTP_TO_TLS,
     GiteaError,
@@ -47,11 +46,12 @@ from gitea_mcp.gitea.errors import (
     redirected,
     tls_problem,
 )
+from gitea_mcp.redaction import redact
 
 if TYPE_CHECKING:
     import requests
 
-log = logging.getLogger("gitea_mcp.gitea")  # the Gitea client; gitea_mcp.http is the MCP transport
+log = logging.getLogger("gitea_mcp.gitea")  # the Gitea client; gitea_mcp.server.http is the MCP transport
 
 T = TypeVar("T")
 A = TypeVar("A")

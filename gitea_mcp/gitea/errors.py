@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from gitea_mcp.errors import redact
-from gitea_mcp.policy import is_name
+from gitea_mcp.domain.policy import is_name
+from gitea_mcp.redaction import redact
 
 # Gitea 1.25: "token does not have at least one of required scope(s), required=[read:user], token scope=…";
 # Gitea 1.22 and Forgejo 11/12: "token does not have at least one of required scope(s): [read:user]".

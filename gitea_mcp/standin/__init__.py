@@ -36,8 +36,8 @@ from gitea_mcp.standin.data import (
     UNICODE_TITLE_ISSUE,
     WIDGETS_COUNT,
 )
+from gitea_mcp.standin.http import Fault, RecordedRequest, StandIn
 from gitea_mcp.standin.profile import DEFAULT_VERSION, PROFILES, Profile
-from gitea_mcp.standin.server import Fault, RecordedRequest, StandIn
 from gitea_mcp.standin.store import Store
 
 GITEA_VERSION = DEFAULT_VERSION  # what /version reports by default

@@ -12,8 +12,8 @@ import sys
 import threading
 
 from gitea_mcp.standin.data import TOKENS
+from gitea_mcp.standin.http import StandIn
 from gitea_mcp.standin.profile import PROFILES
-from gitea_mcp.standin.server import StandIn
 
 
 def parser() -> argparse.ArgumentParser:

@@ -18,10 +18,10 @@ from typing import Annotated, Any, TypeVar
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from pydantic import BeforeValidator, ConfigDict, Field, Strict, ValidationError, WithJsonSchema
 
-from gitea_mcp.errors import BadArgument, shown
-from gitea_mcp.policy import MAX_LIMIT
+from gitea_mcp.domain.failures import BadArgument
+from gitea_mcp.domain.policy import MAX_LIMIT, MAX_NUMBER
+from gitea_mcp.redaction import shown
 
-MAX_NUMBER = 2_147_483_647
 MAX_PAGE = 10_000
 
 

@@ -15,14 +15,15 @@ from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from gitea_mcp import render, scopes
-from gitea_mcp.errors import BadArgument, ToolFailure, shown
+from gitea_mcp.domain.failures import BadArgument, ToolFailure
+from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, call_deadline
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, Moved
-from gitea_mcp.policy import Policy
-from gitea_mcp.spec import ToolSpec
+from gitea_mcp.redaction import shown
+from gitea_mcp.tools import envelope, scopes
 from gitea_mcp.tools.arguments import Arguments, compact_schema, inline_defs, input_schema, parse
+from gitea_mcp.tools.spec import ToolSpec
 
 log = logging.getLogger("gitea_mcp.tools")
 
@@ -46,16 +47,18 @@ def guard(call: Callable[[], CallToolResult], tool: ToolSpec, deps: Deps) -> Cal
         with call_deadline(deps.client.call_budget):
             return call()
     except Moved as exc:  # where it moved may be named only inside the allowlist
-        return render.error(exc.advice(deps.policy.allows))
+        return envelope.error(exc.advice(deps.policy.allows))
     except Forbidden as exc:
         scope = exc.missing_scope  # the whole set this tool needs, not Gitea's one scope at a time
-        return render.error(scopes.lacking(tool, scope, exc.token_scopes) if scope else str(exc))
+        return envelope.error(scopes.lacking(tool, scope, exc.token_scopes) if scope else str(exc))
     except (ToolFailure, GiteaError) as exc:  # a refusal of ours, or Gitea's answer in words
-        return render.error(str(exc), bad_argument=isinstance(exc, BadArgument))
+        return envelope.error(str(exc), bad_argument=isinstance(exc, BadArgument))
     except Exception as exc:
         # Unexpected: keep the details in the server's log (stderr), give the model a usable sentence.
         log.exception("%s failed unexpectedly", tool.name)
-        return render.error(f"{tool.name} failed inside gitea_mcp ({type(exc).__name__}); the server log has details.")
+        return envelope.error(
+            f"{tool.name} failed inside gitea_mcp ({type(exc).__name__}); the server log has details."
+        )
 
 
 def choice(value: str, allowed: tuple[str, ...], field_name: str) -> str:
@@ -117,7 +120,7 @@ class ToolDefinition:
         try:
             args = parse(self.spec.name, self.args, arguments)
         except ToolFailure as exc:
-            return render.error(str(exc), bad_argument=isinstance(exc, BadArgument))
+            return envelope.error(str(exc), bad_argument=isinstance(exc, BadArgument))
         return self.run(deps, args)
 
     def build(self, deps_for: Callable[[Context[Any, Any]], Deps]) -> Tool:

@@ -13,8 +13,8 @@ from concurrent.futures import Future, wait
 
 from mcp_types import CallToolResult
 
-from gitea_mcp.spec import ToolSpec
 from gitea_mcp.tools.base import Deps, guard
+from gitea_mcp.tools.spec import ToolSpec
 
 
 def run_once(

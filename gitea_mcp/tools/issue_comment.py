@@ -8,15 +8,14 @@ from typing import Annotated
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
-from gitea_mcp import render, scopes
-from gitea_mcp.errors import BadArgument, ToolFailure
+from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound, ServerFailed
 from gitea_mcp.gitea.models import Comment, Issue
-from gitea_mcp.spec import ToolSpec
-from gitea_mcp.tools import duplicates, in_flight, missing, writes
+from gitea_mcp.tools import duplicates, envelope, in_flight, missing, render, scopes, writes
 from gitea_mcp.tools.arguments import Arguments, Flag, Number, Owner, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition
+from gitea_mcp.tools.spec import ToolSpec
 
 NAME = "issue_comment"
 DESCRIPTION = (
@@ -122,7 +121,7 @@ def _answer(owner: str, name: str, number: int, comment: Comment, count: int, ou
     ]
     if outcome == "already_existed":
         lines += render.help_lines(["to post it again anyway, call issue_comment with allow_duplicate=true."])
-    return render.result("\n".join(lines), out)
+    return envelope.result("\n".join(lines), out)
 
 
 TOOL = ToolDefinition(SPEC, CommentArgs, WrittenComment, run)

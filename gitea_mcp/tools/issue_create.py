@@ -8,16 +8,26 @@ from typing import Annotated, Any
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from gitea_mcp import render, scopes
-from gitea_mcp.errors import BadArgument, ToolFailure
+from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.gitea import titles
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.spec import ToolSpec
-from gitea_mcp.tools import duplicates, in_flight, labels, milestones, missing, writes, written
+from gitea_mcp.tools import (
+    duplicates,
+    envelope,
+    in_flight,
+    labels,
+    milestones,
+    missing,
+    render,
+    scopes,
+    writes,
+    written,
+)
 from gitea_mcp.tools.arguments import Arguments, Flag, Names, Owner, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition, due_instant
+from gitea_mcp.tools.spec import ToolSpec
 
 NAME = "issue_create"
 DESCRIPTION = (
@@ -86,7 +96,7 @@ def _prepare(deps: Deps, owner: str, name: str, args: CreateArgs, title: str) ->
     """Resolve names to ids and load recent issues for the duplicate check, all in one round trip."""
     try:
         catalogue, milestone, recent, _ = deps.client.gather(
-            lambda: labels.catalogue(deps, owner, name, args.labels) if args.labels else None,
+            lambda: labels.label_set(deps, owner, name, args.labels) if args.labels else None,
             lambda: milestones.resolve_milestone(deps, owner, name, args.milestone) if args.milestone else None,
             lambda: duplicates.recent_issues(deps, owner, name),  # the duplicate check, and what existed before
             lambda: deps.catalog.me(deps.client),
@@ -120,7 +130,7 @@ def _complete(deps: Deps, owner: str, name: str, issue: Issue, plan: Plan, args:
         labels.forget(deps, owner, name)  # our ids may be stale (a label deleted and made anew)
         sent = set(plan.payload.get("labels", []))
         try:
-            known, _ = labels.catalogue(deps, owner, name, missing_labels).resolve(missing_labels, to_gitea=False)
+            known, _ = labels.label_set(deps, owner, name, missing_labels).resolve(missing_labels, to_gitea=False)
             renewed = [label for label in known if label.id not in sent]
             if renewed:
                 issue = issue.model_copy(update={"labels": labels.add(deps, base, renewed, [])})
@@ -195,7 +205,7 @@ def _answer(
         hints.append(f"to make #{issue.number} as asked, call issue_update {call}.")
     if outcome == "already_existed":
         hints.append("to file it again anyway, call issue_create with allow_duplicate=true.")
-    return render.result(written.written_text(owner, name, out, verb, hints), out)
+    return envelope.result(written.written_text(owner, name, out, verb, hints), out)
 
 
 TOOL = ToolDefinition(SPEC, CreateArgs, written.WrittenIssue, run)

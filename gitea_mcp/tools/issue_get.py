@@ -16,15 +16,15 @@ from typing import Annotated, Any
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field, Strict
 
-from gitea_mcp import render, scopes, web_links
-from gitea_mcp.errors import BadArgument, ToolFailure
+from gitea_mcp.domain import links
+from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.gitea.client import ApiResponse, Segment, transient
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound
 from gitea_mcp.gitea.models import Comment, Issue, PullReview, PullReviewComment, User
-from gitea_mcp.spec import ToolSpec
-from gitea_mcp.tools import missing
+from gitea_mcp.tools import envelope, facts, missing, render, scopes
 from gitea_mcp.tools.arguments import MAX_PAGE, Arguments, Number, Owner, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition, guard
+from gitea_mcp.tools.spec import ToolSpec
 
 NAME = "issue_get"
 DESCRIPTION = (
@@ -135,8 +135,8 @@ def _target(deps: Deps, args: GetArgs) -> Target:
             raise BadArgument("say which issue: give owner, name and number, or url (a link to its page).")
         owner, name = deps.policy.check_repo(args.owner, args.name)
         return Target(owner, name, args.number)
-    link = web_links.parse(args.url, deps.client.url)
-    if isinstance(link, web_links.ListLink):
+    link = links.parse(args.url, deps.client.url)
+    if isinstance(link, links.ListLink):
         raise ToolFailure("that link is a list page: run it with issue_search query=<the link>.")
     owner, name = deps.policy.check_repo(link.owner, link.name)
     given = (args.owner or owner, args.name or name, args.number or link.number)
@@ -173,7 +173,7 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
     reviewed = _load_reviews(deps, pulls, ahead) if issue.pull_request else None  # an issue's answer is dropped
     detail = _detail(issue, thread, args, reviewed)
     failed = loaded if isinstance(loaded, GiteaError) else None
-    return render.result(_text(owner, name, detail, args, failed, target.comment), detail)
+    return envelope.result(_text(owner, name, detail, args, failed, target.comment), detail)
 
 
 # -- a pull request's reviews ----------------------------------------------------------------------------------
@@ -365,7 +365,7 @@ def _detail(issue: Issue, comments: list[Comment], args: GetArgs, reviewed: Revi
     start = (args.comments_page - 1) * COMMENTS_PER_PAGE
     return IssueDetail(
         # `comments` here is the comments themselves, not Gitea's count.
-        **render.issue_facts(issue, IssueDetail.model_fields.keys() - {"comments"}),
+        **facts.issue_facts(issue, IssueDetail.model_fields.keys() - {"comments"}),
         merged=issue.pull_request.merged if issue.pull_request else None,
         locked=issue.is_locked,
         body=render.clip(body, args.max_chars)[0],

@@ -7,14 +7,14 @@ from typing import Annotated
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
-from gitea_mcp import dates, render, scopes
+from gitea_mcp.domain import dates
+from gitea_mcp.domain.issue_filter import USER_FILTERS, IssueFilter
+from gitea_mcp.domain.policy import DEFAULT_LIMIT, cap_limit, validate_name
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.issue_filter import USER_FILTERS, IssueFilter
-from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
-from gitea_mcp.spec import ToolSpec
-from gitea_mcp.tools import filters
+from gitea_mcp.tools import envelope, facts, render, repo_page, scopes
 from gitea_mcp.tools.arguments import Arguments, Limit, Names, Owner, PageNumber, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition, choice, enum, guard
+from gitea_mcp.tools.spec import ToolSpec
 
 NAME = "issue_list"
 DESCRIPTION = (
@@ -76,7 +76,7 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
         if (login := getattr(args, key)) is not None:
             validate_name(login, key)
     limit = cap_limit(args.limit)
-    query = filters.with_dates(
+    query = repo_page.with_dates(
         IssueFilter(
             state=choice(args.state, STATES, "state"),  # type: ignore[arg-type]  # checked against STATES
             type=choice(args.type, TYPES, "type"),  # type: ignore[arg-type]
@@ -89,7 +89,7 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
             mentioned_by=args.mentioned_by,
         )
     )
-    page = filters.repo_page(deps, owner, name, query, page=args.page, limit=limit)
+    page = repo_page.repo_page(deps, owner, name, query, page=args.page, limit=limit)
     out = IssueListResult(
         issues=[_row(issue) for issue in page.rows],
         total=page.total,
@@ -98,11 +98,11 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
         has_more=page.has_more,
     )
     text = _text(owner, name, query, out, args.limit if page.size != args.limit else None)
-    return render.result(text, out)
+    return envelope.result(text, out)
 
 
 def _row(issue: Issue) -> IssueRow:
-    return IssueRow(**render.issue_facts(issue, IssueRow.model_fields))
+    return IssueRow(**facts.issue_facts(issue, IssueRow.model_fields))
 
 
 def _text(owner: str, name: str, query: IssueFilter, out: IssueListResult, asked: int | None) -> str:

@@ -14,19 +14,19 @@ from typing import Annotated, Any
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
-from gitea_mcp import dates, render, scopes, web_links
-from gitea_mcp import query as ql
-from gitea_mcp.errors import BadArgument, ToolFailure
+from gitea_mcp.domain import dates, links
+from gitea_mcp.domain import query as ql
+from gitea_mcp.domain.failures import BadArgument, ToolFailure
+from gitea_mcp.domain.policy import DEFAULT_LIMIT, cap_limit, validate_name
 from gitea_mcp.gitea.client import ApiResponse
 from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.gitea.page import Page, page_of
-from gitea_mcp.gitea.server import ServerInfo
-from gitea_mcp.policy import DEFAULT_LIMIT, cap_limit, validate_name
-from gitea_mcp.spec import ToolSpec
-from gitea_mcp.tools import filters, links
+from gitea_mcp.gitea.release import ServerInfo
+from gitea_mcp.tools import envelope, list_link, render, repo_page, scopes
 from gitea_mcp.tools.arguments import Arguments, Limit, PageNumber
 from gitea_mcp.tools.base import Deps, ToolDefinition, guard
+from gitea_mcp.tools.spec import ToolSpec
 
 NAME = "issue_search"
 DESCRIPTION = (
@@ -84,9 +84,9 @@ def run(deps: Deps, args: SearchArgs) -> CallToolResult:
 
 
 def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
-    if web_links.looks_like_link(args.query):
+    if links.looks_like_link(args.query):
         scope, hits, again = _from_link(deps, args)
-        notes = [_WEB_NOTE] if hits.page.size == links.WEB_PAGE_SIZE else []
+        notes = [_WEB_NOTE] if hits.page.size == list_link.WEB_PAGE_SIZE else []
         if "limit" in args.model_fields_set and hits.page.size != args.limit:
             notes.append(render.served_fewer(args.limit, hits.page.size))
         return _answer(args, scope, hits, notes, again)
@@ -196,35 +196,35 @@ def _answer(args: SearchArgs, scope: Scope, hits: Hits, notes: list[str], again:
         limit=page.size,
         has_more=page.has_more,
     )
-    return render.result(_text(out, scope, args, notes, again or args.query), out)
+    return envelope.result(_text(out, scope, args, notes, again or args.query), out)
 
 
 _WEB_NOTE = "the link's list as its web page shows it: 20 per page, newest first."
 
 
 def _from_link(deps: Deps, args: SearchArgs) -> tuple[Scope, Hits, str]:
-    """A pasted list page, run as its exact equivalent (tools/links.py); an issue's page belongs to issue_get.
+    """A pasted list page, run as its exact equivalent (tools/list_link.py); an issue's page belongs to issue_get.
 
     Also the link for the next pages: with the state this page showed written in, so that every page lists the
     same issues even if one is opened or closed meanwhile (the page number goes in the hint's own argument).
     """
-    link = web_links.parse(args.query, deps.client.url)
-    if isinstance(link, web_links.IssueLink):
+    link = links.parse(args.query, deps.client.url)
+    if isinstance(link, links.IssueLink):
         raise ToolFailure("that link is one issue's page: read it with issue_get url=<the link>.")
     owner, name = deps.policy.check_repo(link.owner, link.name)
     if (args.owner or owner).lower() != owner.lower() or (args.name or name).lower() != name.lower():
         raise ToolFailure(f"owner/name disagree with the link ({owner}/{name}); give one or the other.")
-    web = links.web_list(deps, link)
+    web = list_link.web_list(deps, link)
     page = args.page if "page" in args.model_fields_set else web.page
-    limit = cap_limit(args.limit) if "limit" in args.model_fields_set else links.WEB_PAGE_SIZE
+    limit = cap_limit(args.limit) if "limit" in args.model_fields_set else list_link.WEB_PAGE_SIZE
     query = web.query
-    served = filters.repo_page(deps, owner, name, query, page, limit)
+    served = repo_page.repo_page(deps, owner, name, query, page, limit)
     if not web.state_given and query.state == "open" and _none_open(served):
         # The web's rule, on every page alike (routers/web/repo/issue_list.go): without a state, a filter that
         # matches no open issue shows every state.
         query = replace(query, state="all")
-        served = filters.repo_page(deps, owner, name, query, page, limit)
-    again = web_links.with_params(args.query, {"state": query.state}, drop=("page",))
+        served = repo_page.repo_page(deps, owner, name, query, page, limit)
+    again = links.with_params(args.query, {"state": query.state}, drop=("page",))
     return Scope(owner, name), Hits(served, query.list_params()), again
 
 
@@ -247,10 +247,10 @@ def _fetch(
 ) -> Hits:
     if scope.name is not None:
         query = ql.repo_filter(parsed, me=me, quotes=quotes)
-        return Hits(filters.repo_page(deps, scope.owner, scope.name, query, page, limit), query.list_params())
+        return Hits(repo_page.repo_page(deps, scope.owner, scope.name, query, page, limit), query.list_params())
     params = ql.search_filter(parsed, me=me, quotes=quotes).search_params(scope.owner)
     served = page_of(_search_owner(deps, params, page, limit), Issue, limit, page)
-    filters.check_places(deps, served.rows, scope.owner, None)
+    repo_page.check_places(deps, served.rows, scope.owner, None)
     _check_not_ignored(parsed, served.rows, me)
     return Hits(served, params)
 

@@ -10,15 +10,14 @@ from typing import Annotated, Any, TypeVar
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from gitea_mcp import render, scopes
-from gitea_mcp.errors import BadArgument, ToolFailure
+from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer, NotFound
 from gitea_mcp.gitea.models import Issue, Label
-from gitea_mcp.spec import ToolSpec
-from gitea_mcp.tools import labels, milestones, missing, writes, written
+from gitea_mcp.tools import envelope, labels, milestones, missing, scopes, writes, written
 from gitea_mcp.tools.arguments import Arguments, Names, Number, Owner, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition, choice, due_instant, enum, guard
+from gitea_mcp.tools.spec import ToolSpec
 
 NAME = "issue_update"
 DESCRIPTION = "Change an issue: only the fields given change; labels by name. Returns the issue as it now is."
@@ -91,7 +90,7 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
         if done.changed
         else f"unchanged ({'Gitea did not apply what was asked' if warnings else 'it already was as asked'})"
     )
-    return render.result(written.written_text(owner, name, out, verb, []), out)
+    return envelope.result(written.written_text(owner, name, out, verb, []), out)
 
 
 @dataclass
@@ -200,7 +199,7 @@ class LabelPlan:
     names: list[str]  # names left to Gitea to resolve (organisation labels this token cannot see)
 
 
-def _plan_labels(catalogue: labels.Catalogue, args: UpdateArgs) -> LabelPlan:
+def _plan_labels(catalogue: labels.LabelSet, args: UpdateArgs) -> LabelPlan:
     """Resolve every name and refuse two labels of one exclusive scope, before anything is written."""
     if args.labels is not None:
         wanted, names = catalogue.resolve(args.labels)
@@ -312,12 +311,12 @@ def _check(args: UpdateArgs) -> None:
 
 def _load(
     deps: Deps, owner: str, name: str, base: list[Segment], args: UpdateArgs
-) -> tuple[Issue, labels.Catalogue | None, int | None]:
+) -> tuple[Issue, labels.LabelSet | None, int | None]:
     """The issue, the label catalogue and the milestone id, in one round trip."""
     try:
         issue, catalogue, milestone_id = deps.client.gather(
             lambda: deps.client.get(base).one(Issue),
-            lambda: labels.catalogue(deps, owner, name, _named(args)) if args.edits_labels() else None,
+            lambda: labels.label_set(deps, owner, name, _named(args)) if args.edits_labels() else None,
             lambda: _milestone_id(deps, owner, name, args.milestone),
         )
     except NotFound:

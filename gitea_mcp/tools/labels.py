@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.domain.failures import ToolFailure
 from gitea_mcp.gitea.catalog import fresh, org_labels_seen
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.models import Label
@@ -25,7 +25,7 @@ from gitea_mcp.tools.base import Deps
 
 
 @dataclass(frozen=True)
-class Catalogue:
+class LabelSet:
     """The labels an issue of one repository may carry, as far as this token can see them."""
 
     where: str  # "acme/widgets", for messages
@@ -33,8 +33,8 @@ class Catalogue:
     org_readable: bool  # False: organisation labels may exist that this token cannot list
     by_name_on_server: bool  # Gitea resolves organisation label names itself on POST …/labels
 
-    def with_labels(self, more: list[Label]) -> Catalogue:
-        """The same catalogue, also knowing `more` (an issue's own labels, known even when the cache is stale)."""
+    def with_labels(self, more: list[Label]) -> LabelSet:
+        """The same set, also knowing `more` (an issue's own labels, known even when the cache is stale)."""
         return dataclasses.replace(self, labels=_unique([*self.labels, *more]))
 
     def knows(self, names: list[str]) -> bool:
@@ -71,23 +71,23 @@ class Catalogue:
         return text + "."
 
 
-def catalogue(deps: Deps, owner: str, name: str, wanted: list[str]) -> Catalogue:
+def label_set(deps: Deps, owner: str, name: str, wanted: list[str]) -> LabelSet:
     """The labels `wanted` may name: the repository's and the organisation's, read afresh when the cache misses one
     of them, and the organisation's labels issues show when the token cannot list them."""
-    found = fresh(lambda at: _catalogue(deps, owner, name, since=at), lambda got: not got.knows(wanted))
+    found = fresh(lambda at: _label_set(deps, owner, name, since=at), lambda got: not got.knows(wanted))
     unseen = [n for n in wanted if found.find(n) is None]
     if unseen and not found.org_readable:
         found = found.with_labels(org_labels_seen(deps.client, owner, unseen))
     return found
 
 
-def _catalogue(deps: Deps, owner: str, name: str, since: float | None) -> Catalogue:
+def _label_set(deps: Deps, owner: str, name: str, since: float | None) -> LabelSet:
     repo, org = deps.client.gather(
         lambda: deps.catalog.labels(deps.client, owner, name, since),
         lambda: deps.catalog.org_labels(deps.client, owner, since),
     )
     server = deps.catalog.server(deps.client) if org is None else None
-    return Catalogue(
+    return LabelSet(
         where=f"{owner}/{name}",
         labels=_unique([*repo, *(org or [])]),
         org_readable=org is not None,

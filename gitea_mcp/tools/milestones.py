@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.domain.failures import ToolFailure
 from gitea_mcp.gitea.catalog import fresh, milestone_named
 from gitea_mcp.gitea.models import Milestone
 from gitea_mcp.tools.base import Deps

@@ -8,7 +8,7 @@ issue route (200 when the repository exists and is readable), and an unknown use
 
 from __future__ import annotations
 
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.domain.failures import ToolFailure
 from gitea_mcp.gitea.errors import NO_TOKEN, GiteaError, NotFound
 from gitea_mcp.tools.base import Deps
 

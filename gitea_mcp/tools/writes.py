@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from gitea_mcp.errors import ToolFailure
+from gitea_mcp.domain.failures import ToolFailure
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer
 
 T = TypeVar("T")

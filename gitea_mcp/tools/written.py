@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from gitea_mcp import render
 from gitea_mcp.gitea import titles
 from gitea_mcp.gitea.models import Issue
+from gitea_mcp.tools import facts, render
 from gitea_mcp.tools.base import Deps
 
 
@@ -46,7 +46,7 @@ class WrittenIssue(BaseModel):
 
 
 def written(issue: Issue, outcome: str, warnings: list[str]) -> WrittenIssue:
-    return WrittenIssue(**render.issue_facts(issue, WrittenIssue.model_fields), outcome=outcome, warnings=warnings)
+    return WrittenIssue(**facts.issue_facts(issue, WrittenIssue.model_fields), outcome=outcome, warnings=warnings)
 
 
 def written_text(owner: str, name: str, out: WrittenIssue, verb: str, hints: list[str]) -> str:

@@ -13,10 +13,10 @@ from typing import Any
 
 from mcp_types import CallToolResult, TextContent
 
-from gitea_mcp.commands.call import parse_arguments
+from gitea_mcp.cli.call import parse_arguments
+from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-from gitea_mcp.policy import Policy
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
 from gitea_mcp.tools.arguments import input_schema
 from gitea_mcp.tools.base import Deps, ToolDefinition

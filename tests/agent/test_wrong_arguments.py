@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_types import TextContent
 
-from gitea_mcp.config import Settings
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-from gitea_mcp.server import READ_TOOLS, WRITE_TOOLS, build_server
+from gitea_mcp.server.app import READ_TOOLS, WRITE_TOOLS, build_server
+from gitea_mcp.settings import Settings
 
 CLOSED = "http://127.0.0.1:9"  # nothing listens: a call that passes the checks fails at once, without a Gitea
 SERVER = build_server(

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from gitea_mcp import __version__
-from gitea_mcp.cli import COMMANDS, USAGE, _value_flags, build_parser, main, parse_args
+from gitea_mcp.cli.main import COMMANDS, USAGE, _value_flags, build_parser, main, parse_args
 
 # Each global flag: what is typed after it (None for a switch) and the value it must leave in the namespace.
 FLAGS: list[tuple[str, str | None, str, Any]] = [

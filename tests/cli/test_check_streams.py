@@ -12,7 +12,7 @@ import time
 
 from gitea_mcp.standin import StandIn
 from gitea_mcp.standin.data import DEMO_TOKEN
-from gitea_mcp.standin.server import Fault
+from gitea_mcp.standin.http import Fault
 from tests.cli.process import Running
 
 DELAY = 8.0  # seconds the last probe's answer takes

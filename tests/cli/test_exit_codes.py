@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from gitea_mcp.cli import FAILED, OK, USAGE
+from gitea_mcp.cli.main import FAILED, OK, USAGE
 from tests.cli.process import CLOSED_GITEA, clean_env
 
 
@@ -39,7 +39,7 @@ def test_every_exit_code_is_documented() -> None:
     import re
     from pathlib import Path
 
-    from gitea_mcp.cli import CANNOT_LISTEN, EXIT_CODES, INTERRUPTED, TERMINATED
+    from gitea_mcp.cli.main import CANNOT_LISTEN, EXIT_CODES, INTERRUPTED, TERMINATED
 
     used = {OK, FAILED, USAGE, CANNOT_LISTEN, INTERRUPTED, TERMINATED}
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")

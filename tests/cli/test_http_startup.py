@@ -10,8 +10,8 @@ import pytest
 import requests
 from pydantic import SecretStr
 
-from gitea_mcp.config import Settings
-from gitea_mcp.http import startup_line
+from gitea_mcp.server.http import startup_line
+from gitea_mcp.settings import Settings
 from tests.cli.process import CLOSED_GITEA, Running, clean_env
 
 LOOPBACK = "allowed hosts: 127.0.0.1:*, localhost:*, [::1]:*"

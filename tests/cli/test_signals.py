@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from gitea_mcp.cli import INTERRUPTED, OK, TERMINATED
-from gitea_mcp.commands.serve import ON_A_TERMINAL
+from gitea_mcp.cli.main import INTERRUPTED, OK, TERMINATED
+from gitea_mcp.cli.serve import ON_A_TERMINAL
 from tests.cli.process import CLOSED_GITEA, Running, clean_env
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and ptys")

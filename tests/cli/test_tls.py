@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from gitea_mcp.cli import FAILED, main
+from gitea_mcp.cli.main import FAILED, main
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.gitea.errors import TlsFailed, tls_problem
 from tests.cli.process import clean_env

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gitea_mcp.cli import FAILED, main
+from gitea_mcp.cli.main import FAILED, main
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.gitea.errors import GiteaError
 from tests.cli.test_tls import LIBRARY_TEXT, Forge, self_signed, tls_forge

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from gitea_mcp.cli import CANNOT_LISTEN, COMMANDS, USAGE, main
+from gitea_mcp.cli.main import CANNOT_LISTEN, COMMANDS, USAGE, main
 from tests.cli.process import CLOSED_GITEA, Running, clean_env
 
 PROG = "gitea-issues-mcp"
@@ -144,7 +144,7 @@ def test_help_lists_only_the_flags_the_command_uses(command: str, capfd: pytest.
 
 
 def test_call_help_lists_the_tools(capfd: pytest.CaptureFixture[str]) -> None:
-    from gitea_mcp.server import READ_TOOLS, WRITE_TOOLS
+    from gitea_mcp.server.app import READ_TOOLS, WRITE_TOOLS
 
     with pytest.raises(SystemExit):
         main(["call", "--help"])
@@ -182,8 +182,8 @@ def test_a_port_in_use_is_named_with_the_remedy() -> None:
     ],
 )
 def test_a_host_it_cannot_listen_on_is_named(host: str, sentence: str) -> None:
-    from gitea_mcp.config import CannotListen
-    from gitea_mcp.http import listening_socket
+    from gitea_mcp.server.http import listening_socket
+    from gitea_mcp.settings import CannotListen
 
     with pytest.raises(CannotListen) as refused:
         listening_socket(host, 0)

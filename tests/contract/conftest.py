@@ -14,9 +14,9 @@ from contextlib import contextmanager
 
 import pytest
 
+from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-from gitea_mcp.policy import Policy
 from gitea_mcp.standin import StandIn
 from gitea_mcp.standin.profile import PROFILES
 from gitea_mcp.tools.base import Deps

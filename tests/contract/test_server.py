@@ -264,7 +264,7 @@ def test_since_and_before_filter_on_the_updated_time(http: Http, lab: Lab) -> No
 
 
 def test_since_and_before_are_inclusive_whole_seconds(http: Http, lab: Lab) -> None:
-    """What gitea_mcp's date rule relies on (gitea_mcp/dates.py): the updated second itself matches both bounds."""
+    """What gitea_mcp's date rule relies on (domain/dates.py): the updated second itself matches both bounds."""
     token, number = lab.tokens["writer"], lab.issues["closed"]  # closed: nothing writes to it after seeding
     updated = datetime.fromisoformat(http.ok("GET", lab.path("issues", number), token)["updated_at"])
 

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from mcp_types import CallToolResult, TextContent
 
-from gitea_mcp.commands.check import run_checks
-from gitea_mcp.config import Settings
+from gitea_mcp.cli.check import run_checks
+from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-from gitea_mcp.policy import Policy
+from gitea_mcp.settings import Settings
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_comment import CommentArgs
@@ -413,7 +413,7 @@ def test_comment_on_a_missing_issue(target: Target, lab: Lab) -> None:
 def check(target: Target, lab: Lab, role: str) -> str:
     settings = Settings(url=target.url, token=lab.tokens[role], allowed_owners=frozenset({lab.org.lower()}))
     client = GiteaClient(target.url, lab.tokens[role], timeout=30, retry=RetryPolicy(attempts=1))
-    from gitea_mcp.commands.check import render
+    from gitea_mcp.cli.check import render
 
     return render(run_checks(settings, client), settings, "utf-8")
 

@@ -17,8 +17,8 @@ import pytest
 import requests
 from mcp_types import CallToolResult, TextContent
 
+from gitea_mcp.cli.stdio_client import stdio_session
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
-from gitea_mcp.stdio_client import stdio_session
 
 
 @pytest.fixture

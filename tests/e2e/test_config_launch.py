@@ -16,9 +16,9 @@ from typing import Any
 import anyio
 import pytest
 
-from gitea_mcp import clients
+from gitea_mcp.cli import client_entries
+from gitea_mcp.cli.stdio_client import stdio_session
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
-from gitea_mcp.stdio_client import stdio_session
 
 pytestmark = pytest.mark.slow
 
@@ -47,12 +47,12 @@ def client_environment(entry: dict[str, Any]) -> dict[str, str]:
     the variables it names from its own environment)."""
     env = {key: str(value) for key, value in entry["env"].items()}
     env.update({name: DEMO_TOKEN for name in entry.get("env_vars", [])})
-    if clients.TOKEN_ENV in env:
-        env[clients.TOKEN_ENV] = DEMO_TOKEN
+    if client_entries.TOKEN_ENV in env:
+        env[client_entries.TOKEN_ENV] = DEMO_TOKEN
     return {**env, "PATH": SHORT_PATH}
 
 
-@pytest.mark.parametrize("client", clients.CLIENTS)
+@pytest.mark.parametrize("client", client_entries.CLIENTS)
 def test_written_configuration_launches_with_its_settings(client: str, forge: str) -> None:
     entry = written_entry(client, "--url", forge, "--allowed-owners", "acme", "--read-only", "--timeout", "7")
     env = client_environment(entry)

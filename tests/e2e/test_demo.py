@@ -12,8 +12,8 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from gitea_mcp.cli import INTERRUPTED
-from gitea_mcp.commands.demo import SCRIPT
+from gitea_mcp.cli.demo import SCRIPT
+from gitea_mcp.cli.main import INTERRUPTED
 from gitea_mcp.standin import DEMO_TOKEN
 from tests.cli.process import Running
 from tests.e2e.conftest import free_port

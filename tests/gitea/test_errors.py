@@ -106,8 +106,8 @@ OUTSIDE = (
     ],
 )  # fmt: skip
 def test_a_move_is_named_only_inside_the_allowlist(location: str, allowed: set[str], ending: str) -> None:
+    from gitea_mcp.domain.policy import Policy
     from gitea_mcp.gitea.errors import Moved, redirected
-    from gitea_mcp.policy import Policy
 
     moved = redirected(301, location, "GET", "/repos/acme/widgets/issues", "https://gitea.test")
     assert isinstance(moved, Moved)
@@ -234,7 +234,7 @@ def test_other_refusals_are_not_taken_for_a_missing_write_permission(
 def test_the_gitea_layer_raises_its_own_errors_not_the_tools() -> None:
     """gitea/ knows nothing of tools: its failures are GiteaError, which the tools' boundary turns into a sentence;
     the call's deadline coming before a request could be sent is one of them (OutOfTime), never a ToolFailure."""
-    from gitea_mcp.errors import ToolFailure
+    from gitea_mcp.domain.failures import ToolFailure
     from gitea_mcp.gitea.errors import GiteaError, NotSent, OutOfTime
 
     assert not issubclass(GiteaError, ToolFailure)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gitea_mcp.gitea.models import Comment, Issue
-from gitea_mcp.gitea.server import ServerInfo
+from gitea_mcp.gitea.release import ServerInfo
 from tests.support.gitea_json import issue
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from gitea_mcp.cli import main
+from gitea_mcp.cli.main import main
 
 pytestmark = pytest.mark.slow
 

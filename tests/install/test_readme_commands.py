@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 import gitea_mcp
-from gitea_mcp import cli
-from gitea_mcp.stdio_client import stdio_session
+from gitea_mcp.cli import main as cli
+from gitea_mcp.cli.stdio_client import stdio_session
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from gitea_mcp.clients import CLIENTS, PLACEHOLDER_REMOTE, Setup, Snippet, snippets
-from gitea_mcp.spec import ToolSpec
+from gitea_mcp.cli.client_entries import CLIENTS, PLACEHOLDER_REMOTE, Setup, Snippet, snippets
 from gitea_mcp.tools.arguments import input_schema
 from gitea_mcp.tools.base import ToolDefinition
+from gitea_mcp.tools.spec import ToolSpec
 
 
 def argument_table(tool: ToolDefinition) -> str:

@@ -80,7 +80,7 @@ def test_issue_list_refuses_what_no_date_can_match(
 
 
 def test_the_rule_is_stated_in_both_schemas() -> None:
-    from gitea_mcp import dates
+    from gitea_mcp.domain import dates
 
     assert dates.RULE in issue_list.TOOL.spec.description
     assert dates.RULE in issue_search.TOOL.spec.description

@@ -9,9 +9,9 @@ import pytest
 import requests
 import responses
 
+from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.gitea.errors import OutOfTime
-from gitea_mcp.policy import Policy
 from gitea_mcp.tools import issue_get
 from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_get import GetArgs

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-from gitea_mcp.policy import Policy
 from gitea_mcp.standin import PROFILES, StandIn
 from gitea_mcp.standin.data import DEMO_READ_TOKEN, DEMO_USER_TOKEN
 from gitea_mcp.tools import issue_comment, issue_create, issue_list, issue_update

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 import responses
 
-from gitea_mcp import render
-from gitea_mcp.tools import issue_comment, issue_get, issue_list, issue_search
+from gitea_mcp.tools import issue_comment, issue_get, issue_list, issue_search, render
 from gitea_mcp.tools.base import Deps
 from tests.support.gitea_json import API, comment, issue, user
 from tests.support.mocks import optional

@@ -15,12 +15,12 @@ import pytest
 import requests
 import responses
 
+from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.gitea.errors import NoAnswer, NotSent
-from gitea_mcp.policy import Policy
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
-from gitea_mcp.standin.server import Fault
+from gitea_mcp.standin.http import Fault
 from gitea_mcp.tools import issue_comment, issue_create, issue_update, writes
 from gitea_mcp.tools.base import Deps
 from tests.support.gitea_json import API, LABELS, ROOT, issue, user

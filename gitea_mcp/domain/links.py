@@ -12,8 +12,9 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import SplitResult, parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
-from gitea_mcp.errors import ToolFailure, shown
-from gitea_mcp.tools.arguments import MAX_NUMBER
+from gitea_mcp.domain.failures import ToolFailure
+from gitea_mcp.domain.policy import MAX_NUMBER
+from gitea_mcp.redaction import shown
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _COMMENT = re.compile(r"issuecomment-(.+)")

@@ -7,8 +7,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, SecretStr, field_validator, model_validator
 
-from gitea_mcp.errors import TOKEN_SHAPED, ToolFailure, redact, shown
-from gitea_mcp.policy import USER_NAME_RULE, is_user_name
+from gitea_mcp.domain.failures import ToolFailure
+from gitea_mcp.domain.policy import USER_NAME_RULE, is_user_name
+from gitea_mcp.redaction import TOKEN_SHAPED, redact, shown
 
 
 class ConfigError(ToolFailure):

@@ -5,9 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gitea_mcp.errors import ToolFailure, shown
+from gitea_mcp.domain.failures import ToolFailure
+from gitea_mcp.redaction import shown
 
 MAX_LIMIT = 50
+# The largest issue number an argument or a pasted link may name.
+MAX_NUMBER = 2_147_483_647
 DEFAULT_LIMIT = 30
 
 

@@ -22,11 +22,11 @@ from typing import Any, NoReturn
 from pydantic import SecretStr, ValidationError
 
 from gitea_mcp import __version__
-from gitea_mcp.config import CannotListen, ConfigError, Settings, parse_bool, parse_log_level, parse_owner_list
-from gitea_mcp.errors import shown
+from gitea_mcp.redaction import shown
+from gitea_mcp.settings import CannotListen, ConfigError, Settings, parse_bool, parse_log_level, parse_owner_list
 
 PROG = "gitea-issues-mcp"
-# Subcommands whose module exists under gitea_mcp/commands/; serve is the default.
+# Subcommands whose module exists under gitea_mcp/cli/; serve is the default.
 COMMANDS = ("serve", "demo", "check", "config", "call")
 DEFAULT_COMMAND = "serve"
 # The settings' defaults, declared once, in Settings: the flags' help and the reading of flags both say these.
@@ -57,7 +57,7 @@ def _env(*names: str) -> str | None:
 
 
 def _command(name: str) -> ModuleType:
-    return importlib.import_module(f"gitea_mcp.commands.{name}")
+    return importlib.import_module(f"gitea_mcp.cli.{name}")
 
 
 @dataclass(frozen=True)

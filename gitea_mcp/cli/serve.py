@@ -9,7 +9,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from gitea_mcp.config import Settings
+from gitea_mcp.settings import Settings
 
 if TYPE_CHECKING:  # the SDK import is most of start-up: at run time only when serving
     from mcp.server.mcpserver import MCPServer
@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace, settings: Settings) -> int:
-    from gitea_mcp.server import build_server
+    from gitea_mcp.server.app import build_server
 
     run_server(build_server(settings), settings)
     return 0
@@ -43,7 +43,7 @@ def run_server(server: MCPServer, settings: Settings, on_a_terminal: str = ON_A_
     """Serve on the configured transport until the client leaves (stdio) or a signal stops it; `on_a_terminal` is
     said when stdin is a terminal (someone started it by hand)."""
     if settings.transport == "http":
-        from gitea_mcp.http import serve
+        from gitea_mcp.server.http import serve
 
         serve(server, settings)
         return

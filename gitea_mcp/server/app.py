@@ -7,13 +7,13 @@ import logging
 from mcp.server.mcpserver import Context, MCPServer
 
 from gitea_mcp import __version__
-from gitea_mcp.config import Settings
+from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient
-from gitea_mcp.policy import Policy
-from gitea_mcp.spec import ToolSpec
+from gitea_mcp.settings import Settings
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
 from gitea_mcp.tools.base import Deps, ToolDefinition
+from gitea_mcp.tools.spec import ToolSpec
 
 log = logging.getLogger("gitea_mcp")
 
@@ -51,7 +51,7 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
     def deps_for(ctx: Context) -> Deps:
         if settings.transport != "http":
             return deps  # stdio (or an in-process call): one user, the configured token
-        from gitea_mcp.http import credential
+        from gitea_mcp.server.http import credential
 
         # Over HTTP a request acts with its own token (or the server's, unlocked by the operator's secret), read
         # exactly as the gate read it. A request without headers acts anonymously, never with the server's token.

@@ -13,8 +13,8 @@ import shlex
 import sys
 from typing import Any, TextIO
 
-from gitea_mcp.cli import PROG
-from gitea_mcp.config import Settings
+from gitea_mcp.cli.main import PROG
+from gitea_mcp.settings import Settings
 
 HELP = "run a scripted session against a built-in Gitea stand-in (no setup needed); --serve to serve it"
 DEMO_OWNERS = "acme,demo"
@@ -59,7 +59,7 @@ def server_env(url: str, token: str) -> dict[str, str]:
 
 
 async def _script(url: str, token: str, out: TextIO) -> None:
-    from gitea_mcp.stdio_client import stdio_session
+    from gitea_mcp.cli.stdio_client import stdio_session
 
     async with stdio_session(server_env(url, token)) as session:
         tools = (await session.list_tools()).tools
@@ -74,7 +74,7 @@ async def _script(url: str, token: str, out: TextIO) -> None:
 
 
 def call_line(tool: str, arguments: dict[str, Any]) -> str:
-    """`tool KEY=VALUE…` as `call` reads it back (commands/call.py parse_arguments), quoted for a POSIX shell."""
+    """`tool KEY=VALUE…` as `call` reads it back (cli/call.py parse_arguments), quoted for a POSIX shell."""
     return " ".join([tool, *(f"{key}={shlex.quote(_call_value(value))}" for key, value in arguments.items())])
 
 
@@ -104,9 +104,9 @@ def run(ns: argparse.Namespace, settings: Settings | None) -> int:
 
 
 def _serve(ns: argparse.Namespace, url: str, token: str) -> int:
-    from gitea_mcp.cli import USES, settings_from
-    from gitea_mcp.commands.serve import DEMO_ON_A_TERMINAL, run_server
-    from gitea_mcp.server import build_server
+    from gitea_mcp.cli.main import USES, settings_from
+    from gitea_mcp.cli.serve import DEMO_ON_A_TERMINAL, run_server
+    from gitea_mcp.server.app import build_server
 
     # The command line's settings (transport, host, port, read-only…) with the stand-in as the forge.
     settings = settings_from(

@@ -19,14 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
-from gitea_mcp import dates
-from gitea_mcp.errors import ToolFailure, shown
+from gitea_mcp.domain import dates
+from gitea_mcp.domain.failures import ToolFailure
+from gitea_mcp.domain.issue_filter import IssueFilter
 from gitea_mcp.gitea.catalog import fetch_all, fresh, milestone_named, now, rows_as
 from gitea_mcp.gitea.client import ApiResponse, Segment
 from gitea_mcp.gitea.errors import CatalogTooBig, NotFound
 from gitea_mcp.gitea.models import Issue, Label
 from gitea_mcp.gitea.page import Page, page_of
-from gitea_mcp.issue_filter import IssueFilter
+from gitea_mcp.redaction import shown
 from gitea_mcp.tools import labels as label_names
 from gitea_mcp.tools import missing
 from gitea_mcp.tools.base import Deps
@@ -49,7 +50,7 @@ def check_places(deps: Deps, rows: list[Issue], owner: str, name: str | None) ->
 
 def with_dates(query: IssueFilter) -> IssueFilter:
     """issue_list's since (at or after) and before (strictly before) as Gitea's inclusive whole seconds, by the one
-    rule every tool shares (gitea_mcp/dates.py): `since=D before=E` is `updated:>=D updated:<E`. Refused clearly."""
+    rule every tool shares (domain/dates.py): `since=D before=E` is `updated:>=D updated:<E`. Refused clearly."""
     since = dates.bound(">=", query.since.strip(), f"since={shown(query.since)}") if query.since else None
     before = dates.bound("<", query.before.strip(), f"before={shown(query.before)}") if query.before else None
     if since is not None and before is not None and since > before:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gitea_mcp.spec import ToolSpec
+from gitea_mcp.tools.spec import ToolSpec
 
 READ_ISSUE = "read:issue"
 WRITE_ISSUE = "write:issue"

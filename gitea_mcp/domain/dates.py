@@ -18,7 +18,7 @@ import re
 from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
-from gitea_mcp.errors import BadArgument
+from gitea_mcp.domain.failures import BadArgument
 
 RULE = "DATE: YYYY-MM-DD (a UTC day) or RFC 3339; since/>= include it, before/< don't."
 HELP = "write YYYY-MM-DD (a whole UTC day) or an RFC 3339 time such as 2026-01-31T12:00:00Z"

@@ -2,7 +2,7 @@
 and written out in one place each: the repository list's parameters, the cross-repository search's parameters,
 the header's description, and the arguments of a next-page hint.
 
-Pure: no I/O. The traps each Gitea parameter hides are dealt with where the value is sent (tools/filters.py).
+Pure: no I/O. The traps each Gitea parameter hides are dealt with where the value is sent (tools/repo_page.py).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from gitea_mcp import dates
+from gitea_mcp.domain import dates
 
 State = Literal["open", "closed", "all"]
 Kind = Literal["issues", "pulls", "all"]  # all: Gitea mixes both when no type is sent
@@ -69,7 +69,7 @@ class IssueFilter:
 
     def call_args(self) -> dict[str, object]:
         """The non-default arguments, spelled as a call to issue_list (for next-page hints): its `before` is strictly
-        before, the second after Gitea's inclusive one (gitea_mcp/dates.py)."""
+        before, the second after Gitea's inclusive one (gitea_mcp/domain/dates.py)."""
         args: dict[str, object] = {}
         if self.state != "open":
             args["state"] = self.state

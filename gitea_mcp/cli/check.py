@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from gitea_mcp import scopes
-from gitea_mcp.config import Settings
+from gitea_mcp.domain.policy import MAX_LIMIT
 from gitea_mcp.gitea.client import GiteaClient, display_url
 from gitea_mcp.gitea.errors import (
     Forbidden,
@@ -34,10 +33,11 @@ from gitea_mcp.gitea.errors import (
     Unauthorized,
     WrongScheme,
 )
-from gitea_mcp.gitea.server import ServerInfo
-from gitea_mcp.policy import MAX_LIMIT
-from gitea_mcp.render import counted
-from gitea_mcp.spec import ToolSpec
+from gitea_mcp.gitea.release import ServerInfo
+from gitea_mcp.settings import Settings
+from gitea_mcp.tools import scopes
+from gitea_mcp.tools.render import counted
+from gitea_mcp.tools.spec import ToolSpec
 
 HELP = "check the configured Gitea: URL, version, token and its scopes, owners, page size (exit 1 if unusable)"
 
@@ -69,7 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace, settings: Settings) -> int:
-    from gitea_mcp.server import make_client
+    from gitea_mcp.server.app import make_client
 
     # Each line is printed as its probe ends: against a slow Gitea the whole run takes many round trips.
     lines: list[Line] = []
@@ -256,7 +256,7 @@ def _version_fix(exc: GiteaError) -> str:
 
 
 def _offered(settings: Settings) -> list[ToolSpec]:
-    from gitea_mcp.server import offered  # the SDK import: only once a check runs, never for --help
+    from gitea_mcp.server.app import offered  # the SDK import: only once a check runs, never for --help
 
     return offered(settings.read_only)
 
@@ -326,7 +326,7 @@ def check_read(client: GiteaClient, url: str, anonymous: bool = False, fix: str 
 
 
 def _write_tools() -> str:
-    from gitea_mcp.server import WRITE_TOOLS  # the SDK import: only once a check runs, never for --help
+    from gitea_mcp.server.app import WRITE_TOOLS  # the SDK import: only once a check runs, never for --help
 
     return ", ".join(tool.spec.name for tool in WRITE_TOOLS)
 

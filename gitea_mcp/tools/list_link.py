@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from gitea_mcp import render
-from gitea_mcp.errors import ToolFailure, shown
+from gitea_mcp.domain.failures import ToolFailure
+from gitea_mcp.domain.issue_filter import IssueFilter, State
+from gitea_mcp.domain.links import MAX_ID, ListLink, bounded
 from gitea_mcp.gitea.catalog import now
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import UserSearch
-from gitea_mcp.issue_filter import IssueFilter, State
+from gitea_mcp.redaction import shown
+from gitea_mcp.tools import render
 from gitea_mcp.tools.arguments import MAX_PAGE
 from gitea_mcp.tools.base import Deps
-from gitea_mcp.web_links import MAX_ID, ListLink, bounded
 
 WEB_PAGE_SIZE = 20
 READ = frozenset({"state", "type", "labels", "milestone", "poster", "assignee", "q", "page", "sort"})
@@ -81,7 +82,7 @@ def _label_names(deps: Deps, link: ListLink) -> tuple[str, ...]:
             "remove those from labels=."
         )
     # Label ids become the repository's own label names (an organisation's label, which the web page can filter by,
-    # is found by name only: tools/filters.py); a miss is read afresh, the cache being up to a minute old.
+    # is found by name only: tools/repo_page.py); a miss is read afresh, the cache being up to a minute old.
     started = now()
     known = {x.id: x.name for x in deps.catalog.labels(deps.client, link.owner, link.name)}
     if any(i not in known for i in ids):

@@ -1,20 +1,6 @@
-"""The one exception type a tool turns into an `isError` result.
-
-Every message is written for the model that called the tool: what failed, why, and what to do.
-It must never contain the token or a stack trace.
-"""
+"""Secrets never quoted back: the token, token-shaped runs, and values cut short before they are echoed."""
 
 import re
-
-
-class ToolFailure(Exception):
-    """A failure the caller can act on; `str(exc)` is the whole user-facing message."""
-
-
-class BadArgument(ToolFailure):
-    """The call's arguments are wrong in themselves (unknown, malformed, missing), whatever the server holds;
-    refused before anything is sent. Its result is marked (render.BAD_ARGUMENT) so `call` exits 2 on it."""
-
 
 # "Token-shaped", defined once: a run of 32 or more hex digits. A Gitea access token is 40 of them; 32 also catches
 # a token cut short and other hex secrets. Such a run is never quoted back, whatever setting or answer it came in.

@@ -6,10 +6,10 @@ import argparse
 import os
 import sys
 
-from gitea_mcp import clients
-from gitea_mcp.config import ConfigError, Settings, parse_bool, parse_log_level
-from gitea_mcp.errors import shown
-from gitea_mcp.launch import LAUNCHERS, launch
+from gitea_mcp.cli import client_entries
+from gitea_mcp.cli.launch import LAUNCHERS, launch
+from gitea_mcp.redaction import shown
+from gitea_mcp.settings import ConfigError, Settings, parse_bool, parse_log_level
 
 HELP = "print ready-to-paste configuration for an MCP client (writes nothing)"
 DEFAULT_TIMEOUT: float = Settings.model_fields["timeout"].default
@@ -19,33 +19,36 @@ DEFAULT_LOG_LEVEL = parse_log_level(None)
 def _http_url(raw: str) -> str:
     if not raw.startswith(("http://", "https://")):
         raise argparse.ArgumentTypeError(f"{raw!r} is not an http:// or https:// URL")
-    return clients.remote_endpoint(raw)
+    return client_entries.remote_endpoint(raw)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("client", choices=list(clients.CLIENTS), metavar="CLIENT", help=", ".join(clients.CLIENTS))
+    parser.add_argument(
+        "client", choices=list(client_entries.CLIENTS), metavar="CLIENT", help=", ".join(client_entries.CLIENTS)
+    )
     parser.add_argument(
         "--http",
         metavar="URL",
         type=_http_url,
-        help=f"connect to a remote gitea_mcp over streamable HTTP at URL ({clients.MCP_PATH} is added if missing)",
+        help="connect to a remote gitea_mcp over streamable HTTP at URL "
+        f"({client_entries.MCP_PATH} is added if missing)",
     )
     parser.add_argument(
         "--launcher",
         choices=LAUNCHERS,
         default="installed",
         help="how the client starts the server: 'installed' (default: this copy's command by its full path, or "
-        f"this Python with -m gitea_mcp), 'python' ({sys.executable} -m gitea_mcp) or 'uvx' (uvx {clients.DIST}; "
-        "uvx --from SOURCE for a copy installed from a directory)",
+        f"this Python with -m gitea_mcp), 'python' ({sys.executable} -m gitea_mcp) or 'uvx' "
+        f"(uvx {client_entries.DIST}; uvx --from SOURCE for a copy installed from a directory)",
     )
 
 
-def setup_from(ns: argparse.Namespace) -> clients.Setup:
+def setup_from(ns: argparse.Namespace) -> client_entries.Setup:
     """Values from the flags or environment when set, placeholders otherwise; the token is never read."""
-    url = ns.url or os.environ.get("GITEA_URL") or os.environ.get("GITEA_HOST") or clients.PLACEHOLDER_URL
-    owners = ns.allowed_owners or os.environ.get("GITEA_ALLOWED_OWNERS") or clients.PLACEHOLDER_OWNERS
+    url = ns.url or os.environ.get("GITEA_URL") or os.environ.get("GITEA_HOST") or client_entries.PLACEHOLDER_URL
+    owners = ns.allowed_owners or os.environ.get("GITEA_ALLOWED_OWNERS") or client_entries.PLACEHOLDER_OWNERS
     how = launch(ns.launcher)
-    return clients.Setup(url.strip(), owners.strip(), how.command, how.args, ns.http, carried(ns))
+    return client_entries.Setup(url.strip(), owners.strip(), how.command, how.args, ns.http, carried(ns))
 
 
 def carried(ns: argparse.Namespace) -> tuple[tuple[str, str], ...]:
@@ -81,7 +84,7 @@ def _flag_or_bool(flag: bool | None, name: str) -> bool:
 
 
 def _timeout(flag: str | None) -> float:
-    from gitea_mcp.cli import seconds  # the server's own reading, naming the flag or the variable as given
+    from gitea_mcp.cli.main import seconds  # the server's own reading, naming the flag or the variable as given
 
     raw, name = (flag, "--timeout") if flag is not None else (os.environ.get("GITEA_TIMEOUT"), "GITEA_TIMEOUT")
     if not raw:
@@ -94,7 +97,7 @@ def _timeout(flag: str | None) -> float:
 
 def run(ns: argparse.Namespace, settings: Settings | None) -> int:
     setup = setup_from(ns)
-    content, notes = clients.render(ns.client, setup)
+    content, notes = client_entries.render(ns.client, setup)
     print(notes, file=sys.stderr)
     if not os.path.isabs(setup.command):  # only uvx can be missing: the other launchers are this very copy
         print(

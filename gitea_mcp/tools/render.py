@@ -8,11 +8,9 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel
 
-from gitea_mcp.gitea.models import Issue
-from gitea_mcp.policy import DEFAULT_LIMIT, MAX_LIMIT, is_name
+from gitea_mcp.domain.policy import DEFAULT_LIMIT, MAX_LIMIT, is_name
 
 # Characters that render as nothing or reorder text: zero-width, bidirectional overrides and isolates,
 # the Unicode "tag" block. In other people's text they only serve to hide instructions from a reader.
@@ -100,33 +98,6 @@ def inline(text: str, risky: re.Pattern[str] = _FIELD_LIKE) -> str:
 
 def label_inline(name: str) -> str:
     return inline(name, _LABEL_LIKE)
-
-
-# The facts of an issue as the structured face holds them: the server's exact text (titles, label and milestone
-# names, authors: nothing folded, cleaned or normalised, so they read back and match when sent back; JSON escapes
-# line breaks and controls), nulls as defaults. The text face shows them through `exact`, `inline`, `facts_line`.
-# One table, built once; `issue_facts` picks the fields a model declares.
-_FACTS: dict[str, Callable[[Issue], Any]] = {
-    "number": lambda issue: issue.number,
-    "title": lambda issue: issue.title,
-    "state": lambda issue: issue.state,
-    "is_pull": lambda issue: issue.pull_request is not None,
-    "author": lambda issue: issue.author,  # original_author of a migrated issue is free text
-    "labels": lambda issue: [label.name for label in issue.labels],
-    "assignees": lambda issue: [user.login for user in issue.assignees],
-    "milestone": lambda issue: issue.milestone.title if issue.milestone else None,
-    "comments": lambda issue: issue.comments,
-    "created_at": lambda issue: issue.created_at,
-    "updated_at": lambda issue: issue.updated_at,
-    "closed_at": lambda issue: issue.closed_at,
-    "due_date": lambda issue: issue.due_date,
-    "html_url": lambda issue: issue.html_url,
-}
-
-
-def issue_facts(issue: Issue, fields: Iterable[str]) -> dict[str, Any]:
-    """The named facts of an issue, for the fields an output model declares (unknown names are not facts)."""
-    return {field: _FACTS[field](issue) for field in fields if field in _FACTS}
 
 
 # How each fact of an issue reads in a facts line; a fact that is empty is left out. Other people's text through
@@ -228,21 +199,3 @@ def next_page(tool: str, args: Mapping[str, object], page: int, limit: int) -> s
 
 def help_lines(lines: Iterable[str]) -> list[str]:
     return [f"help: {line}" for line in lines]
-
-
-def result(text: str, structured: BaseModel) -> CallToolResult:
-    """Both faces of one result: the compact text and the typed structured content."""
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)],
-        structured_content=structured.model_dump(mode="json"),
-    )
-
-
-# In an error result's _meta: the arguments were wrong in themselves (errors.BadArgument); `call` exits 2 on it.
-BAD_ARGUMENT = "gitea-issues-mcp/bad-argument"
-
-
-def error(message: str, bad_argument: bool = False) -> CallToolResult:
-    """An isError result: one line, whatever an echoed argument held (a newline is shown as ⏎)."""
-    meta = {BAD_ARGUMENT: True} if bad_argument else None
-    return CallToolResult(content=[TextContent(type="text", text=one_line(message))], is_error=True, _meta=meta)

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from gitea_mcp.config import Settings
+from gitea_mcp.settings import Settings
 
 if TYPE_CHECKING:  # the SDK import is most of start-up: at run time only when a tool runs
     from mcp.server.mcpserver import MCPServer
@@ -46,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def list_tools_in(parser: argparse.ArgumentParser) -> None:
     """`call --help` ends with the tools and what each does (read from the tools: the SDK import, only for it)."""
-    from gitea_mcp.server import READ_TOOLS, WRITE_TOOLS
+    from gitea_mcp.server.app import READ_TOOLS, WRITE_TOOLS
 
     width = max(len(tool.spec.name) for tool in (*READ_TOOLS, *WRITE_TOOLS))
     lines = ["tools (GITEA_READ_ONLY hides the writing ones):"]
@@ -61,8 +61,8 @@ def _first_sentence(text: str) -> str:
 
 
 def run(ns: argparse.Namespace, settings: Settings) -> int:
-    from gitea_mcp.cli import USAGE
-    from gitea_mcp.server import build_server
+    from gitea_mcp.cli.main import USAGE
+    from gitea_mcp.server.app import build_server
 
     try:
         result = asyncio.run(call(build_server(settings), ns.tool, ns.arguments))
@@ -93,8 +93,8 @@ def emit(result: CallToolResult, as_json: bool, tool: str) -> int:
     """Text mode: the result on stdout, an error result on stderr. `--json`: stdout holds JSON either way."""
     from mcp_types import TextContent
 
-    from gitea_mcp.cli import FAILED, OK, USAGE
-    from gitea_mcp.render import BAD_ARGUMENT
+    from gitea_mcp.cli.main import FAILED, OK, USAGE
+    from gitea_mcp.tools.envelope import BAD_ARGUMENT
 
     text = "\n".join(block.text for block in result.content if isinstance(block, TextContent))
     if result.is_error:

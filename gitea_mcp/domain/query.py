@@ -8,14 +8,14 @@ nothing is silently ignored, because an ignored filter returns a plausible but w
 Decisions (see also the tests, one row per form):
 - `label:a label:b` means all of a and b (Gitea's repository list is all-of). An unquoted comma (`label:a,b`) is
   refused: on GitHub it means any-of, which Gitea cannot do exactly. A quoted value (`label:"needs info, urgent"`) is
-  one name, commas and all: in one repository it is filtered exactly (tools/filters.py: by id); across repositories
+  one name, commas and all: in one repository it is filtered exactly (tools/repo_page.py: by id); across repositories
   it is refused, as Gitea's search splits names on commas and looks each part up on the whole server. The same holds
   for `milestone:`.
 - `@me` is kept literally in `ParsedQuery`. The search endpoint has booleans for the signed-in user
   (`created`/`assigned`/`mentioned=true`); the repository list only takes usernames, so `repo_filter` needs `me`.
 - No state default in a query (it searches all states, like a forge's search box); type defaults to issues
   (docs/decisions/0002-query-language.md).
-- Dates: one rule for every tool (gitea_mcp/dates.py): `updated:>=D` is issue_list's `since=D`, `updated:<D` its
+- Dates: one rule for every tool (gitea_mcp/domain/dates.py): `updated:>=D` is issue_list's `since=D`, `updated:<D` its
   `before=D`; a `YYYY-MM-DD` is a whole UTC day, so `updated:<=D` includes it. Sent as Gitea's inclusive seconds.
 - Keywords match as the server's index does (docs/server-behaviour.md): Gitea's as one phrase of whole words,
   ignoring quotes; Forgejo 11+'s as any word, reading `"exact phrase"`. Quotes are kept for Forgejo only; exclusions
@@ -29,10 +29,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from gitea_mcp import dates
-from gitea_mcp.errors import BadArgument
-from gitea_mcp.issue_filter import IssueFilter, Mine
-from gitea_mcp.policy import is_name
+from gitea_mcp.domain import dates
+from gitea_mcp.domain.failures import BadArgument
+from gitea_mcp.domain.issue_filter import IssueFilter, Mine
+from gitea_mcp.domain.policy import is_name
 
 State = Literal["open", "closed", "all"]
 IssueType = Literal["issues", "pulls"]
@@ -451,7 +451,7 @@ def _on_repo(draft: _Draft, value: str, raw: str) -> None:
 
 # --- Dates ------------------------------------------------------------------------------------------------------------
 #
-# One rule for every tool (gitea_mcp/dates.py): a day is a whole UTC day, and each bound becomes Gitea's inclusive
+# One rule for every tool (domain/dates.py): a day is a whole UTC day, and each bound becomes Gitea's inclusive
 # whole second.
 
 
