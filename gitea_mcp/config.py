@@ -38,6 +38,9 @@ class Settings(BaseModel):
     port: int = 8000
     allowed_hosts: tuple[str, ...] = ()
     http_secret: SecretStr | None = None
+    # Replicas: the Redis (or Valkey) that holds the write guard they share (tools/shared_flight.py). A secret: its
+    # URL may carry a password.
+    redis_url: SecretStr | None = None
 
     @field_validator("url")
     @classmethod
@@ -99,6 +102,15 @@ class Settings(BaseModel):
         if value not in ("stdio", "http"):
             raise ValueError(f"GITEA_MCP_TRANSPORT must be stdio or http (got {shown(value)})")
         return value
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value().strip():
+            return None
+        url = value.get_secret_value().strip()
+        check_redis_url(url)
+        return SecretStr(url)
 
     @model_validator(mode="after")
     def _secret_needs_token(self) -> Settings:
@@ -168,3 +180,42 @@ def parse_log_level(raw: str | None) -> str:
     if name not in LOG_LEVELS:
         raise ConfigError(f"GITEA_LOG_LEVEL={shown(raw or '')} is not a log level; use one of {', '.join(LOG_LEVELS)}")
     return name
+
+
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+def check_redis_url(url: str) -> None:
+    """A Redis URL redis-py can use, or a ValueError that never quotes its credentials."""
+    if not url.startswith(REDIS_SCHEMES):
+        got = f" (got {shown(redis_display(url))})" if "://" in url else ""
+        raise ValueError(
+            f"GITEA_MCP_REDIS_URL must start with redis://, rediss:// or unix://{got}, e.g. redis://redis.example:6379/0"
+        )
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 -- a port that is no number raises here, not inside the client at the first write
+    except ValueError:
+        raise ValueError(
+            f"GITEA_MCP_REDIS_URL {shown(redis_display(url))} has a port that is not a number; "
+            "write it as redis://host:6379/0"
+        ) from None
+    if (parts.scheme == "unix" and not parts.path) or (parts.scheme != "unix" and not parts.hostname):
+        raise ValueError(
+            f"GITEA_MCP_REDIS_URL {shown(redis_display(url))} names no server; write it as redis://host:6379/0 "
+            "(or unix:///path/to/redis.sock)"
+        )
+
+
+def redis_display(url: str) -> str:
+    """Where a Redis URL points, as messages show it: scheme, host and port (or a socket's path), never the user,
+    the password or the query (redis-py also takes ?password=)."""
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        return f"unix://{parts.path}"
+    host = parts.netloc.rpartition("@")[2]
+    try:
+        port = parts.port
+    except ValueError:  # `redis://user:password/0` (no @host) would show its password as a port
+        return f"{parts.scheme}://{parts.hostname or ''}:…"
+    return f"{parts.scheme}://{host}" if port is not None else f"{parts.scheme}://{host}:6379"

@@ -12,7 +12,15 @@ from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.policy import Policy
 from gitea_mcp.spec import ToolSpec
-from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
+from gitea_mcp.tools import (
+    issue_comment,
+    issue_create,
+    issue_get,
+    issue_list,
+    issue_search,
+    issue_update,
+    shared_flight,
+)
 from gitea_mcp.tools.base import Deps, ToolDefinition
 
 log = logging.getLogger("gitea_mcp")
@@ -46,7 +54,10 @@ def make_client(settings: Settings) -> GiteaClient:
 
 
 def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPServer:
-    deps = Deps(client=client or make_client(settings), policy=Policy(settings.allowed_owners), catalog=Catalog())
+    # Only where writes are offered: the guard replicas share is for writes, and redis-py is imported for it alone.
+    flights = None if settings.read_only else shared_flight.from_settings(settings)
+    policy = Policy(settings.allowed_owners)
+    deps = Deps(client=client or make_client(settings), policy=policy, catalog=Catalog(), flights=flights)
 
     def deps_for(ctx: Context) -> Deps:
         if settings.transport != "http":
@@ -56,7 +67,7 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
         # Over HTTP a request acts with its own token (or the server's, unlocked by the operator's secret), read
         # exactly as the gate read it. A request without headers acts anonymously, never with the server's token.
         token = credential((ctx.headers or {}).items(), settings).token
-        return Deps(client=deps.client.with_token(token), policy=deps.policy, catalog=deps.catalog)
+        return Deps(client=deps.client.with_token(token), policy=deps.policy, catalog=deps.catalog, flights=flights)
 
     tools = [tool.build(deps_for) for tool in _definitions(settings.read_only)]
     return MCPServer(
