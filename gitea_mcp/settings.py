@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, SecretStr, field_validator, model_va
 
 from gitea_mcp.domain.failures import ToolFailure
 from gitea_mcp.domain.policy import USER_NAME_RULE, is_user_name
-from gitea_mcp.redaction import TOKEN_SHAPED, redact, shown
+from gitea_mcp.redaction import TOKEN_SHAPED, redact, redis_display, shown
 
 
 class ConfigError(ToolFailure):
@@ -39,6 +39,9 @@ class Settings(BaseModel):
     port: int = 8000
     allowed_hosts: tuple[str, ...] = ()
     http_secret: SecretStr | None = None
+    # Replicas: the Redis (or Valkey) that holds the write guard they share (tools/shared_flight.py). A secret: its
+    # URL may carry a password.
+    redis_url: SecretStr | None = None
 
     @field_validator("url")
     @classmethod
@@ -100,6 +103,15 @@ class Settings(BaseModel):
         if value not in ("stdio", "http"):
             raise ValueError(f"GITEA_MCP_TRANSPORT must be stdio or http (got {shown(value)})")
         return value
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value().strip():
+            return None
+        url = value.get_secret_value().strip()
+        check_redis_url(url)
+        return SecretStr(url)
 
     @model_validator(mode="after")
     def _secret_needs_token(self) -> Settings:
@@ -169,3 +181,28 @@ def parse_log_level(raw: str | None) -> str:
     if name not in LOG_LEVELS:
         raise ConfigError(f"GITEA_LOG_LEVEL={shown(raw or '')} is not a log level; use one of {', '.join(LOG_LEVELS)}")
     return name
+
+
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+def check_redis_url(url: str) -> None:
+    """A Redis URL redis-py can use, or a ValueError that never quotes its credentials."""
+    if not url.startswith(REDIS_SCHEMES):
+        got = f" (got {shown(redis_display(url))})" if "://" in url else ""
+        raise ValueError(
+            f"GITEA_MCP_REDIS_URL must start with redis://, rediss:// or unix://{got}, e.g. redis://redis.example:6379/0"
+        )
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 -- a port that is no number raises here, not inside the client at the first write
+    except ValueError:
+        raise ValueError(
+            f"GITEA_MCP_REDIS_URL {shown(redis_display(url))} has a port that is not a number; "
+            "write it as redis://host:6379/0"
+        ) from None
+    if (parts.scheme == "unix" and not parts.path) or (parts.scheme != "unix" and not parts.hostname):
+        raise ValueError(
+            f"GITEA_MCP_REDIS_URL {shown(redis_display(url))} names no server; write it as redis://host:6379/0 "
+            "(or unix:///path/to/redis.sock)"
+        )

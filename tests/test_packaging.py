@@ -128,3 +128,9 @@ def test_development_tools_are_pinned_and_the_product_is_not() -> None:
     assert loose == [], f"pin these development tools exactly: {loose}"
     pinned = [d for d in project["dependencies"] if "==" in d]
     assert pinned == [], f"the product's dependencies are ranges, not pins: {pinned}"
+    extras = {name: deps for name, deps in project["optional-dependencies"].items() if name != "dev"}
+    pinned_extras = [d for deps in extras.values() for d in deps if "==" in d]
+    assert pinned_extras == [], f"an extra is part of the product: ranges, not pins: {pinned_extras}"
+    dev_names = {re.split(r"[=<>!~\[]", d)[0] for d in project["optional-dependencies"]["dev"]}
+    untested = [d for deps in extras.values() for d in deps if re.split(r"[=<>!~\[]", d)[0] not in dev_names]
+    assert untested == [], f"the gate tests each extra at a pinned version: add {untested} to dev"

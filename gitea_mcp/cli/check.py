@@ -34,7 +34,7 @@ from gitea_mcp.gitea.errors import (
     WrongScheme,
 )
 from gitea_mcp.gitea.release import ServerInfo
-from gitea_mcp.settings import Settings
+from gitea_mcp.settings import ConfigError, Settings
 from gitea_mcp.tools import scopes
 from gitea_mcp.tools.render import counted
 from gitea_mcp.tools.spec import ToolSpec
@@ -87,8 +87,14 @@ def run_checks(settings: Settings, client: GiteaClient) -> list[Line]:
 
 
 def checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
-    """Each check in order, each line as soon as it is known; when Gitea or the token fails, the rest would only
-    repeat that failure."""
+    """Each check in order, each line as soon as it is known; the replicas' write guard last, when one is set."""
+    yield from gitea_checks(settings, client)
+    if settings.redis_url is not None:
+        yield check_guard(settings)
+
+
+def gitea_checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
+    """Gitea's checks in order; when Gitea or the token fails, the rest would only repeat that failure."""
     url = display_url(settings.url)
     version = check_version(client, url, settings.timeout)
     yield version
@@ -502,6 +508,32 @@ def _may_write(client: GiteaClient, owner: str, name: str) -> tuple[Verdict, Git
         return "unknown", exc
     # Unreachable on any Gitea we know: a label without a name is refused after the access check.
     return "unknown", GiteaError(f"Gitea created a label without a name in {owner}/{name}; delete it")
+
+
+GUARD_FIX = "check GITEA_MCP_REDIS_URL (host, port, password) and that the Redis server is up"
+
+
+def check_guard(settings: Settings) -> Line:
+    """The write guard replicas share (GITEA_MCP_REDIS_URL): one PING, nothing written."""
+    from gitea_mcp.server.app import shared_flights
+    from gitea_mcp.tools import shared_flight
+
+    if settings.read_only:
+        return Line("skip", "shared write guard not asked: GITEA_READ_ONLY offers no write tools")
+    try:
+        guard = shared_flights(settings)
+    except ConfigError as exc:
+        return Line("fail", str(exc))
+    assert guard is not None  # the URL is set
+    try:
+        guard.ping()
+    except shared_flight.Unreachable as exc:
+        return Line(
+            "fail",
+            f"shared write guard at {guard.where} cannot be reached ({exc.cause}): every write would be refused",
+            GUARD_FIX,
+        )
+    return Line("ok", f"shared write guard at {guard.where} answers: a write in flight on one replica runs once on all")
 
 
 def check_page_size(client: GiteaClient) -> Line:

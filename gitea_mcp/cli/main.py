@@ -121,6 +121,12 @@ HTTP: tuple[Setting, ...] = (
         "secret that lets a request use GITEA_TOKEN; prefer the environment",
         metavar="SECRET",
     ),
+    Setting(
+        "--redis-url",
+        ("GITEA_MCP_REDIS_URL",),
+        "Redis or Valkey (redis://, rediss://, unix://) holding the write guard replicas share; prefer the environment",
+        metavar="URL",
+    ),
 )
 SETTINGS = {setting.flag: setting for setting in CONNECTION + HTTP}
 _ALL = tuple(SETTINGS)
@@ -130,7 +136,8 @@ _SERVE_ONLY = ("--read-only", "--timeout", "--transport", "--host", "--port", "-
 # command, so a variable a command does not use is not read by it (call ignores GITEA_MCP_TRANSPORT=http).
 USES: dict[str, tuple[str, ...]] = {
     "serve": _ALL,
-    "check": (*(s.flag for s in CONNECTION), "--transport"),  # over HTTP callers bring tokens: none is a warning
+    # Over HTTP callers bring tokens (none is a warning); the replicas' write guard is checked when set.
+    "check": (*(s.flag for s in CONNECTION), "--transport", "--redis-url"),
     "call": tuple(s.flag for s in CONNECTION),
     # config writes the settings into the client's launch; never the token (the client asks for it).
     "config": tuple(s.flag for s in CONNECTION if s.flag != "--token"),
@@ -460,6 +467,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
         raise ConfigError("; ".join(problems) + ".")
     token = read.value("--token")
     secret = read.value("--http-secret")
+    redis_url = read.value("--redis-url")
     hosts = read.value("--allowed-hosts") or ""
     try:
         return Settings(
@@ -475,6 +483,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             port=port,
             allowed_hosts=tuple(h.strip() for h in hosts.split(",") if h.strip()),
             http_secret=SecretStr(secret) if secret else None,
+            redis_url=SecretStr(redis_url) if redis_url else None,
         )
     except ValidationError as exc:  # show only our messages, never the input (it may hold the token)
         messages = (str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors())

@@ -516,6 +516,12 @@ def call_deadline(seconds: float) -> Iterator[None]:
         _CALL_DEADLINE.reset(token)
 
 
+def time_left() -> float | None:
+    """Seconds left of the tool call's deadline (None outside one): for waits that are no request of ours."""
+    deadline = _CALL_DEADLINE.get()
+    return None if deadline is None else deadline - time.monotonic()
+
+
 MAX_BODY = 8 * 2**20  # 50 issues with long bodies are well under 1 MiB
 
 

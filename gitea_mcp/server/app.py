@@ -9,9 +9,17 @@ from mcp.server.mcpserver import Context, MCPServer
 from gitea_mcp import __version__
 from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
-from gitea_mcp.gitea.client import GiteaClient
-from gitea_mcp.settings import Settings
-from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
+from gitea_mcp.gitea.client import CALL_ROUNDS, GiteaClient
+from gitea_mcp.settings import ConfigError, Settings
+from gitea_mcp.tools import (
+    issue_comment,
+    issue_create,
+    issue_get,
+    issue_list,
+    issue_search,
+    issue_update,
+    shared_flight,
+)
 from gitea_mcp.tools.base import Deps, ToolDefinition
 from gitea_mcp.tools.spec import ToolSpec
 
@@ -45,8 +53,23 @@ def make_client(settings: Settings) -> GiteaClient:
     return GiteaClient(settings.url, settings.token_value(), settings.timeout, verify=verify)
 
 
+def shared_flights(settings: Settings) -> shared_flight.SharedFlights | None:
+    """The guard GITEA_MCP_REDIS_URL names, or None (the in-process guard alone); its lease outlives a write's
+    whole budget (CALL_ROUNDS GITEA_TIMEOUTs)."""
+    if settings.redis_url is None:
+        return None
+    lease = CALL_ROUNDS * settings.timeout + shared_flight.LEASE_MARGIN
+    try:
+        return shared_flight.connect(settings.redis_url.get_secret_value(), lease)
+    except shared_flight.Unusable as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPServer:
-    deps = Deps(client=client or make_client(settings), policy=Policy(settings.allowed_owners), catalog=Catalog())
+    # Only where writes are offered: the guard replicas share is for writes, and redis-py is imported for it alone.
+    flights = None if settings.read_only else shared_flights(settings)
+    policy = Policy(settings.allowed_owners)
+    deps = Deps(client=client or make_client(settings), policy=policy, catalog=Catalog(), flights=flights)
 
     def deps_for(ctx: Context) -> Deps:
         if settings.transport != "http":
@@ -56,7 +79,7 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
         # Over HTTP a request acts with its own token (or the server's, unlocked by the operator's secret), read
         # exactly as the gate read it. A request without headers acts anonymously, never with the server's token.
         token = credential((ctx.headers or {}).items(), settings).token
-        return Deps(client=deps.client.with_token(token), policy=deps.policy, catalog=deps.catalog)
+        return Deps(client=deps.client.with_token(token), policy=deps.policy, catalog=deps.catalog, flights=flights)
 
     tools = [tool.build(deps_for) for tool in _definitions(settings.read_only)]
     return MCPServer(

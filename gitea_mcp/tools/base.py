@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server.mcpserver import Context
@@ -25,6 +25,9 @@ from gitea_mcp.tools import envelope, scopes
 from gitea_mcp.tools.arguments import Arguments, compact_schema, inline_defs, input_schema, parse
 from gitea_mcp.tools.spec import ToolSpec
 
+if TYPE_CHECKING:
+    from gitea_mcp.tools.shared_flight import SharedFlights
+
 log = logging.getLogger("gitea_mcp.tools")
 
 
@@ -35,6 +38,7 @@ class Deps:
     client: GiteaClient
     policy: Policy
     catalog: Catalog = field(default_factory=Catalog)
+    flights: SharedFlights | None = None  # the write guard replicas share (GITEA_MCP_REDIS_URL), if set
 
 
 def guard(call: Callable[[], CallToolResult], tool: ToolSpec, deps: Deps) -> CallToolResult:
@@ -43,9 +47,14 @@ def guard(call: Callable[[], CallToolResult], tool: ToolSpec, deps: Deps) -> Cal
     The whole call runs against one deadline (a few GITEA_TIMEOUTs): however many requests a tool makes, and
     whatever the retries, it answers in bounded time.
     """
+    with call_deadline(deps.client.call_budget):
+        return answered(call, tool, deps)
+
+
+def answered(call: Callable[[], CallToolResult], tool: ToolSpec, deps: Deps) -> CallToolResult:
+    """The call's result, or its failure as the isError result an agent reads (`guard`, without the deadline)."""
     try:
-        with call_deadline(deps.client.call_budget):
-            return call()
+        return call()
     except Moved as exc:  # where it moved may be named only inside the allowlist
         return envelope.error(exc.advice(deps.policy.allows))
     except Forbidden as exc:

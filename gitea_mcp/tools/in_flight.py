@@ -1,4 +1,5 @@
-"""Writes in flight at once in this process: identical ones run once, alike ones one after another.
+"""Writes in flight at once in this process: identical ones run once, alike ones one after another; across
+replicas too when they share a Redis (tools/shared_flight.py).
 
 The duplicate check reads before it writes, so two identical calls at the same moment would both see nothing and
 both file; an agent that retries while its first call still runs does exactly that.
@@ -13,7 +14,7 @@ from concurrent.futures import Future, wait
 
 from mcp_types import CallToolResult
 
-from gitea_mcp.tools.base import Deps, guard
+from gitea_mcp.tools.base import Deps, answered, guard
 from gitea_mcp.tools.spec import ToolSpec
 
 
@@ -29,7 +30,17 @@ def run_once(
     run one at a time, and identical ones (`rest` too) share one run, unless duplicates are asked for."""
     if allow_duplicate:  # asked to write each time: nothing to share
         return guard(run, tool, deps)
-    return guard(lambda: single_flight((tool.name, deps.client.cache_key, *key), run, rest), tool, deps)
+    flight = (tool.name, deps.client.cache_key, *key)
+    shared = deps.flights
+    if shared is None:
+        return guard(lambda: single_flight(flight, run, rest), tool, deps)
+
+    def across_replicas() -> CallToolResult:
+        # A call on another replica that waits on this one reads this call's answer as its agent does, failure too.
+        return shared.run(flight, rest, lambda: answered(run, tool, deps))
+
+    # This process's guard in front: one call per key in flight asks Redis, however many arrive here.
+    return guard(lambda: single_flight(flight, across_replicas, rest), tool, deps)
 
 
 _IN_FLIGHT: dict[tuple[object, ...], tuple[tuple[object, ...], Future[CallToolResult]]] = {}

@@ -24,6 +24,7 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--port", "8001", "port", "8001"),
     ("--allowed-hosts", "mcp.example.com:*", "allowed_hosts", "mcp.example.com:*"),
     ("--http-secret", "s3", "http_secret", "s3"),
+    ("--redis-url", "redis://r.example:6379/0", "redis_url", "redis://r.example:6379/0"),
 ]
 # What each command needs besides the flags (demo: --serve, without which it uses no setting but the log level).
 OPERANDS: dict[str, list[str]] = {
@@ -43,11 +44,11 @@ CONNECTION = [
     "--ca-bundle",
     "--insecure",
 ]
-HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret"]
+HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret", "--redis-url"]
 # The settings each command uses (written out here, not read from the code, so a change to them is a decision).
 USED: dict[str, list[str]] = {
     "serve": CONNECTION + HTTP,
-    "check": [*CONNECTION, "--transport"],
+    "check": [*CONNECTION, "--transport", "--redis-url"],
     "call": CONNECTION,
     "config": [flag for flag in CONNECTION if flag != "--token"],
     "demo": ["--log-level", "--read-only", "--timeout", "--transport", "--host", "--port", "--allowed-hosts"],

@@ -1,0 +1,102 @@
+"""GITEA_MCP_REDIS_URL (--redis-url): checked at start, never echoed with its credentials, reported by `check`."""
+
+from __future__ import annotations
+
+import socket
+import sys
+
+import pytest
+
+from gitea_mcp.cli.check import check_guard
+from gitea_mcp.cli.main import main, parse_args, settings_from
+from gitea_mcp.server.app import shared_flights
+from gitea_mcp.settings import ConfigError, Settings
+
+BASE = {"GITEA_URL": "http://127.0.0.1:9", "GITEA_ALLOWED_OWNERS": "acme"}
+PASSWORD = "hunter2-redis-pw"
+
+
+@pytest.fixture(autouse=True)
+def env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in BASE.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("GITEA_MCP_REDIS_URL", raising=False)
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port  # closed again: a connection to it is refused
+
+
+@pytest.mark.parametrize(
+    ("url", "where"),
+    [
+        (f"redis://:{PASSWORD}@redis.example:6380/0", "redis://redis.example:6380"),
+        (f"rediss://ops:{PASSWORD}@redis.example/1", "rediss://redis.example:6379"),
+        (f"unix:///run/redis.sock?db=0&password={PASSWORD}", "unix:///run/redis.sock"),
+    ],
+)
+def test_a_redis_url_from_the_environment_or_the_flag(monkeypatch: pytest.MonkeyPatch, url: str, where: str) -> None:
+    from_flag = settings_from(parse_args(["--redis-url", url]))
+    monkeypatch.setenv("GITEA_MCP_REDIS_URL", url)
+    from_env = settings_from(parse_args([]))
+    for settings in (from_flag, from_env):
+        assert settings.redis_url is not None and settings.redis_url.get_secret_value() == url
+        assert PASSWORD not in repr(settings)
+        guard = shared_flights(settings)
+        assert guard is not None and guard.where == where
+        assert guard.lease > 4 * settings.timeout, "longer than a call's budget"
+
+
+@pytest.mark.parametrize(
+    ("url", "phrase"),
+    [
+        (f"http://:{PASSWORD}@redis.example:6379", "must start with redis://, rediss:// or unix:// (got 'http://redis"),
+        (f"{PASSWORD}@redis.example", "must start with redis://, rediss:// or unix://, e.g."),
+        (f"redis://ops:{PASSWORD}/0", "has a port that is not a number"),  # the @host forgotten
+        (f"redis://:{PASSWORD}@/0", "names no server"),
+    ],
+)
+def test_a_wrong_redis_url_stops_the_start_without_showing_its_password(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], url: str, phrase: str
+) -> None:
+    monkeypatch.setenv("GITEA_MCP_REDIS_URL", url)
+    with pytest.raises(ConfigError) as refused:
+        settings_from(parse_args([]))
+    assert phrase in str(refused.value) and PASSWORD not in str(refused.value)
+    assert main(["serve"]) == 2
+    out, err = capfd.readouterr()
+    assert out == "" and "GITEA_MCP_REDIS_URL" in err and PASSWORD not in err
+
+
+def test_check_says_when_the_guard_cannot_be_reached() -> None:
+    port = closed_port()
+    settings = Settings(url="http://g.example", allowed_owners=frozenset({"acme"}), redis_url=_url(port))
+    line = check_guard(settings)
+    assert line.mark == "fail" and PASSWORD not in line.text + line.fix
+    assert line.text == (
+        f"shared write guard at redis://127.0.0.1:{port} cannot be reached (no connection: refused, or no such "
+        "host): every write would be refused"
+    )
+    assert "GITEA_MCP_REDIS_URL" in line.fix
+
+
+def test_check_skips_the_guard_where_nothing_writes() -> None:
+    settings = Settings(url="http://g.example", allowed_owners=frozenset({"acme"}), redis_url=_url(1), read_only=True)
+    assert check_guard(settings).mark == "skip"
+
+
+def test_without_the_redis_package_the_url_is_refused_in_a_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "redis", None)  # as if not installed: importing it raises ImportError
+    settings = Settings(url="http://g.example", allowed_owners=frozenset({"acme"}), redis_url=_url(1))
+    with pytest.raises(ConfigError, match=r"the redis package is not installed: install gitea-issues-mcp\[redis\]"):
+        shared_flights(settings)
+    assert check_guard(settings).mark == "fail"
+
+
+def _url(port: int) -> object:
+    from pydantic import SecretStr
+
+    return SecretStr(f"redis://:{PASSWORD}@127.0.0.1:{port}/0")
