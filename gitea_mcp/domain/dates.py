@@ -19,6 +19,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
 from gitea_mcp.domain.failures import BadArgument
+from gitea_mcp.redaction import shown as quoted_back
 
 RULE = "DATE: YYYY-MM-DD (a UTC day) or RFC 3339; since/>= include it, before/< don't."
 HELP = "write YYYY-MM-DD (a whole UTC day) or an RFC 3339 time such as 2026-01-31T12:00:00Z"
@@ -92,3 +93,46 @@ def exclusive(before: str) -> str | None:
     past 9999-12-31T23:59:59Z, where nothing can be updated anyway."""
     unix = int(datetime.fromisoformat(before.replace("Z", "+00:00")).timestamp()) + 1
     return rfc3339(unix) if unix <= LAST_SECOND else None
+
+
+def instant(text: str) -> datetime:
+    """A time from Gitea's answer (RFC 3339, UTC once read: gitea/models.py) as an aware datetime; an unreadable
+    one is the earliest time, so it never passes for recent."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def written_instant(value: str, field_name: str) -> str:
+    """A time a write sends (RFC 3339, or a plain date as its midnight UTC); Gitea answers 422 to anything else."""
+    text = value.strip()
+    try:
+        if len(text) == 10:
+            moment = datetime.fromisoformat(text).replace(tzinfo=UTC)
+        else:
+            moment = datetime.fromisoformat(text)
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=UTC)
+    except ValueError:
+        raise BadArgument(
+            f"{field_name}={quoted_back(value)} is not a date; use RFC 3339 like 2026-01-31T00:00:00Z or a date "
+            "like 2026-01-31."
+        ) from None
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def due_instant(value: str, offset: str = "+00:00") -> str:
+    """A due date as the instant sent to Gitea: a plain date becomes noon of that day in the server's zone.
+
+    Gitea shows a due date in its own zone. Creating keeps the instant; editing moves it to 23:59:59 of its day in
+    the zone it was sent in (Gitea 1.22 in Berlin turned 2026-12-31T12:00:00Z into 2027-01-01T00:59:59+01:00).
+    Noon in the server's zone stays that day either way; `offset` is unknown before an issue was read, and noon
+    UTC is the same day in every zone from UTC-11 to UTC+11.
+    """
+    text = value.strip()
+    if len(text) == 10:
+        written_instant(text, "due_date")  # refuse what is not a date
+        return f"{text}T12:00:00{'Z' if offset == '+00:00' else offset}"
+    return written_instant(text, "due_date")

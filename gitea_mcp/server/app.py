@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -79,7 +80,7 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
         # Over HTTP a request acts with its own token (or the server's, unlocked by the operator's secret), read
         # exactly as the gate read it. A request without headers acts anonymously, never with the server's token.
         token = credential((ctx.headers or {}).items(), settings).token
-        return Deps(client=deps.client.with_token(token), policy=deps.policy, catalog=deps.catalog, flights=flights)
+        return dataclasses.replace(deps, client=deps.client.with_token(token))
 
     tools = [tool.build(deps_for) for tool in _definitions(settings.read_only)]
     return MCPServer(

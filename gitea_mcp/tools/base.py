@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("gitea_mcp.tools")
 
 
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
 @dataclass
 class Deps:
     """Injected into every tool: tests pass their own client, the server passes the configured one."""
@@ -38,6 +42,7 @@ class Deps:
     client: GiteaClient
     policy: Policy
     catalog: Catalog = field(default_factory=Catalog)
+    now: Callable[[], datetime] = field(default=utc_now)  # the clock the duplicate window reads; tests set it
     flights: SharedFlights | None = None  # the write guard replicas share (GITEA_MCP_REDIS_URL), if set
 
 
@@ -80,39 +85,6 @@ def choice(value: str, allowed: tuple[str, ...], field_name: str) -> str:
 def enum(values: tuple[str, ...]) -> dict[str, object]:
     """Advertise the allowed values in the schema while `choice` gives the error a model can act on."""
     return {"enum": list(values)}
-
-
-def rfc3339(value: str, field_name: str) -> str:
-    """Accept RFC 3339 or a plain date (midnight UTC); Gitea answers 422 to anything else."""
-    text = value.strip()
-    try:
-        if len(text) == 10:
-            moment = datetime.fromisoformat(text).replace(tzinfo=UTC)
-        else:
-            moment = datetime.fromisoformat(text)
-            if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=UTC)
-    except ValueError:
-        raise BadArgument(
-            f"{field_name}={shown(value)} is not a date; use RFC 3339 like 2026-01-31T00:00:00Z or a date like "
-            "2026-01-31."
-        ) from None
-    return moment.isoformat().replace("+00:00", "Z")
-
-
-def due_instant(value: str, offset: str = "+00:00") -> str:
-    """A due date as the instant sent to Gitea: a plain date becomes noon of that day in the server's zone.
-
-    Gitea shows a due date in its own zone. Creating keeps the instant; editing moves it to 23:59:59 of its day in
-    the zone it was sent in (Gitea 1.22 in Berlin turned 2026-12-31T12:00:00Z into 2027-01-01T00:59:59+01:00).
-    Noon in the server's zone stays that day either way; `offset` is unknown before an issue was read, and noon
-    UTC is the same day in every zone from UTC-11 to UTC+11.
-    """
-    text = value.strip()
-    if len(text) == 10:
-        rfc3339(text, "due_date")  # refuse what is not a date
-        return f"{text}T12:00:00{'Z' if offset == '+00:00' else offset}"
-    return rfc3339(text, "due_date")
 
 
 @dataclass(frozen=True)

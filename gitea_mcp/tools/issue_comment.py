@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Annotated
 
 from mcp_types import CallToolResult
@@ -87,8 +86,7 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
 
 
 def _recent_comments(deps: Deps, base: list[Segment]) -> list[Comment]:
-    since = (datetime.now(UTC) - duplicates.DUPLICATE_WINDOW).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return deps.client.get([*base, "comments"], {"since": since}).many(Comment)
+    return deps.client.get([*base, "comments"], {"since": duplicates.since_param(deps)}).many(Comment)
 
 
 def _same_comment(comments: list[Comment], login: str, body: str, after: int = 0) -> Comment | None:

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from mcp_types import CallToolResult
 from pydantic import Field
 
+from gitea_mcp.domain import dates
 from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.gitea import titles
 from gitea_mcp.gitea.client import Segment
@@ -26,7 +27,7 @@ from gitea_mcp.tools import (
     written,
 )
 from gitea_mcp.tools.arguments import Arguments, Flag, Names, Owner, RepoName
-from gitea_mcp.tools.base import Deps, ToolDefinition, due_instant
+from gitea_mcp.tools.base import Deps, ToolDefinition
 from gitea_mcp.tools.spec import ToolSpec
 
 NAME = "issue_create"
@@ -66,7 +67,8 @@ def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
     plan = _prepare(deps, owner, name, args, title)
     login = deps.catalog.me(deps.client).login
     kept = written.kept_title(deps, title)  # what Gitea stores of it, and so what a duplicate's title is
-    if not args.allow_duplicate and (existing := duplicates.same_issue(plan.recent, login, kept, args.body)):
+    cutoff = duplicates.window_start(deps)
+    if not args.allow_duplicate and (existing := duplicates.same_issue(plan.recent, login, kept, args.body, cutoff)):
         differs, update = _differences(existing, plan, args)
         warnings = [*written.title_notes(title, existing), *differs]
         return _answer(owner, name, existing, "already_existed", warnings, update)
@@ -77,7 +79,8 @@ def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
     before = max((issue.number for issue in plan.recent), default=0)
 
     def find() -> Issue | None:  # only an issue numbered above every one seen before the write can be ours
-        return duplicates.same_issue(duplicates.recent_issues(deps, owner, name), login, kept, args.body, after=before)
+        recent = duplicates.recent_issues(deps, owner, name)
+        return duplicates.same_issue(recent, login, kept, args.body, cutoff, after=before)
 
     look = f"Look with issue_list owner={owner} name={name} state=all"
     created, looked_up = writes.send_once(post, find, "issue", look)
@@ -114,7 +117,7 @@ def _prepare(deps: Deps, owner: str, name: str, args: CreateArgs, title: str) ->
     if args.assignees:
         payload["assignees"] = args.assignees
     if args.due_date:
-        payload["due_date"] = due_instant(args.due_date)
+        payload["due_date"] = dates.due_instant(args.due_date)
     return Plan(payload, recent)
 
 

@@ -10,13 +10,14 @@ from typing import Annotated, Any, TypeVar
 from mcp_types import CallToolResult
 from pydantic import Field
 
+from gitea_mcp.domain import dates
 from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer, NotFound
 from gitea_mcp.gitea.models import Issue, Label
 from gitea_mcp.tools import envelope, labels, milestones, missing, scopes, writes, written
 from gitea_mcp.tools.arguments import Arguments, Names, Number, Owner, RepoName
-from gitea_mcp.tools.base import Deps, ToolDefinition, choice, due_instant, enum, guard
+from gitea_mcp.tools.base import Deps, ToolDefinition, choice, enum, guard
 from gitea_mcp.tools.spec import ToolSpec
 
 NAME = "issue_update"
@@ -351,7 +352,7 @@ def _payload(args: UpdateArgs, milestone_id: int | None, offset: str) -> dict[st
     if args.due_date == "":
         payload["unset_due_date"] = True
     elif args.due_date is not None:
-        payload["due_date"] = due_instant(args.due_date, offset)
+        payload["due_date"] = dates.due_instant(args.due_date, offset)
     return payload
 
 

@@ -1,6 +1,6 @@
 """Gitea JSON as a real Gitea 1.2x server sends it, built field by field from the spec and docs/server-behaviour.md.
 
-Every builder here is checked against `openapi-v1.json` in tests/test_fixtures_spec.py, so the mocks
+Every builder here is checked against `openapi-v1.json` in tests/test_gitea_json_spec.py, so the mocks
 cannot drift from the real server's shapes.
 """
 

@@ -1,6 +1,6 @@
 """The README's generated parts, from the same declarations the agents read and `config` prints, so the docs
 cannot drift from them: the tools reference (tests/test_readme.py), the scope table and the client sections
-(tests/test_clients.py). Test code: none of it ships in the package.
+(tests/cli/test_client_entries.py). Test code: none of it ships in the package.
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ from gitea_mcp.cli.main import main
 from tests.support import TOKEN
 from tests.support.readme import readme_sections, readme_table
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-CLIENTS_DOC = Path(__file__).resolve().parent.parent / "docs" / "clients.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
+CLIENTS_DOC = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
 PYTHON = Setup(command="/opt/py/bin/python3", args=("-m", "gitea_mcp"))
 SETUPS = {
     "uvx": Setup(),

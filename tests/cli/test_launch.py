@@ -28,7 +28,7 @@ def test_an_installed_command_is_launched_by_its_absolute_path(tmp_path: Path, n
 
 
 def test_python_dash_m_is_launched_by_the_interpreters_path(no_local_source: None) -> None:
-    argv0 = str(Path(launch.__file__).parent / "__main__.py")
+    argv0 = str(Path(launch.__file__).parents[1] / "__main__.py")  # gitea_mcp/__main__.py
     assert launch.launch("installed", argv0=argv0, executable="/opt/py/bin/python3") == Launch(
         "/opt/py/bin/python3", ("-m", "gitea_mcp")
     )

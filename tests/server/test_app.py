@@ -19,7 +19,7 @@ from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
 from tests.support.results import failed
 
-SNAPSHOT = Path(__file__).parent / "snapshots" / "tools.json"
+SNAPSHOT = Path(__file__).parent.parent / "snapshots" / "tools.json"
 
 
 def tools(read_only: bool = False) -> list[dict[str, Any]]:
@@ -29,7 +29,7 @@ def tools(read_only: bool = False) -> list[dict[str, Any]]:
 
 
 def test_tools_match_snapshot() -> None:
-    """Regenerate deliberately with: UPDATE_SNAPSHOTS=1 pytest tests/test_server.py"""
+    """Regenerate deliberately with: UPDATE_SNAPSHOTS=1 pytest tests/server/test_app.py"""
     current = json.dumps(tools(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     if os.environ.get("UPDATE_SNAPSHOTS"):
         SNAPSHOT.parent.mkdir(exist_ok=True)
