@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import enum
 import functools
 import hashlib
 import http.cookiejar
@@ -453,11 +454,11 @@ class GiteaClient:
         parts = urlsplit(self.url)
         host, port = parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
         why = _refusal(exc)
-        if why == "its host name does not resolve":
-            return why, f"correct the host name in GITEA_URL: {host} is not known to this machine's DNS"
-        if why == "connection refused":
-            return why, f"nothing listens on port {port} of {host}: start Gitea, or correct the port in GITEA_URL"
-        return why, self._unreachable()
+        if why is Refusal.NO_SUCH_HOST:
+            return why.value, f"correct the host name in GITEA_URL: {host} is not known to this machine's DNS"
+        if why is Refusal.REFUSED:
+            return why.value, f"nothing listens on port {port} of {host}: start Gitea, or correct the port in GITEA_URL"
+        return why.value, self._unreachable()
 
     def _unreachable(self) -> str:
         host = urlsplit(self.url).hostname or ""
@@ -619,17 +620,33 @@ def _what_came(error: GiteaError) -> str:
     return f"a server error (HTTP {error.status}{said})"
 
 
-def _refusal(exc: BaseException) -> str:
-    """Why no connection was made, in words: the OS's reason without errno codes or urllib3's object names."""
+class Refusal(enum.Enum):
+    """Why no connection was made, each cause in the words a message uses (no errno codes, no urllib3 names)."""
+
+    NO_SUCH_HOST = "its host name does not resolve"
+    REFUSED = "connection refused"
+    NO_ROUTE = "no route to host"
+    NETWORK_UNREACHABLE = "network is unreachable"
+    RESET = "connection reset"
+    UNKNOWN = "no connection could be made"
+
+
+# The OS's words for each cause, as they appear in the text of the error urllib3 wraps.
+_OS_WORDS = {
+    "Connection refused": Refusal.REFUSED,
+    "No route to host": Refusal.NO_ROUTE,
+    "Network is unreachable": Refusal.NETWORK_UNREACHABLE,
+    "Connection reset": Refusal.RESET,
+}
+
+
+def _refusal(exc: BaseException) -> Refusal:
     import urllib3
 
     if innermost(exc, urllib3.exceptions.NameResolutionError) is not None:
-        return "its host name does not resolve"
+        return Refusal.NO_SUCH_HOST
     text = str(exc)
-    for words in ("Connection refused", "No route to host", "Network is unreachable", "Connection reset"):
-        if words in text:
-            return words.lower()
-    return "no connection could be made"
+    return next((cause for words, cause in _OS_WORDS.items() if words in text), Refusal.UNKNOWN)
 
 
 # Gitea writes the count with strconv.FormatInt: ASCII digits. Anything else (a sign, `1_000`, other scripts' digits,
