@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Callable, Sequence
+from typing import Any
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, InputRequiredResult, Tool
 
 from gitea_mcp import __version__
 from gitea_mcp.domain.policy import Policy
@@ -66,23 +70,53 @@ def shared_flights(settings: Settings) -> shared_flight.SharedFlights | None:
         raise ConfigError(str(exc)) from None
 
 
+class ToolServer(MCPServer):
+    """The SDK's server, serving our tools through its public `list_tools` and `call_tool` (its tools/list and
+    tools/call handlers answer through them): each tool is listed with the schemas we built and called with the raw
+    arguments, which our own models check, so a mistake is our sentence and the result the one the tool built.
+
+    MCPServer takes a tool only as a Python function whose signature it reads; the lowlevel Server takes schemas
+    but would leave the transports, routes and logging to rebuild. Nothing here depends on the SDK's internals:
+    tests/test_sdk_surface.py checks that, and that a client session still lists and calls these tools.
+    """
+
+    def __init__(
+        self, definitions: Sequence[ToolDefinition], deps_for: Callable[[Context | None], Deps], *, version: str
+    ) -> None:
+        super().__init__("gitea-issues-mcp", version=version, instructions=INSTRUCTIONS, log_level="WARNING")
+        self._ours = {tool.spec.name: tool for tool in definitions}
+        self._listed = [tool.listing() for tool in definitions]
+        self._deps_for = deps_for
+
+    async def list_tools(self) -> list[Tool]:
+        return [*self._listed, *await super().list_tools()]
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        tool = self._ours.get(name)
+        if tool is None:  # the SDK's own answer to a name it does not know
+            return await super().call_tool(name, arguments, context)
+        deps = self._deps_for(context)
+        # The tools block on HTTP: each call on a worker thread, as the SDK runs a synchronous tool.
+        return await anyio.to_thread.run_sync(tool.served, deps, arguments)
+
+
 def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPServer:
     # Only where writes are offered: the guard replicas share is for writes, and redis-py is imported for it alone.
     flights = None if settings.read_only else shared_flights(settings)
     policy = Policy(settings.allowed_owners)
     deps = Deps(client=client or make_client(settings), policy=policy, catalog=Catalog(), flights=flights)
 
-    def deps_for(ctx: Context) -> Deps:
+    def deps_for(ctx: Context | None) -> Deps:
         if settings.transport != "http":
             return deps  # stdio (or an in-process call): one user, the configured token
         from gitea_mcp.server.http import credential
 
         # Over HTTP a request acts with its own token (or the server's, unlocked by the operator's secret), read
         # exactly as the gate read it. A request without headers acts anonymously, never with the server's token.
-        token = credential((ctx.headers or {}).items(), settings).token
+        headers = (ctx.headers if ctx is not None else None) or {}
+        token = credential(headers.items(), settings).token
         return dataclasses.replace(deps, client=deps.client.with_token(token))
 
-    tools = [tool.build(deps_for) for tool in _definitions(settings.read_only)]
-    return MCPServer(
-        "gitea-issues-mcp", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING", tools=tools
-    )
+    return ToolServer(_definitions(settings.read_only), deps_for, version=__version__)

@@ -15,8 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
-from pydantic import BeforeValidator, ConfigDict, Field, Strict, ValidationError, WithJsonSchema
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError, WithJsonSchema
 
 from gitea_mcp.domain.failures import BadArgument
 from gitea_mcp.domain.policy import MAX_LIMIT, MAX_NUMBER
@@ -25,7 +24,7 @@ from gitea_mcp.redaction import shown
 MAX_PAGE = 10_000
 
 
-class Arguments(ArgModelBase):
+class Arguments(BaseModel):
     """Unknown names are refused (`additionalProperties: false`): a misspelt argument must not be dropped."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

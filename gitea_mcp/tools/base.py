@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import anyio
-from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.tools import Tool
-from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-from mcp_types import CallToolResult, ToolAnnotations
-from pydantic import BaseModel, Field
+from mcp_types import CallToolResult, Tool, ToolAnnotations
+from pydantic import BaseModel, ValidationError
 
 from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.domain.policy import Policy
@@ -70,9 +67,11 @@ def answered(call: Callable[[], CallToolResult], tool: ToolSpec, deps: Deps) -> 
     except Exception as exc:
         # Unexpected: keep the details in the server's log (stderr), give the model a usable sentence.
         log.exception("%s failed unexpectedly", tool.name)
-        return envelope.error(
-            f"{tool.name} failed inside gitea_mcp ({type(exc).__name__}); the server log has details."
-        )
+        return failed_inside(tool.name, exc)
+
+
+def failed_inside(tool: str, exc: Exception) -> CallToolResult:
+    return envelope.error(f"{tool} failed inside gitea_mcp ({type(exc).__name__}); the server log has details.")
 
 
 def choice(value: str, allowed: tuple[str, ...], field_name: str) -> str:
@@ -104,41 +103,36 @@ class ToolDefinition:
             return envelope.error(str(exc), bad_argument=isinstance(exc, BadArgument))
         return self.run(deps, args)
 
-    def build(self, deps_for: Callable[[Context[Any, Any]], Deps]) -> Tool:
-        """The MCP tool, with schemas trimmed: every agent re-reads them on every turn."""
-        annotations = ToolAnnotations(
-            read_only_hint=not self.spec.writes,
-            destructive_hint=self.spec.destructive,
-            idempotent_hint=self.spec.idempotent,
-            open_world_hint=True,
-        )
-        # Output schemas are for validating structuredContent; the model reads the text, so no prose there.
-        metadata = FuncMetadata(arg_model=self.args, output_model=self.result)
-        if metadata.output_schema is not None:
-            metadata.output_schema = compact_schema(inline_defs(metadata.output_schema), drop=("description",))
-        return CheckedTool(
-            fn=self.run,
+    def listing(self) -> Tool:
+        """The tool as tools/list shows it, schemas trimmed: every agent re-reads them on every turn."""
+        return Tool(
             name=self.spec.name,
-            title=None,
             description=self.spec.description,
-            parameters=input_schema(self.args),
-            fn_metadata=metadata,
-            is_async=False,
-            context_kwarg=None,
-            annotations=annotations,
-            definition=self,
-            deps_for=deps_for,
+            input_schema=input_schema(self.args),
+            output_schema=output_schema(self.result),
+            annotations=ToolAnnotations(
+                read_only_hint=not self.spec.writes,
+                destructive_hint=self.spec.destructive,
+                idempotent_hint=self.spec.idempotent,
+                open_world_hint=True,
+            ),
         )
 
+    def served(self, deps: Deps, arguments: Mapping[str, Any]) -> CallToolResult:
+        """`call` as the server answers it: a result whose structured content does not fit the published output
+        schema is a bug of ours, said as one, never sent (a client validating it would refuse the whole result)."""
+        result = self.call(deps, arguments)
+        if not result.is_error:
+            try:
+                self.result.model_validate(result.structured_content)
+            except ValidationError as exc:
+                log.exception("%s returned content that does not fit its output schema", self.spec.name)
+                return failed_inside(self.spec.name, exc)
+        return result
 
-class CheckedTool(Tool):
-    """The SDK's tool, run through its definition: the arguments model checks the call, then the handler runs on a
-    worker thread with the dependencies of this request."""
 
-    definition: ToolDefinition = Field(exclude=True)
-    deps_for: Callable[[Context[Any, Any]], Deps] = Field(exclude=True)
-
-    async def run(self, arguments: dict[str, Any], context: Context[Any, Any], convert_result: bool = False) -> Any:
-        deps = self.deps_for(context)
-        result = await anyio.to_thread.run_sync(self.definition.call, deps, arguments)
-        return self.fn_metadata.convert_result(result) if convert_result else result
+@functools.cache
+def output_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """For clients validating structuredContent; the model reads the text, so no prose here."""
+    schema: dict[str, Any] = compact_schema(inline_defs(model.model_json_schema()), drop=("description",))
+    return schema

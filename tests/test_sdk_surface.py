@@ -1,0 +1,213 @@
+"""We use the MCP SDK only through its public face, so a minor release cannot break us unseen.
+
+Two halves: no module of ours reaches into the SDK's internals (an AST scan), and our tools, registered through
+MCPServer's public `list_tools` and `call_tool`, are what a real client session lists and gets (the SDK's own
+tools/list and tools/call handlers in between): were those handlers to stop answering through them, the tools would
+vanish from the list and these tests would fail.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import contextlib
+import importlib
+import inspect
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel
+
+from gitea_mcp.domain.policy import Policy
+from gitea_mcp.gitea.client import GiteaClient
+from gitea_mcp.server.app import build_server
+from gitea_mcp.settings import Settings
+from gitea_mcp.tools.arguments import Arguments
+from gitea_mcp.tools.base import Deps, ToolDefinition
+from gitea_mcp.tools.spec import ToolSpec
+from tests.support.imports import imported, module_of
+from tests.support.results import failed
+
+ROOT = Path(__file__).parent.parent
+OURS = sorted(path for folder in ("gitea_mcp", "tests", "bench") for path in (ROOT / folder).rglob("*.py"))
+SNAPSHOT = Path(__file__).parent / "snapshots" / "tools.json"
+SDK = ("mcp", "mcp_types")
+# Public by their names, yet the SDK's own machinery: how it turns a Python function into a tool.
+INTERNAL = ("mcp.server.mcpserver.utilities", "mcp.server.mcpserver.tools")
+
+
+def reaches_inside(source: str, module: str, hidden: frozenset[str]) -> list[str]:
+    """What `source` uses of the SDK that is not its public face: a private module or name, a module the SDK keeps
+    for itself, a name its module does not export (`__all__`), or an attribute in `hidden`: the private ones of the
+    SDK's classes (an AST cannot tell whose object `x` is in `x._name`; ours spell none of those names)."""
+    tree = ast.parse(source)
+    inherited = _inside_sdk_subclasses(tree)
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in hidden and (id(node) in inherited or not _own(node)):
+            found.append(f".{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and not node.level and _is_sdk(node.module or ""):
+            found += _outside_face(node.module or "", [alias.name for alias in node.names])
+    found += [name for name in imported(source, module) if _is_sdk(name) and _internal_module(name)]
+    return sorted(set(found))
+
+
+def _own(node: ast.Attribute) -> bool:
+    """`self._x` or `cls._x`: our own class's attribute (unless the class is the SDK's, subclassed)."""
+    return isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+
+
+def _inside_sdk_subclasses(tree: ast.AST) -> set[int]:
+    """The attribute nodes inside our subclasses of an SDK class: there `self._x` is the SDK's own `_x`."""
+    sdk_names = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and not node.level and _is_sdk(node.module or "")
+        for alias in node.names
+    }
+    return {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef) and any(isinstance(b, ast.Name) and b.id in sdk_names for b in node.bases)
+        for inner in ast.walk(node)
+        if isinstance(inner, ast.Attribute)
+    }
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _is_sdk(module: str) -> bool:
+    return module.split(".")[0] in SDK
+
+
+def _internal_module(module: str) -> bool:
+    return any(_private(part) for part in module.split(".")) or module.startswith(INTERNAL)
+
+
+def _outside_face(module: str, names: list[str]) -> list[str]:
+    if _internal_module(module):
+        return []  # said once, by the module
+    exported = getattr(importlib.import_module(module), "__all__", None)
+    return [f"{module}.{name}" for name in names if _private(name) or (exported is not None and name not in exported)]
+
+
+def hidden_attributes(sources: list[str]) -> frozenset[str]:
+    """The private attributes and methods of every SDK class `sources` import, their SDK base classes included."""
+    hidden: set[str] = set()
+    for source in sources:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ImportFrom) and not node.level and _is_sdk(node.module or ""):
+                sdk = importlib.import_module(node.module or "")
+                for alias in node.names:
+                    value = getattr(sdk, alias.name, None)
+                    if isinstance(value, type):
+                        hidden |= _privates_of(value)
+    return frozenset(hidden)
+
+
+def _privates_of(cls: type) -> set[str]:
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        if not _is_sdk(klass.__module__):
+            continue
+        names |= {name for name in vars(klass) if _private(name)}
+        with contextlib.suppress(OSError, TypeError):  # set in methods: self._x = ...
+            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+            names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and _private(n.attr)}
+    return names
+
+
+SOURCES = {path: path.read_text(encoding="utf-8") for path in OURS}
+HIDDEN = hidden_attributes(list(SOURCES.values()))
+
+
+@pytest.mark.parametrize("path", OURS, ids=[str(p.relative_to(ROOT)) for p in OURS])
+def test_we_use_only_the_sdks_public_face(path: Path) -> None:
+    inside = reaches_inside(SOURCES[path], module_of(path), HIDDEN)
+    assert inside == [], f"{path.name} uses the SDK's internals {inside}: use its public API instead"
+
+
+def test_the_scan_sees_every_way_into_the_sdks_internals() -> None:
+    """The scan itself can fail: each spelling of a reach inside is found, the public face passes."""
+    source = (
+        "from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata\n"
+        "from mcp.server.mcpserver.tools import Tool\n"
+        "import mcp.server.mcpserver.tools.base\n"
+        "from mcp.shared._httpx_utils import create_mcp_http_client\n"
+        "from mcp.server.mcpserver import Settings\n"
+        "from mcp_types import _private_name\n"
+        "from mcp.server.mcpserver import Context, MCPServer\n"
+        "from mcp_types import CallToolResult\n"
+        "low = build_server(settings)._lowlevel_server\n"
+        "mine = self._cache\n"
+        "class Mine(MCPServer):\n"
+        "    def tools(self) -> None:\n"
+        "        self._tool_manager = None\n"
+        "        self._mine = None\n"
+    )
+    hidden = hidden_attributes([source])
+    assert {"_lowlevel_server", "_tool_manager"} <= hidden and "_cache" not in hidden
+    assert reaches_inside(source, "gitea_mcp.example", hidden) == [
+        "._lowlevel_server",
+        "._tool_manager",
+        "mcp.server.mcpserver.Settings",
+        "mcp.server.mcpserver.tools",
+        "mcp.server.mcpserver.tools.base",
+        "mcp.server.mcpserver.utilities.func_metadata",
+        "mcp.shared._httpx_utils",
+        "mcp_types._private_name",
+    ]
+
+
+def _session(*calls: tuple[str, dict[str, Any]]) -> tuple[list[dict[str, Any]], list[CallToolResult]]:
+    """tools/list and the calls, as a client sends them: through the SDK's handlers, not our methods directly."""
+    server = build_server(Settings(url="http://127.0.0.1:9", allowed_owners=frozenset({"acme"})))
+
+    async def run() -> tuple[list[dict[str, Any]], list[CallToolResult]]:
+        async with Client(server) as client:
+            listed = (await client.list_tools()).tools
+            results = [await client.call_tool(name, arguments) for name, arguments in calls]
+        return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed], results
+
+    return asyncio.run(run())
+
+
+def test_a_client_session_lists_the_snapshot() -> None:
+    listed, _ = _session()
+    assert json.dumps(listed, indent=1, sort_keys=True, ensure_ascii=False) + "\n" == SNAPSHOT.read_text("utf-8")
+
+
+def test_a_client_session_gets_our_sentences_and_the_sdks_for_an_unknown_tool() -> None:
+    _, (wrong, unknown) = _session(
+        ("issue_list", {"owner": "acme", "name": "widgets", "state": "opened"}), ("issue_lists", {})
+    )
+    assert failed(wrong) == "state='opened' is not valid; use one of: open, closed, all."
+    assert (wrong.meta or {}).get("gitea-issues-mcp/bad-argument") is True
+    assert failed(unknown) == "Unknown tool: issue_lists"
+
+
+class _Shape(BaseModel):
+    total: int
+
+
+class _NoArguments(Arguments):
+    pass
+
+
+def test_content_that_does_not_fit_the_output_schema_is_our_bug_said_as_one() -> None:
+    """The SDK checked structured content against the output model; the check is ours now, and still made."""
+
+    def off_schema(deps: Deps, args: _NoArguments) -> CallToolResult:
+        return CallToolResult(content=[TextContent(type="text", text="ok")], structured_content={"total": "many"})
+
+    tool = ToolDefinition(ToolSpec.reading("t", "d."), _NoArguments, _Shape, off_schema)
+    deps = Deps(client=GiteaClient("http://127.0.0.1:9", None, timeout=1), policy=Policy(frozenset({"acme"})))
+    assert failed(tool.served(deps, {})) == "t failed inside gitea_mcp (ValidationError); the server log has details."
+    assert tool.call(deps, {}).is_error is False  # `call` alone does not check: only the server
