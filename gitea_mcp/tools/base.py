@@ -17,7 +17,6 @@ from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, call_deadline
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, Moved
-from gitea_mcp.redaction import shown
 from gitea_mcp.tools import envelope, scopes
 from gitea_mcp.tools.arguments import Arguments, compact_schema, inline_defs, input_schema, parse
 from gitea_mcp.tools.spec import ToolSpec
@@ -72,18 +71,6 @@ def answered(call: Callable[[], CallToolResult], tool: ToolSpec, deps: Deps) -> 
 
 def failed_inside(tool: str, exc: Exception) -> CallToolResult:
     return envelope.error(f"{tool} failed inside gitea_mcp ({type(exc).__name__}); the server log has details.")
-
-
-def choice(value: str, allowed: tuple[str, ...], field_name: str) -> str:
-    """Check an enumerated argument ourselves: Gitea quietly treats unknown values as the default."""
-    if value not in allowed:
-        raise BadArgument(f"{field_name}={shown(value)} is not valid; use one of: {', '.join(allowed)}.")
-    return value
-
-
-def enum(values: tuple[str, ...]) -> dict[str, object]:
-    """Advertise the allowed values in the schema while `choice` gives the error a model can act on."""
-    return {"enum": list(values)}
 
 
 @dataclass(frozen=True)

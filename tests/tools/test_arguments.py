@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 import pytest
 from pydantic import BaseModel
@@ -63,6 +63,11 @@ NAMES = 'use a list of names, like ["bug", "ui"], or one comma-separated string.
         (issue_list.TOOL, {**REPO, "page": 0}, "page=0 is not valid; use a whole number from 1 to 10000."),
         (issue_list.TOOL, {**REPO, "limit": "abc"}, "limit='abc' is not valid; use a whole number from 1 to 50."),
         (issue_list.TOOL, {**REPO, "state": 1}, "state=1 is not valid; use one of: open, closed, all."),
+        # Checked with the other arguments, before the allowlist: a wrong value is the first fault named.
+        (issue_list.TOOL, {"owner": "other", "name": "widgets", "state": "Open"}, "state='Open' is not valid; use one "
+         "of: open, closed, all."),
+        (issue_list.TOOL, {**REPO, "type": "prs"}, "type='prs' is not valid; use one of: issues, pulls, all."),
+        (issue_update.TOOL, {**ISSUE, "state": "all"}, "state='all' is not valid; use one of: open, closed."),
         (issue_list.TOOL, {**REPO, "labels": 5}, f"labels=5 is not valid; {NAMES}"),
         (issue_list.TOOL, {**REPO, "labels": [1, 2]}, f"labels=[1, 2] is not valid; {NAMES}"),
         (issue_list.TOOL, {"owner": 5, "name": "widgets"}, "owner=5 is not valid; use text."),
@@ -146,3 +151,19 @@ def test_output_models_are_written_in_place_only_where_that_says_the_same(
     if model is _Once:
         leaf, null = schema["properties"]["leaf"]["anyOf"]
         assert (leaf["type"], leaf["required"], null) == ("object", ["x"], {"type": "null"})
+
+
+TOOLS = [issue_list.TOOL, issue_search.TOOL, issue_get.TOOL, issue_create.TOOL, issue_update.TOOL, issue_comment.TOOL]
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.spec.name)
+def test_every_enumerated_argument_is_a_literal(tool: ToolDefinition) -> None:
+    """An argument with a fixed set of values is typed `Literal[...]`: mypy checks the values our code passes on,
+    and the schema's enum is written from the same type, so the two cannot drift (the snapshot keeps its bytes)."""
+    schema = input_schema(tool.args)["properties"]
+    for name, field in tool.args.model_fields.items():
+        if "enum" not in schema[name]:
+            continue
+        kinds = [kind for kind in (field.annotation, *get_args(field.annotation)) if get_origin(kind) is Literal]
+        assert kinds, f"{tool.spec.name}.{name} lists an enum in its schema but is not typed Literal[...]"
+        assert list(get_args(kinds[0])) == schema[name]["enum"]
