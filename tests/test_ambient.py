@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
+from typing import Any
 
 import pytest
 import responses
@@ -61,7 +62,13 @@ def verify_used(settings: Settings) -> object:
     with responses.RequestsMock() as rsps:
         rsps.get(VERSION, json={"version": "1.25.4"})
         make_client(settings).get(["version"])
-        return rsps.calls[0].request.req_kwargs["verify"]
+        return sent_with(rsps)["verify"]
+
+
+def sent_with(rsps: responses.RequestsMock) -> dict[str, Any]:
+    """The keyword arguments the first request was sent with: responses keeps them on it (its types do not say so)."""
+    kwargs: dict[str, Any] = vars(rsps.calls[0].request)["req_kwargs"]
+    return kwargs
 
 
 def settings(**changes: object) -> Settings:
@@ -95,7 +102,7 @@ def test_proxies_from_the_environment_still_apply(monkeypatch: pytest.MonkeyPatc
     with responses.RequestsMock() as rsps:
         rsps.get(VERSION, json={"version": "1.25.4"})
         make_client(settings()).get(["version"])
-        assert rsps.calls[0].request.req_kwargs["proxies"].get("https") == "http://proxy.corp:3128"
+        assert sent_with(rsps)["proxies"].get("https") == "http://proxy.corp:3128"
 
 
 def test_cookies_are_never_replayed() -> None:

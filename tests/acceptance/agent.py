@@ -53,8 +53,9 @@ class Answer:
     @property
     def data(self) -> dict[str, Any]:
         assert not self.error, f"{self.tool} {self.args}: {self.text}"
-        assert self.result.structured_content is not None
-        return self.result.structured_content
+        data = self.result.structured_content  # typed Any by the SDK: an object, as our output models say
+        assert isinstance(data, dict)
+        return data
 
     @property
     def rows(self) -> list[dict[str, Any]]:

@@ -96,7 +96,8 @@ def _has(*names: str) -> Callable[[Row, World], bool]:
 
 
 def _open(row: Row) -> bool:
-    return row["state"] == "open"
+    state: str = row["state"]
+    return state == "open"
 
 
 FILTERS = {

@@ -77,9 +77,10 @@ def test_filing_an_issue_with_everything(writer: Agent, oracle: Oracle, world: W
 
 
 def test_retrying_the_same_create_files_it_once(writer: Agent, oracle: Oracle, world: World) -> None:
-    args = {"owner": world.org, "name": world.repo, "title": unique("Acceptance: retried"), "labels": ["ui"]}
+    title = unique("Acceptance: retried")
+    args = {"owner": world.org, "name": world.repo, "title": title, "labels": ["ui"]}
     first, again = writer.call("issue_create", **args), writer.call("issue_create", **args)
-    [truth] = oracle.titled(args["title"])
+    [truth] = oracle.titled(title)
     assert first.data["number"] == again.data["number"] == truth["number"]
     assert again.data["outcome"] == "already_existed"
     assert_answer_is_the_server(again, truth)

@@ -9,6 +9,7 @@ are exercised by the same seeding. Names carry a per-run id, and a live server i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -122,8 +123,15 @@ class Writes:
     def __init__(self, http: Http, world: World, tokens: dict[str, str]) -> None:
         self.http, self.world, self.tokens = http, world, tokens
 
-    def issue(self, login: str, title: str, body: str = "", repo: str | None = None, **fields: object) -> int:
-        payload = {"title": title, "body": body, **fields}
+    def issue(
+        self,
+        login: str,
+        title: str,
+        body: str = "",
+        repo: str | None = None,
+        fields: Mapping[str, object] | None = None,
+    ) -> int:
+        payload = {"title": title, "body": body, **(fields or {})}  # fields: labels, milestone, assignees, state
         path = self.world.path("issues", repo=repo)
         return int(self.http.ok("POST", path, self.tokens[login], json=payload)["number"])
 
@@ -163,7 +171,7 @@ def _seed_issues(writes: Writes, world: World) -> None:
         login = world.reader if index % 7 == 3 else world.writer
         fields = {} if login == world.reader else _plan(index, world)
         body = f"Seeded issue {index}. Steps: open the page, wait, look.\n\ncc @{world.writer}"
-        number = writes.issue(login, title, body, **fields)
+        number = writes.issue(login, title, body, fields=fields)
         if name is not None:
             world.issues[name] = number
 

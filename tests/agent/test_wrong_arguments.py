@@ -14,6 +14,7 @@ from mcp_types import TextContent
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.server.app import READ_TOOLS, WRITE_TOOLS, build_server
 from gitea_mcp.settings import Settings
+from tests.support.results import answered
 
 CLOSED = "http://127.0.0.1:9"  # nothing listens: a call that passes the checks fails at once, without a Gitea
 SERVER = build_server(
@@ -47,7 +48,7 @@ def calls(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
 @given(call=calls())
 def test_every_answer_is_a_result_or_one_plain_sentence(call: tuple[str, dict[str, Any]]) -> None:
     tool, arguments = call
-    result = asyncio.run(SERVER.call_tool(tool, arguments))
+    result = answered(asyncio.run(SERVER.call_tool(tool, arguments)))
     block = result.content[0]
     assert isinstance(block, TextContent)
     assert not LIBRARY_TEXT.search(block.text), block.text

@@ -75,7 +75,8 @@ def serve(rsps: responses.RequestsMock, answer: dict[str, dict[str, Any]], owner
         params = {"owner": owner, "limit": "50", "type": "issues", "state": "all"}
         found = answer.get(f"owner:{owner}", answer["owner"])
         optional(rsps).get(SEARCH, match=[matchers.query_param_matcher(params)], **found)
-        rows = found.get("json") if isinstance(found.get("json"), list) else []
+        listed = found.get("json")
+        rows = listed if isinstance(listed, list) else []
         for full_name in {row["repository"]["full_name"] for row in rows}:
             access = answer.get(f"access:{full_name}", answer["access"])
             optional(rsps).post(f"{API}/repos/{full_name}/labels", **access)
@@ -517,13 +518,13 @@ def test_write_probes_cannot_create_anything(mocked: responses.RequestsMock) -> 
 def test_write_access_is_probed_once_per_repository(mocked: responses.RequestsMock) -> None:
     rows = [issue(n, repo=repo) for n, repo in enumerate(["widgets", "gadgets", "widgets", "gadgets"], 1)]
     report(mocked, answers(owner={"json": rows, "headers": {"X-Total-Count": "4"}}))
-    probed = [call.request.url for call in mocked.calls if call.request.url.endswith("/labels")]
+    probed = [url for call in mocked.calls if (url := call.request.url or "").endswith("/labels")]
     assert probed == [f"{API}/repos/acme/widgets/labels", f"{API}/repos/acme/gadgets/labels"]
 
 
 def test_no_write_access_probe_without_the_write_scope(mocked: responses.RequestsMock) -> None:
     text, _ = report(mocked, answers(write=scope_error("write:issue")))
-    assert not [call for call in mocked.calls if call.request.url.endswith("/labels")]
+    assert not [call for call in mocked.calls if (call.request.url or "").endswith("/labels")]
     assert "can change issues" not in text and "may only read" not in text
 
 

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -82,7 +83,7 @@ def test_the_source_directory_comes_from_pep_610(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, direct_url: str | None, source: str | None
 ) -> None:
     raw = direct_url.replace("{dir}", str(tmp_path)) if direct_url else None
-    monkeypatch.setattr(launch.metadata, "distribution", lambda name: _Dist(raw))
+    monkeypatch.setattr(metadata, "distribution", lambda name: _Dist(raw))  # the module launch reads
     assert launch.local_source() == (source.replace("{dir}", str(tmp_path)) if source else None)
 
 

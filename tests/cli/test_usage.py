@@ -25,12 +25,16 @@ IN_PROCESS = "it runs one tool in this process and serves nothing"
 STDIO_LAUNCH = "the client starts the server on stdio; for a remote server use --http URL"
 
 
-def run(argv: list[str], env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]):
+def run(
+    argv: list[str], env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> tuple[int | str | None, str, str]:
+    """The exit code (main's, or a SystemExit's: argparse exits so), stdout and stderr."""
     for name in list(os.environ):
         if name.startswith("GITEA_"):
             monkeypatch.delenv(name)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
+    code: int | str | None
     try:
         code = main(argv)
     except SystemExit as exited:

@@ -7,6 +7,7 @@ Each probe is a request and the property its answer must have. They run against 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from tests.contract.lab import INLINE, MANY_ISSUES, MANY_LABELS, REVIEW_BODY, Lab
 from tests.contract.target import Answer, Http, Target
@@ -19,7 +20,7 @@ def numbers(answer: Answer) -> set[int]:
     return {int(item["number"]) for item in answer.body}
 
 
-def rows(http: Http, lab: Lab, **params: object) -> list[dict[str, object]]:
+def rows(http: Http, lab: Lab, **params: object) -> list[dict[str, Any]]:
     """The cross-repository search as the lab's writer, which must answer 200."""
     answer = http.get("/repos/issues/search", lab.tokens["writer"], **params)
     assert answer.status == 200, answer.text

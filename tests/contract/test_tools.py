@@ -9,13 +9,15 @@ from typing import Any
 
 import pytest
 from mcp_types import CallToolResult, TextContent
+from pydantic import SecretStr
 
 from gitea_mcp.cli.check import run_checks
 from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.settings import Settings
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.tools.arguments import Arguments
+from gitea_mcp.tools.base import Deps, ToolDefinition
 from gitea_mcp.tools.issue_comment import CommentArgs
 from gitea_mcp.tools.issue_create import CreateArgs
 from gitea_mcp.tools.issue_get import GetArgs
@@ -49,7 +51,7 @@ def failed(result: CallToolResult) -> str:
 
 def test_list_counts_issues_without_pull_requests(target: Target, lab: Lab) -> None:
     _, data = ok(
-        issue_list.run(deps_for(target, lab), ListArgs(owner=lab.org, name=lab.repo, labels="bug", state="all"))
+        issue_list.run(deps_for(target, lab), ListArgs(owner=lab.org, name=lab.repo, labels=["bug"], state="all"))
     )
     numbers = {row["number"] for row in data["issues"]}
     assert {lab.issues["auth"], lab.issues["export"]} <= numbers and lab.issues["pr"] not in numbers
@@ -68,7 +70,7 @@ def test_list_of_a_missing_repository(target: Target, lab: Lab) -> None:
 
 def test_catalogue_is_read_whole_whatever_the_page_size(target: Target, lab: Lab) -> None:
     """A label on the last catalogue page is known: pages follow the server's MAX_RESPONSE_ITEMS."""
-    result = issue_list.run(deps_for(target, lab), ListArgs(owner=lab.org, name=lab.many_repo, labels="l44"))
+    result = issue_list.run(deps_for(target, lab), ListArgs(owner=lab.org, name=lab.many_repo, labels=["l44"]))
     _, data = ok(result)
     assert data["total"] == 0
 
@@ -113,7 +115,7 @@ def test_a_renamed_or_new_label_never_widens_the_filter(target: Target, lab: Lab
     else:
         path = lab.path("labels", lab.labels["stale"], repo=lab.names_repo)
         http.ok("PATCH", path, target.admin_token, json={"name": renamed})
-    refused = failed(issue_list.run(deps, ListArgs(owner=lab.org, name=lab.names_repo, labels="stale", state="all")))
+    refused = failed(issue_list.run(deps, ListArgs(owner=lab.org, name=lab.names_repo, labels=["stale"], state="all")))
     assert refused.startswith(f"label 'stale' does not exist in {lab.org}/{lab.names_repo}") and renamed in refused
     assert listed(target, lab, deps, labels=renamed, state="all")[1] == {lab.issues["help"]}
 
@@ -164,8 +166,8 @@ def test_before_and_updated_lt_mean_the_same_on_every_tool(target: Target, lab: 
     at_text = at.strftime("%Y-%m-%dT%H:%M:%SZ")
     deps = deps_for(target, lab)
 
-    def listed(**dates: str) -> bool:
-        args = ListArgs(owner=lab.org, name=lab.repo, state="closed", limit=50, **dates)
+    def listed(since: str | None = None, before: str | None = None) -> bool:
+        args = ListArgs(owner=lab.org, name=lab.repo, state="closed", limit=50, since=since, before=before)
         return number in [row["number"] for row in ok(issue_list.run(deps, args))[1]["issues"]]
 
     def searched(query: str) -> bool:
@@ -411,7 +413,8 @@ def test_comment_on_a_missing_issue(target: Target, lab: Lab) -> None:
 
 
 def check(target: Target, lab: Lab, role: str) -> str:
-    settings = Settings(url=target.url, token=lab.tokens[role], allowed_owners=frozenset({lab.org.lower()}))
+    token = SecretStr(lab.tokens[role])
+    settings = Settings(url=target.url, token=token, allowed_owners=frozenset({lab.org.lower()}))
     client = GiteaClient(target.url, lab.tokens[role], timeout=30, retry=RetryPolicy(attempts=1))
     from gitea_mcp.cli.check import render
 
@@ -480,16 +483,15 @@ OUTSIDE = (
 )
 
 
-def every_tool(owner: str, name: str, number: int) -> list[CallToolResult | Any]:
+def every_tool(owner: str, name: str, number: int) -> list[tuple[ToolDefinition, Arguments]]:
     """Each tool's call on one repository: reads and writes."""
-    repo = {"owner": owner, "name": name}
     return [
-        (issue_list, ListArgs(**repo, state="all")),
-        (issue_search, SearchArgs(query="moved", **repo)),
-        (issue_get, GetArgs(**repo, number=number)),
-        (issue_create, CreateArgs(**repo, title="Contract: after the move")),
-        (issue_update, UpdateArgs(**repo, number=number, state="closed")),
-        (issue_comment, CommentArgs(**repo, number=number, body="Contract: after the move")),
+        (issue_list.TOOL, ListArgs(owner=owner, name=name, state="all")),
+        (issue_search.TOOL, SearchArgs(query="moved", owner=owner, name=name)),
+        (issue_get.TOOL, GetArgs(owner=owner, name=name, number=number)),
+        (issue_create.TOOL, CreateArgs(owner=owner, name=name, title="Contract: after the move")),
+        (issue_update.TOOL, UpdateArgs(owner=owner, name=name, number=number, state="closed")),
+        (issue_comment.TOOL, CommentArgs(owner=owner, name=name, number=number, body="Contract: after the move")),
     ]
 
 

@@ -4,9 +4,11 @@ bounded."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 import responses
+from requests import PreparedRequest
 from responses import matchers
 
 from gitea_mcp.gitea import catalog
@@ -38,7 +40,9 @@ def test_every_label_whatever_the_servers_page_size(total: int, size: int) -> No
         assert len(rsps.calls) == max(1, -(-total // size))
 
 
-def catalogue_of(rows: list[dict[str, object]], headers: dict[str, str] | None = None) -> object:
+def catalogue_of(
+    rows: list[dict[str, object]], headers: dict[str, str] | None = None
+) -> Callable[[PreparedRequest], tuple[int, dict[str, str], str]]:
     """A callback answering every page with `rows` (a server that ignores `page`)."""
     return lambda request: (200, {"Content-Type": "application/json", **(headers or {})}, json.dumps(rows))
 

@@ -51,7 +51,7 @@ def _nothing() -> Iterator[None]:
 )
 def test_reads_retry_transient_failures(sleeps: list[float], first: dict[str, object], retried: bool) -> None:
     with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
-        rsps.get(URL, **first)  # type: ignore[arg-type]
+        rsps.get(URL, **first)
         rsps.get(URL, json=[], headers={"X-Total-Count": "0"})
         if retried:
             assert client().get(["repos", "acme", "widgets", "issues"]).total == 0

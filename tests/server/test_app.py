@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
-from tests.support.results import failed
+from tests.support.results import answered, failed
 
 SNAPSHOT = Path(__file__).parent.parent / "snapshots" / "tools.json"
 
@@ -122,7 +122,7 @@ NUMBER_BOUNDS = {"number": 2_147_483_647, "comments_page": 10_000, "page": 10_00
 def test_numbers_are_strict_and_bounded(tool: str, arguments: dict[str, Any]) -> None:
     """Refused by the arguments' model before the tool runs: nothing is sent (there is no Gitea here at all)."""
     server = build_server(Settings(url="https://gitea.invalid", allowed_owners=frozenset({"acme"})))
-    result = asyncio.run(server.call_tool(tool, {"owner": "acme", "name": "widgets", **arguments}))
+    result = answered(asyncio.run(server.call_tool(tool, {"owner": "acme", "name": "widgets", **arguments})))
     key, value = next((k, v) for k, v in arguments.items() if k != "title" and not (k == "number" and v == 7))
     assert failed(
         result
@@ -144,7 +144,7 @@ def test_any_number_argument_is_a_valid_one_or_refused(value: object) -> None:
     client = GiteaClient(closed, None, timeout=2, retry=RetryPolicy(attempts=1))
     server = build_server(Settings(url=closed, allowed_owners=frozenset({"acme"})), client)
     valid = type(value) is int and 1 <= value <= 2_147_483_647
-    result = asyncio.run(server.call_tool("issue_get", {"owner": "acme", "name": "widgets", "number": value}))
+    result = answered(asyncio.run(server.call_tool("issue_get", {"owner": "acme", "name": "widgets", "number": value})))
     if value is None:
         assert failed(result).startswith("say which issue")
     elif not valid:

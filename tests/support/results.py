@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, InputRequiredResult, TextContent
 
 from tests.support import TOKEN
+
+
+def answered(result: CallToolResult | InputRequiredResult) -> CallToolResult:
+    """What MCPServer.call_tool returns, as a tool's answer: our tools never ask the client for more input."""
+    assert isinstance(result, CallToolResult), result
+    return result
 
 
 def text_of(result: CallToolResult) -> str:

@@ -10,7 +10,7 @@ import pytest
 import requests
 import responses
 
-from gitea_mcp.tools import issue_update
+from gitea_mcp.tools import issue_update, writes
 from gitea_mcp.tools.base import Deps
 from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, milestone, org_label
 from tests.support.mocks import optional
@@ -420,7 +420,7 @@ def test_missing_repository(mocked: responses.RequestsMock, deps: Deps) -> None:
 def test_partial_failure_says_what_changed(
     gitea: responses.RequestsMock, deps: Deps, answer: dict[str, Any], said: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(issue_update.writes, "RECHECK_AFTER", 0)
+    monkeypatch.setattr(writes, "RECHECK_AFTER", 0)
     gitea.post(f"{ISSUE}/labels", json=LABELS[:2])
     gitea.patch(ISSUE, **answer)
     assert failed(run(deps, add_labels=["ui"], state="closed")).startswith(said)
