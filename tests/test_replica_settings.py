@@ -6,6 +6,7 @@ import socket
 import sys
 
 import pytest
+from pydantic import SecretStr
 
 from gitea_mcp.cli.check import check_guard
 from gitea_mcp.cli.main import main, parse_args, settings_from
@@ -96,7 +97,5 @@ def test_without_the_redis_package_the_url_is_refused_in_a_sentence(monkeypatch:
     assert check_guard(settings).mark == "fail"
 
 
-def _url(port: int) -> object:
-    from pydantic import SecretStr
-
+def _url(port: int) -> SecretStr:
     return SecretStr(f"redis://:{PASSWORD}@127.0.0.1:{port}/0")
