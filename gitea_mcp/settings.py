@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, SecretStr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, SecretStr, ValidationInfo, field_validator, model_validator
 
 from gitea_mcp.domain.failures import ToolFailure
 from gitea_mcp.domain.policy import USER_NAME_RULE, is_user_name
@@ -42,6 +42,14 @@ class Settings(BaseModel):
     # Replicas: the Redis (or Valkey) that holds the write guard they share (tools/shared_flight.py). A secret: its
     # URL may carry a password.
     redis_url: SecretStr | None = None
+    # What one HTTP server takes on at once (docs/operators.md, "Limits"): connections open (None: as many as the
+    # file-descriptor limit leaves room for, at most DEFAULT_CONNECTIONS), MCP requests being handled, the bytes
+    # of one request's body, and the seconds a client has to send a request's head and then its body.
+    max_connections: int | None = None
+    max_requests: int = 32
+    max_body: int = 1_048_576
+    header_timeout: float = 10.0
+    body_timeout: float = 30.0
 
     @field_validator("url")
     @classmethod
@@ -95,6 +103,14 @@ class Settings(BaseModel):
     def _positive_timeout(cls, value: float) -> float:
         if value <= 0:
             raise ValueError("GITEA_TIMEOUT must be a positive number of seconds")
+        return value
+
+    @field_validator("header_timeout", "body_timeout")
+    @classmethod
+    def _client_seconds(cls, value: float, info: ValidationInfo) -> float:
+        if not 0 < value <= 3600:
+            name = "GITEA_MCP_HEADER_TIMEOUT" if info.field_name == "header_timeout" else "GITEA_MCP_BODY_TIMEOUT"
+            raise ValueError(f"{name} must be a number of seconds above 0 and at most 3600")
         return value
 
     @field_validator("transport")
@@ -157,6 +173,24 @@ def _check_owner_entry(owner: str) -> str:
             "or '*' for every owner"
         )
     return owner
+
+
+# Whole-number HTTP limits: (least, most) each may be set to.
+COUNT_BOUNDS: dict[str, tuple[int, int]] = {
+    "max_connections": (1, 100_000),
+    "max_requests": (1, 10_000),
+    "max_body": (1_024, 64 * 1_048_576),
+}
+
+
+def parse_count(raw: str, name: str, bounds: tuple[int, int]) -> int:
+    """A whole number within `bounds`, or one sentence naming the setting (`name`: its flag or variable)."""
+    low, high = bounds
+    text = raw.strip().replace("_", "")
+    if not text.isdigit() or not low <= int(text) <= high:
+        given = f"{name} {shown(raw)}" if name.startswith("-") else f"{name}={shown(raw)}"
+        raise ConfigError(f"{given} is not a whole number from {low:,} to {high:,}")
+    return int(text)
 
 
 _TRUE = {"1", "true", "yes", "on"}

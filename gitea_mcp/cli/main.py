@@ -23,7 +23,16 @@ from pydantic import SecretStr, ValidationError
 
 from gitea_mcp import __version__
 from gitea_mcp.redaction import shown
-from gitea_mcp.settings import CannotListen, ConfigError, Settings, parse_bool, parse_log_level, parse_owner_list
+from gitea_mcp.settings import (
+    COUNT_BOUNDS,
+    CannotListen,
+    ConfigError,
+    Settings,
+    parse_bool,
+    parse_count,
+    parse_log_level,
+    parse_owner_list,
+)
 
 PROG = "gitea-issues-mcp"
 # Subcommands whose module exists under gitea_mcp/cli/; serve is the default.
@@ -127,10 +136,41 @@ HTTP: tuple[Setting, ...] = (
         "Redis or Valkey (redis://, rediss://, unix://) holding the write guard replicas share; prefer the environment",
         metavar="URL",
     ),
+    Setting(
+        "--max-connections",
+        ("GITEA_MCP_MAX_CONNECTIONS",),
+        "connections open at once (default: what the open-files limit allows, at most 1000)",
+        metavar="N",
+    ),
+    Setting(
+        "--max-requests",
+        ("GITEA_MCP_MAX_REQUESTS",),
+        f"MCP requests handled at once; more get 503 (default {_DEFAULT['max_requests']})",
+        metavar="N",
+    ),
+    Setting(
+        "--max-body",
+        ("GITEA_MCP_MAX_BODY",),
+        f"bytes of one request's body; more get 413 (default {_DEFAULT['max_body']})",
+        metavar="BYTES",
+    ),
+    Setting(
+        "--header-timeout",
+        ("GITEA_MCP_HEADER_TIMEOUT",),
+        f"seconds a client has to send a request's line and headers (default {_DEFAULT['header_timeout']:g})",
+        metavar="SECONDS",
+    ),
+    Setting(
+        "--body-timeout",
+        ("GITEA_MCP_BODY_TIMEOUT",),
+        f"seconds a client has to send a request's body (default {_DEFAULT['body_timeout']:g})",
+        metavar="SECONDS",
+    ),
 )
+LIMITS = ("--max-connections", "--max-requests", "--max-body", "--header-timeout", "--body-timeout")
 SETTINGS = {setting.flag: setting for setting in CONNECTION + HTTP}
 _ALL = tuple(SETTINGS)
-_SERVE_ONLY = ("--read-only", "--timeout", "--transport", "--host", "--port", "--allowed-hosts")
+_SERVE_ONLY = ("--read-only", "--timeout", "--transport", "--host", "--port", "--allowed-hosts", *LIMITS)
 # The settings each command uses: it lists and accepts these, and refuses the others (a flag quietly ignored
 # would let `demo --read-only` look read-only while the script writes). The environment is shared by every
 # command, so a variable a command does not use is not read by it (call ignores GITEA_MCP_TRANSPORT=http).
@@ -463,6 +503,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
     timeout = checked(lambda: _from(read, "--timeout", seconds, _DEFAULT["timeout"]), _DEFAULT["timeout"])
     transport = checked(lambda: _from(read, "--transport", _transport, _DEFAULT["transport"]), _DEFAULT["transport"])
     port = checked(lambda: _from(read, "--port", _port, _DEFAULT["port"]), _DEFAULT["port"])
+    limits = {name: checked(lambda name=name: _limit(read, name), _DEFAULT[name]) for name in _LIMIT_FIELDS}
     if problems:
         raise ConfigError("; ".join(problems) + ".")
     token = read.value("--token")
@@ -484,10 +525,22 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             allowed_hosts=tuple(h.strip() for h in hosts.split(",") if h.strip()),
             http_secret=SecretStr(secret) if secret else None,
             redis_url=SecretStr(redis_url) if redis_url else None,
+            **limits,
         )
     except ValidationError as exc:  # show only our messages, never the input (it may hold the token)
         messages = (str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors())
         raise ConfigError("; ".join(messages)) from None
+
+
+# Each HTTP limit's field in Settings: whole numbers within COUNT_BOUNDS, or seconds.
+_LIMIT_FIELDS = ("max_connections", "max_requests", "max_body", "header_timeout", "body_timeout")
+
+
+def _limit(read: _Reader, field: str) -> Any:
+    flag = "--" + field.replace("_", "-")
+    if field in COUNT_BOUNDS:
+        return _from(read, flag, lambda raw, name: parse_count(raw, name, COUNT_BOUNDS[field]), _DEFAULT[field])
+    return _from(read, flag, seconds, _DEFAULT[field])
 
 
 def _from(read: _Reader, flag: str, convert: Any, default: Any) -> Any:

@@ -50,10 +50,13 @@ INSTRUCTIONS = (
 )
 
 
-def make_client(settings: Settings) -> GiteaClient:
+def make_client(settings: Settings, warn: bool = True) -> GiteaClient:
+    """The client for `settings`; `warn`: say that TLS goes unverified (once per process: the HTTP gate's own
+    client says nothing)."""
     verify: bool | str = settings.ca_bundle or True
     if settings.insecure:
-        log.warning("GITEA_INSECURE is set: TLS certificates of %s are NOT verified", settings.url)
+        if warn:
+            log.warning("GITEA_INSECURE is set: TLS certificates of %s are NOT verified", settings.url)
         verify = False
     return GiteaClient(settings.url, settings.token_value(), settings.timeout, verify=verify)
 

@@ -10,6 +10,7 @@ anyone. Host and Origin are checked against DNS rebinding. `/healthz` answers wi
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import hmac
 import json
@@ -20,12 +21,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gitea_mcp.redaction import shown
+from gitea_mcp.server.bearers import Bearers, Verdict, asking
+from gitea_mcp.server.limits import HEAD_BYTES, Guarded, Limits, Load, exception_handler, limits, plan
 from gitea_mcp.settings import CannotListen, Settings
 
 MCP_PATH = "/mcp"
@@ -71,36 +76,205 @@ def security(settings: Settings) -> TransportSecuritySettings:
 
 
 class RequireToken:
-    """ASGI middleware: exactly one well-formed credential, or no MCP. The token is checked by Gitea on first use."""
+    """ASGI middleware in front of the MCP app: a Host it may answer to, exactly one credential, one Gitea accepts
+    (asked once per token, `Bearers`), a free request slot and a body within the limit — or no MCP."""
 
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+    def __init__(
+        self, app: ASGIApp, settings: Settings, load: Load | None = None, bearers: Bearers | None = None
+    ) -> None:
         self.app = app
         self.settings = settings
+        self.load = load or Load(limits(settings))
+        self.bearers = bearers  # None: tokens are not checked with Gitea here (the tools meet Gitea's verdict)
+        self.hosts = HostCheck(settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith(MCP_PATH):
-            if scope["method"] in ("GET", "DELETE"):
-                # Stateless: there is no stream to open and no session to end. Without this a GET holds a
-                # connection open for as long as the client likes.
-                await _reply(405, "this server is stateless: POST MCP requests to /mcp", {"Allow": "POST"})(
-                    scope, receive, send
-                )
-                return
-            headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-            refused = credential(headers, self.settings).refused
-            if refused is not None:
-                challenge = {"WWW-Authenticate": 'Bearer realm="gitea-mcp"'}
-                await _reply(401, refused, challenge)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+        if scope["type"] != "http" or not scope["path"].startswith(MCP_PATH):
+            await self.app(scope, receive, send)
+            return
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        load = self.load
+        if load.requests >= load.limits.requests:
+            busy = f"the server is handling {load.requests} requests, its most (GITEA_MCP_MAX_REQUESTS); retry shortly"
+            await _reply(503, busy, {"Retry-After": "1", **_CLOSE})(scope, receive, send)
+            return
+        load.requests += 1
+        try:
+            await self._admitted(scope, receive, send)
+        finally:
+            load.requests -= 1
+
+    def _refusal(self, scope: Scope) -> Response | None:
+        """What is wrong with the request's head (its Host, Origin, method or credential), before anything else."""
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        wrong_host = self.hosts.refusal(headers)
+        if wrong_host is not None:
+            return wrong_host
+        if scope["method"] in ("GET", "DELETE"):
+            # Stateless: there is no stream to open and no session to end. Without this a GET holds a
+            # connection open for as long as the client likes.
+            return _reply(405, "this server is stateless: POST MCP requests to /mcp", {"Allow": "POST"})
+        refused = credential(headers, self.settings).refused
+        if refused is not None:
+            return _reply(401, refused, {"WWW-Authenticate": _REALM, **_CLOSE})
+        return None
+
+    async def _admitted(self, scope: Scope, receive: Receive, send: Send) -> None:
+        limit = self.load.limits.body
+        declared = _content_length(scope)
+        if declared is not None and declared > limit:  # said before a byte of it is read
+            await _too_large(declared, limit)(scope, receive, send)
+            return
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        token = _bearer(headers)
+        if token is not None and self.bearers is not None and await self.bearers.verdict(token) is Verdict.REFUSED:
+            challenge = f'{_REALM}, error="invalid_token", error_description="Gitea refused this token"'
+            await _reply(401, REFUSED_TOKEN, {"WWW-Authenticate": challenge, **_CLOSE})(scope, receive, send)
+            return
+        body = await _read_body(receive, limit)
+        if body is None:
+            return  # the client left
+        if len(body) > limit:  # chunked, or a Content-Length that understated it
+            await _too_large(None, limit)(scope, receive, send)
+            return
+        if await too_many_values(body):
+            await _reply(413, _TOO_MANY, _CLOSE)(scope, receive, send)
+            return
+        await self.app(scope, _replay(body, receive), send)
+
+
+_REALM = 'Bearer realm="gitea-mcp"'
+_CLOSE = {"Connection": "close"}  # refused before its body was read: the rest of it is not waited for
+REFUSED_TOKEN = (
+    "the token sent in the Authorization header was refused by Gitea (401): send a valid Gitea access token of "
+    "your own, 'Authorization: Bearer <token>' (Gitea: Settings, Applications, Generate Token)"
+)
+
+
+def _bearer(headers: list[tuple[str, str]]) -> str | None:
+    """The token the Authorization header carries (the gate has made sure there is exactly one credential)."""
+    auths = [value for name, value in headers if name.lower() == "authorization"]
+    found = _BEARER.fullmatch(auths[0].strip()) if len(auths) == 1 else None
+    return found.group(1) if found else None
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope["headers"]:
+        if name.lower() == b"content-length":
+            text = value.strip()
+            return int(text) if text.isdigit() else None  # h11 has refused a malformed one already
+    return None
+
+
+# JSON values (objects, arrays, array items and members) one request may hold. An MCP call has tens of them; a
+# megabyte of `{}` is 350,000, which the SDK turns into 30 MB of Python objects before it can refuse the message.
+MAX_VALUES = 10_000
+# A string, or what is left of an unclosed one: possessive, so every byte is looked at once (no backtracking).
+_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"?')
+_TOO_MANY = f"the request holds more than {MAX_VALUES:,} JSON values, far more than an MCP call has; send one call"
+
+
+async def too_many_values(body: bytes) -> bool:
+    """More than MAX_VALUES values outside strings. Counting every brace and comma is enough for nearly every
+    body; only one with more (braces inside an issue body's code, say) has its strings taken out first, in a
+    worker thread (a few ms to 60 ms a megabyte)."""
+    if body.count(b"{") + body.count(b"[") + body.count(b",") <= MAX_VALUES:
+        return False
+    return await anyio.to_thread.run_sync(_values_outside_strings, body) > MAX_VALUES
+
+
+def _values_outside_strings(body: bytes) -> int:
+    bare = _STRING.sub(b"", body)
+    return bare.count(b"{") + bare.count(b"[") + bare.count(b",")
+
+
+def _too_large(size: int | None, limit: int) -> Response:
+    sent = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes"
+    message = (
+        f"the request body is {sent}, over this server's limit of {limit:,} (GITEA_MCP_MAX_BODY); send a "
+        "smaller issue body or comment"
+    )
+    return _reply(413, message, _CLOSE)
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The body, read until it ends or passes `limit` (then what came, one chunk past it); None: the client left."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        chunk: bytes = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit or not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """`receive` for the MCP app: the body read here, then the connection's own messages (a disconnect)."""
+    sent = False
+
+    async def again() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return again
+
+
+class HostCheck:
+    """The DNS-rebinding guard, answered in words naming the setting (the SDK's own, behind it, says only "Invalid
+    Host header" and logs every attempt). The rule is the SDK's: a name as listed, or `name:*` for any port."""
+
+    def __init__(self, settings: Settings) -> None:
+        rules = security(settings)
+        self.on = rules.enable_dns_rebinding_protection
+        self.hosts = rules.allowed_hosts
+        self.origins = rules.allowed_origins
+
+    def refusal(self, headers: list[tuple[str, str]]) -> Response | None:
+        if not self.on:
+            return None
+        host = next((value for name, value in headers if name.lower() == "host"), "")
+        if not _listed(host, self.hosts):
+            where = f"Host {shown(host, 100)}" if host else "no Host header"
+            message = (
+                f"this server does not answer to {where}: it answers to {', '.join(self.hosts)}; the operator "
+                "adds the name clients use to GITEA_MCP_ALLOWED_HOSTS (e.g. mcp.example.com:*)"
+            )
+            return _reply(421, message, _CLOSE)
+        origin = next((value for name, value in headers if name.lower() == "origin"), "")
+        if origin and not _listed(origin, self.origins):
+            message = (
+                f"requests from the web page at {shown(origin, 100)} are refused (DNS-rebinding guard); the "
+                "operator adds its host to GITEA_MCP_ALLOWED_HOSTS if it may call this server"
+            )
+            return _reply(403, message, _CLOSE)
+        return None
+
+
+def _listed(value: str, allowed: list[str]) -> bool:
+    return value in allowed or any(rule.endswith(":*") and value.startswith(rule[:-1]) for rule in allowed)
 
 
 def _reply(status: int, error: str, headers: dict[str, str]) -> Response:
     return Response(json.dumps({"error": error}), status_code=status, media_type="application/json", headers=headers)
 
 
-def app(server: MCPServer, settings: Settings) -> ASGIApp:
+def app(server: MCPServer, settings: Settings, load: Load | None = None, bearers: Bearers | None = None) -> ASGIApp:
+    load = load or Load(limits(settings))
+
     async def healthz(request: Request) -> Response:
+        why = load.cannot_serve()
+        if why is not None:  # a probe takes this replica out of rotation until it can serve again
+            return JSONResponse({"status": "unavailable", "reason": why}, status_code=503)
         return JSONResponse({"status": "ok"})
 
     server.custom_route("/healthz", methods=["GET"])(healthz)
@@ -111,25 +285,36 @@ def app(server: MCPServer, settings: Settings) -> ASGIApp:
         json_response=True,
         transport_security=security(settings),
         host=settings.host,
+        max_request_body_size=load.limits.body,
     )
-    return RequireToken(starlette, settings)
+    return RequireToken(starlette, settings, load, bearers)
 
 
 def serve(server: MCPServer, settings: Settings) -> None:
     import uvicorn
 
+    from gitea_mcp.server.app import make_client
+
+    load = Load(plan(settings))
+
     class _Server(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            asyncio.get_running_loop().set_exception_handler(exception_handler(load))
             await super().startup(sockets)
             if self.started:  # said once the port is bound, so the line is true when it appears
-                print(startup_line(settings, _bound_port(self) or settings.port), file=sys.stderr, flush=True)
+                port = _bound_port(self) or settings.port
+                print(startup_line(settings, port, load.limits), file=sys.stderr, flush=True)
 
+    bearers = Bearers(asking(make_client(settings, warn=False)))
     config = uvicorn.Config(
-        app(server, settings),
+        app(server, settings, load, bearers),
         host=settings.host,
         port=settings.port,
         log_level="warning",  # uvicorn's own start-up lines would repeat ours
         timeout_graceful_shutdown=GRACE,
+        http=Guarded.serving(load),
+        ws="none",  # no WebSocket route: an upgrade is an ordinary request
+        h11_max_incomplete_event_size=HEAD_BYTES,
     )
     _Server(config).run(sockets=[listening_socket(settings.host, settings.port)])
 
@@ -166,11 +351,20 @@ def cannot_listen(exc: OSError, host: str, port: int) -> str:
 GRACE = 5
 
 
-def startup_line(settings: Settings, port: int) -> str:
-    """The one line HTTP mode prints: where it listens, who may call, which Host headers it accepts."""
+def startup_line(settings: Settings, port: int, plan: Limits | None = None) -> str:
+    """The one line HTTP mode prints: where it listens, who may call, which Host headers it accepts, its limits."""
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
     url = f"http://{host}:{port}{MCP_PATH}"
-    return f"gitea-issues-mcp: serving MCP (streamable HTTP) at {url}; auth: {auth_mode(settings)}; {_hosts(settings)}"
+    said = f"gitea-issues-mcp: serving MCP (streamable HTTP) at {url}; auth: {auth_mode(settings)}; {_hosts(settings)}"
+    return f"{said}; {_limits(plan or limits(settings))}"
+
+
+def _limits(plan: Limits) -> str:
+    files = f" (ulimit -n {plan.files})" if plan.files is not None else ""
+    return (
+        f"limits: {plan.connections} connections{files}, {plan.requests} requests at once, {plan.body:,}-byte "
+        f"bodies, {plan.header_timeout:g} s for headers, {plan.body_timeout:g} s for a body"
+    )
 
 
 def auth_mode(settings: Settings) -> str:

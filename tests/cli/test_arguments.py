@@ -25,6 +25,11 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--allowed-hosts", "mcp.example.com:*", "allowed_hosts", "mcp.example.com:*"),
     ("--http-secret", "s3", "http_secret", "s3"),
     ("--redis-url", "redis://r.example:6379/0", "redis_url", "redis://r.example:6379/0"),
+    ("--max-connections", "100", "max_connections", "100"),
+    ("--max-requests", "8", "max_requests", "8"),
+    ("--max-body", "65536", "max_body", "65536"),
+    ("--header-timeout", "5", "header_timeout", "5"),
+    ("--body-timeout", "20", "body_timeout", "20"),
 ]
 # What each command needs besides the flags (demo: --serve, without which it uses no setting but the log level).
 OPERANDS: dict[str, list[str]] = {
@@ -44,14 +49,15 @@ CONNECTION = [
     "--ca-bundle",
     "--insecure",
 ]
-HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret", "--redis-url"]
+LIMITS = ["--max-connections", "--max-requests", "--max-body", "--header-timeout", "--body-timeout"]
+HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret", "--redis-url", *LIMITS]
 # The settings each command uses (written out here, not read from the code, so a change to them is a decision).
 USED: dict[str, list[str]] = {
     "serve": CONNECTION + HTTP,
     "check": [*CONNECTION, "--transport", "--redis-url"],
     "call": CONNECTION,
     "config": [flag for flag in CONNECTION if flag != "--token"],
-    "demo": ["--log-level", "--read-only", "--timeout", "--transport", "--host", "--port", "--allowed-hosts"],
+    "demo": ["--log-level", "--read-only", "--timeout", "--transport", "--host", "--port", "--allowed-hosts", *LIMITS],
 }
 PAIRS = [(command, flag) for command in COMMANDS for flag, *_ in FLAGS]
 

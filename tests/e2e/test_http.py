@@ -64,8 +64,9 @@ def test_each_request_acts_with_its_own_token(servers: list[HttpServer]) -> None
     base = servers[0].url
     mine = call(base, "issue_create", {"owner": "acme", "name": "widgets", "title": "Alice's", "body": ""}, ALICE_TOKEN)
     assert mine["structuredContent"]["author"] == "alice"
-    bad = call(base, "issue_list", {"owner": "acme", "name": "widgets"}, "not-a-real-token")
-    assert bad["isError"] and "401" in bad["content"][0]["text"]
+    bad = rpc(base, "tools/call", {"name": "issue_list", "arguments": {"owner": "acme", "name": "widgets"}},
+              "not-a-real-token")  # fmt: skip
+    assert bad.status_code == 401 and "refused by Gitea" in bad.json()["error"], "refused at the gate, for the caller"
 
 
 @pytest.mark.parametrize(
@@ -88,7 +89,7 @@ def test_rejected_requests(servers: list[HttpServer], forge: StandIn, kwargs: di
 def test_refused_owner_never_reaches_gitea(servers: list[HttpServer], forge: StandIn) -> None:
     result = call(servers[0].url, "issue_list", {"owner": "other", "name": "secret"})
     assert result["isError"] and "not allowed" in result["content"][0]["text"]
-    assert forge.requests == []
+    assert [r.path for r in forge.requests] == ["/api/v1/user"], "only the gate's check of the token"
 
 
 def test_server_token_only_behind_the_secret(forge: StandIn) -> None:
@@ -106,8 +107,8 @@ def test_server_token_only_behind_the_secret(forge: StandIn) -> None:
         forge.clear_requests()
         guessed = rpc(server.url, "tools/call", create, None, **{"X-Gitea-MCP-Secret": "wrong-secret"})
         assert guessed.status_code == 401 and "wrong or unconfigured operator secret" in guessed.text
-        as_token = call(server.url, "issue_list", {"owner": "acme", "name": "widgets"}, "s3cret-for-ops")
-        assert as_token["isError"], "the secret is no token: sent as a bearer it is just a wrong Gitea token"
+        as_token = rpc(server.url, "tools/call", create, "s3cret-for-ops")
+        assert as_token.status_code == 401, "the secret is no token: sent as a bearer it is just a wrong Gitea token"
         assert all(r.authorized_as is None for r in forge.requests), "a wrong secret never acts as anyone"
         assert rpc(server.url, "tools/list", token=None).status_code == 401
     finally:

@@ -14,6 +14,7 @@ SETTINGS = Settings(
     url="https://gitea.test", token=SecretStr("server-token"), allowed_owners=frozenset({"acme"}),
     transport="http", http_secret=SecretStr("ops-secret"),
 )  # fmt: skip
+LOCAL = "http://127.0.0.1:8000"  # a Host the loopback allowlist accepts
 ONE = "send exactly one credential: 'Authorization: Bearer <your Gitea token>'"
 
 
@@ -76,7 +77,7 @@ async def _ok(scope: object, receive: object, send: object) -> None:
     ],
 )
 def test_the_gate(method: str, headers: list[tuple[str, str]], status: int) -> None:
-    client = TestClient(RequireToken(_ok, SETTINGS))
+    client = TestClient(RequireToken(_ok, SETTINGS), base_url=LOCAL)
     response = client.request(method, "/mcp", headers=headers)
     assert response.status_code == status
     if status == 200:
