@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import resource
 import socket
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -61,10 +64,17 @@ class HttpServer:
     """`python -m gitea_mcp serve --transport http --port 0` as a subprocess: the port is the one its start-up line
     names, so no other test can take it between choosing and binding (a free port chosen here could be)."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], files: int | None = None) -> None:
+        """`files`: the open-files limit (`ulimit -n`) the server runs under."""
         command = [sys.executable, "-m", "gitea_mcp", "serve", "--transport", "http", "--port", "0"]
+        self.err: list[str] = []  # every stderr line, as it comes
         self.process = subprocess.Popen(
-            command, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            command,
+            env={**os.environ, **env},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=None if files is None else functools.partial(_limit_files, files),
         )
         self.port = self._bound_port(timeout=20)
         self.url = f"http://127.0.0.1:{self.port}"
@@ -77,6 +87,7 @@ class HttpServer:
         def read() -> None:  # every line, start-up line and all, so the pipe never fills
             assert self.process.stderr is not None
             for line in self.process.stderr:
+                self.err.append(line)
                 if not found and (match := STARTED.search(line)):
                     found.append(int(match.group(1)))
 
@@ -91,4 +102,27 @@ class HttpServer:
 
     def stop(self) -> None:
         self.process.terminate()
-        self.process.wait(timeout=10)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # a server wedged by the test's own abuse
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def status(self, field: str) -> int:
+        """A number from /proc/PID/status, e.g. VmHWM (peak resident memory, kB)."""
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1])
+        raise KeyError(field)
+
+    def cpu_seconds(self) -> float:
+        """User and system CPU time the server has used so far."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def open_files(self) -> int:
+        return len(os.listdir(f"/proc/{self.process.pid}/fd"))
+
+
+def _limit_files(files: int) -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
