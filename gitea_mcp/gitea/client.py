@@ -217,6 +217,7 @@ class GiteaClient:
         self._timeout = timeout
         self._retry = retry or RetryPolicy()
         self._shared = _Shared(session, verify, user_agent, self._api)
+        self._bearer = False
 
     @property
     def call_budget(self) -> float:
@@ -236,10 +237,12 @@ class GiteaClient:
     def has_token(self) -> bool:
         return bool(self._token)
 
-    def with_token(self, token: str | None) -> GiteaClient:
-        """The same connection pool with another caller's token (one per HTTP request in multi-user mode)."""
+    def with_token(self, token: str | None, bearer: bool = False) -> GiteaClient:
+        """The same connection pool with another caller's token (one per HTTP request in multi-user mode);
+        `bearer`: the caller's own, sent in its Authorization header (a refusal is then said to the caller)."""
         clone = GiteaClient(self._api.removesuffix("/api/v1"), token, self._timeout, retry=self._retry)
         clone._shared = self._shared
+        clone._bearer = bearer
         return clone
 
     def get(self, segments: Sequence[Segment], params: Params | None = None, *, retry: bool = True) -> ApiResponse:
@@ -479,7 +482,9 @@ class GiteaClient:
         message, errors = redact(message, self._token), tuple(redact(error, self._token) for error in errors)
         if response.status == 404 and not message and not errors:
             return no_endpoint(method, path, self.url)
-        error = from_status(response.status, message, method, path, errors, anonymous=not self._token)
+        error = from_status(
+            response.status, message, method, path, errors, anonymous=not self._token, bearer=self._bearer
+        )
         error.from_gitea = body is not None
         return error
 

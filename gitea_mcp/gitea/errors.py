@@ -212,13 +212,21 @@ def from_status(
     path: str,
     gitea_errors: tuple[str, ...] = (),
     anonymous: bool = False,
+    bearer: bool = False,
 ) -> GiteaError:
     """Build the error for an HTTP error status. `path` is the API path, never a full URL with credentials;
-    `anonymous`: the request carried no token (no GITEA_TOKEN; over HTTP every request must bring one)."""
+    `anonymous`: the request carried no token (no GITEA_TOKEN; over HTTP every request must bring one); `bearer`:
+    the token is the HTTP caller's own, so a refusal is theirs to fix, not the operator's."""
     # Gitea's message is quoted to the model; a proxy or server that echoes the Authorization header must not
     # hand it the token (the client also removes its own token, whatever its shape).
     msg = redact(gitea_message.strip())
     text = _anonymous(status, msg, path) if anonymous else None
+    if status == 401 and bearer:
+        said = f" Gitea said: {msg}." if msg else ""
+        text = (
+            f"Gitea refused the token this request sent in its Authorization header (401).{said} Send a valid Gitea "
+            "access token of your own: 'Authorization: Bearer <token>'."
+        )
     text = text or _explain(status, msg, method, path)
     return kind_of(status)(text, status=status, gitea_message=gitea_message, gitea_errors=gitea_errors, path=path)
 

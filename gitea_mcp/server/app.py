@@ -120,6 +120,7 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
         # exactly as the gate read it. A request without headers acts anonymously, never with the server's token.
         headers = (ctx.headers if ctx is not None else None) or {}
         token = credential(headers.items(), settings).token
-        return dataclasses.replace(deps, client=deps.client.with_token(token))
+        bearer = any(name.lower() == "authorization" for name in headers)
+        return dataclasses.replace(deps, client=deps.client.with_token(token, bearer))
 
     return ToolServer(_definitions(settings.read_only), deps_for, version=__version__)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import pytest
+import responses
 from pydantic import SecretStr
 from starlette.testclient import TestClient
 
+from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+from gitea_mcp.gitea.errors import Unauthorized
 from gitea_mcp.server.http import Credential, RequireToken, credential
 from gitea_mcp.settings import Settings
+from tests.support.gitea_json import API, ROOT
 
 TOKEN = "4f0c6d5e8a7b9c1d2e3f405162738495a6b7c8d9"
 SETTINGS = Settings(
@@ -82,3 +86,13 @@ def test_the_gate(method: str, headers: list[tuple[str, str]], status: int) -> N
     assert response.status_code == status
     if status == 200:
         assert response.text == "reached"
+
+
+@pytest.mark.parametrize(("bearer", "phrase"), [(True, "Authorization header"), (False, "Set GITEA_TOKEN")])
+def test_a_refused_token_is_said_to_whoever_sent_it(mocked: responses.RequestsMock, bearer: bool, phrase: str) -> None:
+    """Over HTTP the token is the caller's: a 401 tells them what to send, not the operator what to set."""
+    mocked.get(f"{API}/user", status=401, json={"message": "invalid username, password or token"})
+    client = GiteaClient(ROOT, None, timeout=5, retry=RetryPolicy(attempts=1)).with_token("wrong", bearer=bearer)
+    with pytest.raises(Unauthorized) as refused:
+        client.get(["user"])
+    assert phrase in str(refused.value) and ("GITEA_TOKEN" in str(refused.value)) is not bearer

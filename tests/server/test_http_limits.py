@@ -12,11 +12,11 @@ import pytest
 from pydantic import SecretStr
 from starlette.testclient import TestClient
 
-from gitea_mcp.bearers import Bearers, Verdict
-from gitea_mcp.cli import parse_args, settings_from
-from gitea_mcp.config import ConfigError, Settings
-from gitea_mcp.http import MAX_VALUES, REFUSED_TOKEN, RequireToken, too_many_values
-from gitea_mcp.http_limits import Load, exception_handler, limits
+from gitea_mcp.cli.main import parse_args, settings_from
+from gitea_mcp.server.bearers import Bearers, Verdict
+from gitea_mcp.server.http import MAX_VALUES, REFUSED_TOKEN, RequireToken, too_many_values
+from gitea_mcp.server.limits import Load, exception_handler, limits
+from gitea_mcp.settings import ConfigError, Settings
 
 SETTINGS = Settings(url="https://gitea.test", allowed_owners=frozenset({"acme"}), transport="http", max_body=4_096)
 LOCAL = "http://127.0.0.1:8000"
