@@ -3,7 +3,8 @@
 uvicorn has no timeout for a request's head (its keep-alive timer stops at the first byte, and a fresh connection
 has none) and keeps every connection it accepts until the file descriptors run out; asyncio then logs a traceback
 for every attempt to accept, up to `backlog` of them per wake-up. Here each connection waiting for a request's head
-has `header_timeout` seconds to send it and then `body_timeout` for the body; at the cap, a new connection takes the
+has `header_timeout` seconds to send it and then `body_timeout` for the body (and for reading an answer it stopped
+reading); at the cap, a new connection takes the
 place of the one that has waited longest for a request (a busy one is never dropped); running out of descriptors
 is one log line at most every LOG_EVERY seconds. The cap is planned against `ulimit -n` (`plan`).
 """
@@ -172,6 +173,7 @@ class Guarded(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._timer: asyncio.TimerHandle | None = None
+        self._stalled: asyncio.TimerHandle | None = None
         self._reading_body = False
         self._seen: object = None  # the request cycle whose head has been read
         if not self.load.admit(self):
@@ -182,7 +184,22 @@ class Guarded(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
         self._cancel()
+        if self._stalled is not None:
+            self._stalled.cancel()
         self.load.gone(self)
+
+    def pause_writing(self) -> None:
+        """The client stopped reading its answer: it has `body_timeout` seconds to start again, or the connection
+        is cut (else the answer would wait in memory as long as the client likes)."""
+        super().pause_writing()
+        if self._stalled is None:
+            self._stalled = self.loop.call_later(self.load.limits.body_timeout, self.transport.abort)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._stalled is not None:
+            self._stalled.cancel()
+            self._stalled = None
 
     def handle_events(self) -> None:
         super().handle_events()
