@@ -67,8 +67,8 @@ def plan(settings: Settings) -> Limits:
     reserve = RESERVE + PER_REQUEST * settings.max_requests
     wanted = (settings.max_connections or DEFAULT_CONNECTIONS) + reserve
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != resource.RLIM_INFINITY and soft < wanted:
-        raised = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    raised = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < raised:
         try:
             resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
             soft = raised

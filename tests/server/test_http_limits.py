@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 from gitea_mcp.cli.main import parse_args, settings_from
 from gitea_mcp.server.bearers import Bearers, Verdict
 from gitea_mcp.server.http import MAX_VALUES, REFUSED_TOKEN, RequireToken, too_many_values
-from gitea_mcp.server.limits import Load, exception_handler, limits
+from gitea_mcp.server.limits import Load, exception_handler, limits, plan
 from gitea_mcp.settings import ConfigError, Settings
 
 SETTINGS = Settings(url="https://gitea.test", allowed_owners=frozenset({"acme"}), transport="http", max_body=4_096)
@@ -178,3 +178,40 @@ def test_the_default_body_limit_fits_the_largest_legitimate_call() -> None:
     }
     largest = len(json.dumps(call).encode())  # ensure_ascii: astral characters as two \\u escapes
     assert largest < Settings.model_fields["max_body"].default, f"{largest:,} bytes"
+
+
+@pytest.mark.parametrize(
+    ("rlimit", "cap", "connections", "raised"),
+    [
+        pytest.param((256, 256), None, 128, None, id="low-hard-limit"),
+        pytest.param((1_024, 524_288), None, 1_000, 1_128, id="systemd-default-raised"),
+        pytest.param((1_024, 1_024), None, 896, None, id="cannot-raise"),
+        pytest.param((4_096, 4_096), 50, 50, None, id="setting-fits"),
+    ],
+)
+def test_the_connection_cap_fits_the_open_files_limit(
+    monkeypatch: pytest.MonkeyPatch, rlimit: tuple[int, int], cap: int | None, connections: int, raised: int | None
+) -> None:
+    import resource
+
+    set_to: list[tuple[int, int]] = []
+    monkeypatch.setattr(resource, "getrlimit", lambda kind: rlimit)
+
+    def setrlimit(kind: int, limits: tuple[int, int]) -> None:
+        if limits[0] > rlimit[1]:
+            raise ValueError("over the hard limit")
+        set_to.append(limits)
+
+    monkeypatch.setattr(resource, "setrlimit", setrlimit)
+    planned = plan(SETTINGS.model_copy(update={"max_connections": cap, "max_requests": 32}))
+    assert planned.connections == connections
+    assert [soft for soft, _ in set_to] == ([raised] if raised else [])
+
+
+def test_a_connection_cap_the_open_files_cannot_hold_stops_the_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    import resource
+
+    monkeypatch.setattr(resource, "getrlimit", lambda kind: (256, 256))
+    with pytest.raises(ConfigError) as refused:
+        plan(SETTINGS.model_copy(update={"max_connections": 1_000}))
+    assert "GITEA_MCP_MAX_CONNECTIONS=1000 needs 1128 open files, but this process may open 256" in str(refused.value)
