@@ -165,7 +165,9 @@ def test_a_4_mib_body_is_refused_413_before_it_is_read(server: HttpServer) -> No
                 break
         else:
             sock.sendall(b"0\r\n\r\n")
-        assert status_of(sock) == 413 and sent < 2 * MIB, f"{sent:,} bytes sent"
+        # How much was sent before the 413 came depends on the kernel's buffers (loopback absorbs megabytes under
+        # load): what counts is the refusal and the server's memory.
+        assert status_of(sock) == 413, f"{sent:,} bytes sent"
     grown = server.status("VmHWM") - peak
     assert grown < 20_000, f"peak memory grew {grown:,} kB"
     print(f"\n4 MiB bodies: peak RSS {peak:,} kB before, grew {grown:,} kB; chunked refused after {sent:,} bytes")
