@@ -6,7 +6,8 @@ Starts the Gitea stand-in here, in this process, on 127.0.0.1, then the image wi
 port of 127.0.0.1 pointed at it, and checks what an operator relies on: /healthz answers 200, the server runs as a
 user other than root, MCP works over streamable HTTP with the caller's own token (initialize, tools/list, one
 tools/call that reads the stand-in's seeded acme/widgets), a request without a token is refused before Gitea sees
-it, Docker's own HEALTHCHECK reports healthy, and `docker stop` ends the server quietly. The container is removed
+it, Docker's own HEALTHCHECK reports healthy, and `docker stop` ends the server quietly; all with a read-only
+root file system and no capabilities, as docs/operators.md runs it in Kubernetes. The container is removed
 whatever happens. Each check prints one line; the last line says passed or failed.
 """
 
@@ -78,8 +79,9 @@ def run(image: str, docker: str) -> int:
 
 @contextmanager
 def container(docker: str, image: str, gitea_url: str) -> Iterator[tuple[str, str]]:
-    """The image running with host networking on a free loopback port, the health check every second (the image's
-    own interval is 30 s); removed on the way out, logs shown first if something failed."""
+    """The image running with host networking on a free loopback port, read-only and without capabilities, the
+    health check every second (the image's own interval is 30 s); removed on the way out, logs shown first if
+    something failed."""
     port = free_port()
     name = f"gitea-mcp-smoke-{os.getpid()}"
     settings = {
@@ -89,7 +91,10 @@ def container(docker: str, image: str, gitea_url: str) -> Iterator[tuple[str, st
         "GITEA_MCP_PORT": str(port),
     }
     env_flags = [flag for key, value in settings.items() for flag in ("-e", f"{key}={value}")]
-    docker_out(docker, "run", "-d", "--name", name, "--network", "host", "--health-interval", "1s", *env_flags, image)
+    # Locked down as docs/operators.md's Kubernetes example runs it: a read-only root, no capabilities.
+    hardening = ["--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
+    run = ["run", "-d", "--name", name, "--network", "host", "--health-interval", "1s", *hardening, *env_flags]
+    docker_out(docker, *run, image)
     print(f"started {image} as {name} on 127.0.0.1:{port}, Gitea stand-in at {gitea_url}", flush=True)
     ok = False
     try:
