@@ -16,8 +16,8 @@ from types import ModuleType
 
 import pytest
 
-from gitea_mcp.cli import SETTINGS
-from gitea_mcp.config import Settings
+from gitea_mcp.cli.main import SETTINGS
+from gitea_mcp.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTAINERFILE = (ROOT / "Containerfile").read_text(encoding="utf-8")

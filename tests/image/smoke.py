@@ -31,7 +31,7 @@ from gitea_mcp.standin import DEMO_TOKEN, StandIn
 PROTOCOL = "2025-11-25"
 STARTUP_SECONDS = 60.0  # a cold start on a loaded 2-core machine, with room to spare
 HEALTHY_SECONDS = 30.0
-# The quiet ends of a stop: SIGTERM (143, gitea_mcp/cli.py) or a clean 0.
+# The quiet ends of a stop: SIGTERM (143, gitea_mcp/cli/main.py) or a clean 0.
 QUIET_EXITS = (0, 143)
 
 
