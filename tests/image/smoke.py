@@ -69,6 +69,8 @@ def run(image: str, docker: str) -> int:
         if uid in ("", "0"):
             raise SmokeFailure(f"the server runs as uid {uid or '?'}; the image must run as a user other than root")
         passed(f"the server runs as uid {uid}, not root ({docker_out(docker, 'exec', name, 'id', '-un')})")
+        version = docker_out(docker, "exec", name, "python3", "-c", "import redis; print(redis.__version__)")
+        passed(f"the redis extra is installed (redis {version}), for GITEA_MCP_REDIS_URL")
         talk_mcp(base, forge, passed)
         wait_healthy(docker, name)
         passed("Docker's HEALTHCHECK reports the container healthy")
