@@ -1,8 +1,9 @@
 """`task bench`: gitea_mcp measured where its users feel it, side by side with the floor, against the stand-in.
 
 Start-up, latency against a forge 50 ms away (and the number of round trips each tool makes), loopback
-overhead, the bytes an agent reads, peak memory, and streamable-HTTP throughput. Each figure is printed
-beside its budget. A benchmark, not a test: it never fails CI; run it on a quiet machine.
+overhead, the bytes an agent reads, peak memory, streamable-HTTP throughput, and HTTP under abuse (idle
+connections, big bodies, many clients, a slow caller beside a fast one). Each figure is printed beside its budget;
+`--only SECTION` runs one. A benchmark, not a test: it never fails CI; run it on a quiet machine.
 """
 
 from __future__ import annotations
@@ -356,6 +357,10 @@ def http_load(base: str, clients: int, seconds: float, wait_out_busy: bool = Fal
 # --- 6. HTTP under abuse -------------------------------------------------------------------------------
 # The server as a real process on 127.0.0.1, abused with real sockets; each figure beside a budget (issue 23).
 
+# Budgets, from runs on a shared 2-core machine (docs/performance.md) with room for its noise: issue_list during
+# the flood 4 ms p50, 6 ms p99 (budget 50 ms: a Nagle-style 40 ms stall, or accept() failing, would pass it);
+# 64 clients p99 160 ms (32 requests at once by design; budget 500 ms); VmHWM +2.4 MiB for two 4 MiB bodies
+# (budget 5 MiB: reading one would cost tens); RSS +8 MiB after a minute of load (budget 20 MiB).
 FILES = 1024  # the server's `ulimit -n`: systemd's default soft limit, so the connection cap (896) matters
 IDLE = 1_000  # connections that send nothing
 MIB = 1_048_576
@@ -423,7 +428,7 @@ def bench_idle_flood(forge: StandIn, calls: int) -> None:
     q50, q99 = statistics.median(quiet), percentile(quiet, 0.99) / 1000
     f50, f99 = statistics.median(flooded), percentile(flooded, 0.99) / 1000
     record(f"{IDLE:,} idle connections, ulimit -n {FILES}: fds open, closed", f"{opened} fds, {dropped} closed")
-    record(f"  issue_list meanwhile: p50, p99 ({calls} calls)", f"{ms(f50)} {ms(f99)}", "p99 ≤ 250 ms", f99 <= 0.250)
+    record(f"  issue_list meanwhile: p50, p99 ({calls} calls)", f"{ms(f50)} {ms(f99)}", "p99 ≤ 50 ms", f99 <= 0.050)
     record("  (the same calls with no flood: p50, p99)", f"{ms(q50)} {ms(q99)}")
     record("  errors; /healthz 200s", f"{errors}; {health.count(200)} of {len(health)}", "0; all 200",
            errors == 0 and health.count(200) == len(health))  # fmt: skip
@@ -493,11 +498,11 @@ def bench_many_clients(forge: StandIn, clients: int, seconds: float) -> None:
         run = http_load(server.base, clients, seconds, wait_out_busy=True)
         after, peak = server.status("VmRSS"), server.status("VmHWM")
     label = f"{clients} clients for {seconds:g} s"
-    record(f"{label}: answers/s, p50, p99", f"{run.rate:.0f}/s {run.p50:.0f} {run.p99:.0f} ms", "p99 ≤ 1,000 ms",
-           run.p99 <= 1000)  # fmt: skip
+    record(f"{label}: answers/s, p50, p99", f"{run.rate:.0f}/s {run.p50:.0f} {run.p99:.0f} ms", "p99 ≤ 500 ms",
+           run.p99 <= 500)  # fmt: skip
     record("  errors; 503 busy (waited out, Retry-After)", f"{run.errors}; {run.busy}", "0 errors", run.errors == 0)
     record("  server RSS before, after (peak)", f"{before / 1024:.0f}, {after / 1024:.0f} ({peak / 1024:.0f}) MiB",
-           "after ≤ before + 30 MiB", after <= before + 30 * 1024)  # fmt: skip
+           "after ≤ before + 20 MiB", after <= before + 20 * 1024)  # fmt: skip
 
 
 SLOW_CALLS = 24  # caller A's calls at once: more than the Gitea client's 16 worker threads
