@@ -16,6 +16,8 @@ from urllib.parse import unquote
 
 from gitea_mcp.standin.core import ApiError, Call, NoRoute, NotFound, Redirect, Request, Response, json_response
 from gitea_mcp.standin.endpoints import ROUTES, Route
+from gitea_mcp.standin.oauth.model import api_scopes
+from gitea_mcp.standin.oauth.web import Web
 from gitea_mcp.standin.profile import Profile
 from gitea_mcp.standin.render import View
 from gitea_mcp.standin.store import Store, Token
@@ -51,13 +53,14 @@ class Api:
         self.root = ""  # the server's ROOT_URL without trailing slash, set when it starts
 
     def login_for(self, authorization: str | None) -> str | None:
-        token = self.store.token(token_text(authorization) or "")
+        token = self._token(token_text(authorization) or "")
         return token.login if token else None
 
     def handle(self, request: Request) -> Response:
         try:
             with self.store.lock:
-                response = self._dispatch(request)
+                page = None if request.raw_path.startswith(API_PREFIX + "/") else self._web(request)
+                response = page or self._dispatch(request)
         except NoRoute:
             response = Response(404, b"404 page not found\n", "text/plain; charset=utf-8")
         except Redirect as moved:
@@ -91,14 +94,30 @@ class Api:
         _check_scope(call, route)
         return route.handler(call)
 
+    def _web(self, request: Request) -> Response | None:
+        """The OAuth2 provider's pages and endpoints, outside /api/v1 (standin/oauth/web.py)."""
+        return Web(self.store, self.profile, self.root).handle(request)
+
     def _authenticate(self, authorization: str | None) -> Token | None:
         text = token_text(authorization)
         if text is None:
             return None
-        token = self.store.token(text)
+        token = self._token(text)
         if token is None:
             raise ApiError(401, "invalid username, password or token")
         return token
+
+    def _token(self, text: str) -> Token | None:
+        """A personal access token, or an OAuth2 access token held to its grant's scopes where the release narrows
+        them (Profile.oauth_scopes_narrow), else with every scope."""
+        token = self.store.token(text)
+        if token is not None:
+            return token
+        grant = self.store.oauth.access_token_grant(text)
+        if grant is None:
+            return None
+        scopes = api_scopes(grant.scope) if self.profile.oauth_scopes_narrow else ("all",)
+        return Token(text, grant.login, scopes)
 
 
 def _match(request: Request) -> tuple[Route, dict[str, str]]:

@@ -31,6 +31,10 @@ class Request:
     query: dict[str, list[str]]
     raw_body: bytes = b""
     authorization: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)  # every header, by lower-case name (the web pages')
+
+    def header(self, name: str) -> str:
+        return self.headers.get(name.lower(), "")
 
 
 @dataclass
@@ -39,6 +43,7 @@ class Response:
     body: bytes = b""
     content_type: str = JSON_TYPE
     headers: dict[str, str] = field(default_factory=dict)
+    cookies: list[str] = field(default_factory=list)  # each a Set-Cookie value (a header that may repeat)
 
     def expose(self, name: str, value: str) -> None:
         """Set a header and list it in Access-Control-Expose-Headers, as Gitea does for paging headers."""

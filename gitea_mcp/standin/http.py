@@ -244,6 +244,7 @@ class _Handler(BaseHTTPRequestHandler):
             query=parse_qs(split.query, keep_blank_values=True),
             raw_body=raw_body,
             authorization=self.headers.get("Authorization"),
+            headers={name.lower(): value for name, value in self.headers.items()},
         )
 
     def _recorded(self, request: Request, path: str) -> RecordedRequest:
@@ -268,6 +269,7 @@ class _Handler(BaseHTTPRequestHandler):
         if response.body or response.status not in (204, 304):
             lines.append(f"Content-Type: {response.content_type}")
         lines += [f"{name}: {value}" for name, value in response.headers.items()]
+        lines += [f"Set-Cookie: {cookie}" for cookie in response.cookies]
         if self.close_connection:
             lines.append("Connection: close")
         # One write: headers and body leave in a single sendall (see the module docstring).

@@ -26,6 +26,9 @@ class Profile:
     indexer: Indexer = "bleve"  # [indexer] ISSUE_INDEXER_TYPE
     max_response_items: int = 50  # [api] MAX_RESPONSE_ITEMS
     utc_offset_minutes: int = 0  # the zone the server renders times in (its DEFAULT_UI_LOCATION / TZ)
+    # [oauth2] INVALIDATE_REFRESH_TOKENS: off by default, so a used refresh token keeps working (measured on 1.25.4);
+    # on, each refresh token works once ("token was already used", read from source).
+    invalidate_refresh_tokens: bool = False
 
     @property
     def is_forgejo(self) -> bool:
@@ -130,6 +133,13 @@ class Profile:
     def search_clamps_only_keywords(self) -> bool:
         """/repos/issues/search clamps `limit` to MAX_RESPONSE_ITEMS only with a keyword from Gitea 1.26."""
         return self._gitea((1, 26))
+
+    @property
+    def oauth_scopes_narrow(self) -> bool:
+        """An OAuth token granted API scopes (`read:issue`) is held to them from Gitea 1.23 (measured on 1.25.4: a
+        403 naming the missing scope); Gitea 1.22 and Forgejo give every OAuth token full access (stated in issue 24
+        and Gitea's comment "since version 1.22, access tokens grant full access"; not measured here)."""
+        return self._gitea((1, 23))
 
     @property
     def has_lock_api(self) -> bool:

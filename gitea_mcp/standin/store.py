@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 from gitea_mcp.standin.keyword import go_int
 from gitea_mcp.standin.keyword import matches as keyword_matches
+from gitea_mcp.standin.oauth.model import OAuthProvider
 from gitea_mcp.standin.profile import KeywordMode
 
 READ, WRITE, ADMIN = 1, 2, 3
@@ -240,6 +241,7 @@ class Store:
         self.issues: dict[int, Issue] = {}
         self.comments: dict[int, list[Comment]] = {}  # by issue id, oldest first
         self.reviews: dict[int, list[Review]] = {}  # by issue id, oldest first
+        self.oauth = OAuthProvider()  # OAuth2 applications, grants, web sessions
         self.indexer_lag: float = 0.0  # seconds before a write is visible to keyword (q) search
         self._ids: dict[str, int] = {}
 

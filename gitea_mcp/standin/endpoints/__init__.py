@@ -4,7 +4,8 @@ ROUTES lists them with the token scope category Gitea checks and the query param
 the tests hold every one of those parameters to the OpenAPI spec. Modules: `common` (repository and issue
 lookup, shared parameters), `misc` (version, settings, users, organisations, a repository, label and milestone
 lists), `lists` (a repository's issues, the cross-repository search), `issues` (one issue: read, create, edit),
-`comments`, `labels` (an issue's labels, a new repository label), `reviews` (a pull request's reviews). Where
+`comments`, `labels` (an issue's labels, a new repository label), `reviews` (a pull request's reviews),
+`oauth2` (a user's OAuth2 applications; the provider's web side is standin/oauth). Where
 releases differ, a handler asks `call.profile`.
 """
 
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gitea_mcp.standin.core import Call, Response
-from gitea_mcp.standin.endpoints import comments, issues, labels, lists, misc, reviews
+from gitea_mcp.standin.endpoints import comments, issues, labels, lists, misc, oauth2, reviews
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,8 @@ ROUTES: tuple[Route, ...] = (
     _route("GET", "/version", None, misc.get_version),
     _route("GET", "/settings/api", None, misc.get_api_settings),
     _route("GET", "/user", "user", misc.get_me),
+    _route("POST", "/user/applications/oauth2", "user", oauth2.create_app),
+    _route("DELETE", "/user/applications/oauth2/{id}", "user", oauth2.delete_app),
     _route("GET", "/users/search", "user", misc.search_users, "uid", "q", *_PAGE),
     _route("GET", "/users/{username}", "user", misc.get_user),
     _route("GET", "/orgs/{org}", "organization", misc.get_org),

@@ -1,0 +1,57 @@
+"""A user's OAuth2 applications: `POST /user/applications/oauth2` and `DELETE …/{id}` (measured on Gitea 1.25.4).
+
+The answer carries the client secret in plain text once; Gitea keeps only its hash. Name and redirect URIs are
+required (`[Name]: Required`, `[RedirectURIs]: Required`), an empty list of URIs is not; the URIs are not checked.
+Without `confidential_client` the API registers a public client (the web form's default is confidential).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gitea_mcp.standin.core import ApiError, Call, Response, bind, json_response
+from gitea_mcp.standin.oauth.model import OAuthApp
+
+APP_FIELDS = {"name": "string", "confidential_client": "bool", "skip_secondary_authorization": "bool"}
+
+
+def create_app(call: Call) -> Response:
+    owner = call.require_token()
+    form = bind(call, "CreateOAuth2ApplicationOptions", APP_FIELDS)
+    if not form.get("name"):
+        raise ApiError(422, "[Name]: Required")
+    uris = form.get("redirect_uris")
+    if uris is None:
+        raise ApiError(422, "[RedirectURIs]: Required")
+    if not isinstance(uris, list) or not all(isinstance(uri, str) for uri in uris):
+        raise ApiError(422, "[]: json: cannot unmarshal into Go struct field of type []string")
+    provider = call.store.oauth
+    app, secret = provider.create_app(owner.login, form["name"], list(uris), bool(form.get("confidential_client")))
+    app.skip_secondary_authorization = bool(form.get("skip_secondary_authorization"))
+    return json_response(_app(call, app, secret), 201)
+
+
+def delete_app(call: Call) -> Response:
+    owner = call.require_token()
+    provider = call.store.oauth
+    wanted = call.args["id"]
+    app = provider.app_by_id(int(wanted)) if wanted.isdigit() else None
+    if app is None or app.owner.lower() != owner.login.lower():
+        # Gitea's answer here names no cause, and says so with `"errors": null`.
+        body = {"errors": None, "message": call.profile.not_found_message, "url": f"{call.view.root}/api/swagger"}
+        return json_response(body, 404)
+    provider.delete_app(app)
+    return Response(204)
+
+
+def _app(call: Call, app: OAuthApp, secret: str) -> dict[str, Any]:
+    return {
+        "id": app.id,
+        "name": app.name,
+        "client_id": app.client_id,
+        "client_secret": secret,
+        "confidential_client": app.confidential,
+        "skip_secondary_authorization": app.skip_secondary_authorization,
+        "redirect_uris": app.redirect_uris,
+        "created": call.view.time(app.created.replace(microsecond=0)),
+    }
