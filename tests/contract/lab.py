@@ -332,6 +332,7 @@ class StandInSeeder:
 
     def user(self, login: str) -> None:
         self.store.add_user(login)
+        self.store.oauth.passwords[login.lower()] = PASSWORD  # signs in on the web form, as a live lab user does
 
     def token_for_admin(self) -> str:
         self.store.add_user("contract-admin")
