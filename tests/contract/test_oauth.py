@@ -24,7 +24,7 @@ from tests.contract.lab import PASSWORD, LiveSeeder, StandInSeeder, new_run
 from tests.contract.oauth_flow import App, Browser, bearer, claims_of, pkce, query_of, token
 from tests.contract.target import Http, Target
 
-PUBLIC_URIS = ["http://127.0.0.1/callback", "https://client.example/cb"]
+PUBLIC_URIS = ["http://127.0.0.1/callback", "https://client.example/cb", "http://192.0.2.10/cb"]
 CONFIDENTIAL_URIS = ["http://127.0.0.1:9999/cb"]
 NOT_AUTHORIZED = {"error": "unauthorized_client", "error_description": "client is not authorized"}
 FAILED_PKCE = {"error": "unauthorized_client", "error_description": "failed PKCE code challenge"}
@@ -245,6 +245,7 @@ REFUSED = [
     "http://localhost:5555/callback",  # a loopback name is not a loopback IP
     "http://[::1]:5555/callback",
     "http://127.0.0.2:5555/callback",  # another loopback address than registered
+    "http://192.0.2.10:5555/cb",  # an IP that is not loopback keeps its port
     "https://client.example:8443/cb",  # only http loopback may change its port
     "https://client.example/cb/more",
     "",
