@@ -14,7 +14,8 @@ contract suite covers): `StandIn(profile=PROFILES["gitea-1.22"])`.
 Modules: `server` (HTTP, recording, faults), `api` (auth, routing, scopes), `endpoints` (each endpoint's
 rules, by resource), `core` (Go-style parameters, JSON binding, paging), `render` (Gitea's JSON), `store` (the
 data and the issue indexer's filters), `keyword` (how each indexer matches `q`), `profile` (what differs by
-release), `data` (the seed dataset and its tokens), `gotime` (Go's RFC 3339 errors).
+release), `data` (the seed dataset and its tokens), `gotime` (Go's RFC 3339 errors), `oauth` (Gitea's OAuth2
+provider: sign-in, authorize and consent, token, refresh; docs/server-behaviour.md).
 """
 
 from gitea_mcp.standin.data import (
