@@ -266,8 +266,8 @@ class _Handler(BaseHTTPRequestHandler):
             f"Date: {email.utils.formatdate(usegmt=True)}",
             f"Content-Length: {len(response.body)}",
         ]
-        if response.body or response.status not in (204, 304):
-            lines.append(f"Content-Type: {response.content_type}")
+        if response.content_type and (response.body or response.status not in (204, 304)):
+            lines.append(f"Content-Type: {response.content_type}")  # "": none, as Go's bare statuses and redirects
         lines += [f"{name}: {value}" for name, value in response.headers.items()]
         lines += [f"Set-Cookie: {cookie}" for cookie in response.cookies]
         if self.close_connection:
