@@ -11,6 +11,10 @@ from gitea_mcp.domain.failures import ToolFailure
 from gitea_mcp.domain.policy import USER_NAME_RULE, is_user_name
 from gitea_mcp.redaction import TOKEN_SHAPED, redact, redis_display, shown
 
+# Tool calls one server runs at once, for all callers together (gitea_mcp.server.admission; the Gitea client keeps
+# a connection for each, gitea.client.CALLER_THREADS, which tests/server/test_admission.py holds equal).
+TOOL_CALLS = 40
+
 
 class ConfigError(ToolFailure):
     """A setting is missing or wrong; the message says which and how to set it."""
@@ -50,6 +54,9 @@ class Settings(BaseModel):
     max_body: int = 1_048_576
     header_timeout: float = 10.0
     body_timeout: float = 30.0
+    # Over HTTP: the most tool calls one token may have running at once, so one caller cannot take all of the
+    # server's TOOL_CALLS (gitea_mcp.server.admission); stdio has one caller, who may use them all.
+    calls_per_token: int = 20
 
     @field_validator("url")
     @classmethod
@@ -111,6 +118,13 @@ class Settings(BaseModel):
         if not 0 < value <= 3600:
             name = "GITEA_MCP_HEADER_TIMEOUT" if info.field_name == "header_timeout" else "GITEA_MCP_BODY_TIMEOUT"
             raise ValueError(f"{name} must be a number of seconds above 0 and at most 3600")
+        return value
+
+    @field_validator("calls_per_token")
+    @classmethod
+    def _a_share_of_the_calls(cls, value: int) -> int:
+        if not 1 <= value <= TOOL_CALLS:
+            raise ValueError(f"GITEA_MCP_CALLS_PER_TOKEN must be a whole number from 1 to {TOOL_CALLS}")
         return value
 
     @field_validator("transport")
@@ -177,6 +191,7 @@ def _check_owner_entry(owner: str) -> str:
 
 # Whole-number HTTP limits: (least, most) each may be set to.
 COUNT_BOUNDS: dict[str, tuple[int, int]] = {
+    "calls_per_token": (1, TOOL_CALLS),
     "max_connections": (1, 100_000),
     "max_requests": (1, 10_000),
     "max_body": (1_024, 64 * 1_048_576),

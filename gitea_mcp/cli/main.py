@@ -25,6 +25,7 @@ from gitea_mcp import __version__
 from gitea_mcp.redaction import shown
 from gitea_mcp.settings import (
     COUNT_BOUNDS,
+    TOOL_CALLS,
     CannotListen,
     ConfigError,
     Settings,
@@ -131,6 +132,13 @@ HTTP: tuple[Setting, ...] = (
         metavar="SECRET",
     ),
     Setting(
+        "--calls-per-token",
+        ("GITEA_MCP_CALLS_PER_TOKEN",),
+        f"tool calls one token may have running at once, of the server's {TOOL_CALLS} (default "
+        f"{_DEFAULT['calls_per_token']})",
+        metavar="N",
+    ),
+    Setting(
         "--redis-url",
         ("GITEA_MCP_REDIS_URL",),
         "Redis or Valkey (redis://, rediss://, unix://) holding the write guard replicas share; prefer the environment",
@@ -167,7 +175,14 @@ HTTP: tuple[Setting, ...] = (
         metavar="SECONDS",
     ),
 )
-LIMITS = ("--max-connections", "--max-requests", "--max-body", "--header-timeout", "--body-timeout")
+LIMITS = (
+    "--calls-per-token",
+    "--max-connections",
+    "--max-requests",
+    "--max-body",
+    "--header-timeout",
+    "--body-timeout",
+)
 SETTINGS = {setting.flag: setting for setting in CONNECTION + HTTP}
 _ALL = tuple(SETTINGS)
 _SERVE_ONLY = ("--read-only", "--timeout", "--transport", "--host", "--port", "--allowed-hosts", *LIMITS)
@@ -533,7 +548,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
 
 
 # Each HTTP limit's field in Settings: whole numbers within COUNT_BOUNDS, or seconds.
-_LIMIT_FIELDS = ("max_connections", "max_requests", "max_body", "header_timeout", "body_timeout")
+_LIMIT_FIELDS = ("calls_per_token", "max_connections", "max_requests", "max_body", "header_timeout", "body_timeout")
 
 
 def _limit(read: _Reader, field: str) -> Any:

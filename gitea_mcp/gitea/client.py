@@ -20,7 +20,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -184,13 +184,43 @@ class _Shared:
                 # One session serves every caller: a cookie Gitea or a proxy sets for one must never be replayed
                 # for another, so none is kept.
                 self._session.cookies.set_policy(_NoCookies())
+                _pool_for_every_sender(self._session)
             return self._session
 
     def pool(self) -> ThreadPoolExecutor:
         with self._lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix=_WORKER)
+                self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix=_WORKER)
             return self._pool
+
+
+def _here(call: Callable[[], T]) -> Future[T]:
+    """`call` run on this thread, its outcome kept as a worker's would be."""
+    outcome: Future[T] = Future()
+    try:
+        outcome.set_result(call())
+    except Exception as exc:
+        outcome.set_exception(exc)
+    return outcome
+
+
+WORKERS = 16  # the threads `gather` and `parallel` run reads on, shared by every caller
+# Threads besides the workers that may send at once: the server's tool threads (gitea_mcp.server.admission runs
+# this many tool calls at a time). The connection pool holds one connection for each sender.
+CALLER_THREADS = 40
+CONNECTIONS = CALLER_THREADS + WORKERS
+
+
+def _pool_for_every_sender(session: requests.Session) -> None:
+    """A kept connection for every thread that can send at once. requests' default keeps 10 and, with more senders,
+    opens one more per request and drops it after ("Connection pool is full, discarding connection"): a new TCP and
+    TLS handshake each time. With `pool_block` a sender beyond the pool would wait for a connection rather than
+    open one to drop; with the pool as large as the senders, none waits."""
+    from requests.adapters import HTTPAdapter
+
+    adapter = HTTPAdapter(pool_maxsize=CONNECTIONS, pool_block=True)
+    session.mount("https://", adapter)
+    session.mount("http://", adapter)
 
 
 _WORKER = "gitea-worker"
@@ -218,6 +248,11 @@ class GiteaClient:
         self._retry = retry or RetryPolicy()
         self._shared = _Shared(session, verify, user_agent, self._api)
         self._bearer = False
+
+    @property
+    def timeout(self) -> float:
+        """GITEA_TIMEOUT: seconds one request may take, first byte to last."""
+        return self._timeout
 
     @property
     def call_budget(self) -> float:
@@ -286,7 +321,9 @@ class GiteaClient:
 
     def _run_at_once(self, calls: Sequence[Callable[[], T]]) -> list[T]:
         # A worker never waits on other workers (nested calls run inline), so the pool cannot deadlock
-        # however many requests share it; the caller's own thread runs the first call.
+        # however many requests share it. The caller's own thread runs the first call, then takes back each call no
+        # worker has started yet and runs it too: with every worker busy (another caller's slow reads, say) a call
+        # runs its reads one after another, never waiting in the queue behind reads that are not its own.
         if len(calls) <= 1 or threading.current_thread().name.startswith(_WORKER):
             return [call() for call in calls]
         # Each worker runs in a copy of this context, so the tool call's deadline holds there too.
@@ -294,9 +331,11 @@ class GiteaClient:
         try:
             first = calls[0]()
         finally:
-            # Every request ends before the tool answers, even when one failed: none outlives its call.
-            wait(futures)
-        return [first, *(future.result() for future in futures)]
+            # Every call runs, even after the first failed, and every request ends before the tool answers.
+            pairs = zip(calls[1:], futures, strict=True)
+            outcomes = [_here(call) if future.cancel() else future for call, future in pairs]
+            wait(outcomes)
+        return [first, *(outcome.result() for outcome in outcomes)]
 
     # -- internals -------------------------------------------------------------------------------
 
@@ -513,9 +552,13 @@ _CALL_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("g
 
 
 @contextlib.contextmanager
-def call_deadline(seconds: float) -> Iterator[None]:
-    """Every request made inside (worker threads included) ends by `seconds` from now."""
-    token = _CALL_DEADLINE.set(time.monotonic() + seconds)
+def call_deadline(seconds: float, since: float | None = None) -> Iterator[None]:
+    """Every request made inside (worker threads included) ends by `seconds` from `since` (a `time.monotonic()`,
+    default now): the server starts a call's clock when the call arrives, so time spent waiting for a thread is
+    part of it. A deadline inside another never ends later than the outer one."""
+    deadline = (time.monotonic() if since is None else since) + seconds
+    outer = _CALL_DEADLINE.get()
+    token = _CALL_DEADLINE.set(deadline if outer is None else min(outer, deadline))
     try:
         yield
     finally:

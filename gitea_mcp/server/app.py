@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -14,9 +15,11 @@ from mcp_types import CallToolResult, InputRequiredResult, Tool
 from gitea_mcp import __version__
 from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
-from gitea_mcp.gitea.client import CALL_ROUNDS, GiteaClient
+from gitea_mcp.gitea.client import CALL_ROUNDS, GiteaClient, call_deadline
+from gitea_mcp.server.admission import TOOL_THREADS, Admission
 from gitea_mcp.settings import ConfigError, Settings
 from gitea_mcp.tools import (
+    envelope,
     issue_comment,
     issue_create,
     issue_get,
@@ -84,12 +87,18 @@ class ToolServer(MCPServer):
     """
 
     def __init__(
-        self, definitions: Sequence[ToolDefinition], deps_for: Callable[[Context | None], Deps], *, version: str
+        self,
+        definitions: Sequence[ToolDefinition],
+        deps_for: Callable[[Context | None], Deps],
+        *,
+        version: str,
+        admission: Admission | None = None,
     ) -> None:
         super().__init__("gitea-issues-mcp", version=version, instructions=INSTRUCTIONS, log_level="WARNING")
         self._ours = {tool.spec.name: tool for tool in definitions}
         self._listed = [tool.listing() for tool in definitions]
         self._deps_for = deps_for
+        self._admission = admission or Admission()
 
     async def list_tools(self) -> list[Tool]:
         return [*self._listed, *await super().list_tools()]
@@ -97,12 +106,29 @@ class ToolServer(MCPServer):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
     ) -> CallToolResult | InputRequiredResult:
+        arrived = time.monotonic()  # the call's time starts now: a wait for a thread is part of it
         tool = self._ours.get(name)
         if tool is None:  # the SDK's own answer to a name it does not know
             return await super().call_tool(name, arguments, context)
         deps = self._deps_for(context)
-        # The tools block on HTTP: each call on a worker thread, as the SDK runs a synchronous tool.
-        return await anyio.to_thread.run_sync(tool.served, deps, arguments)
+        client = deps.client
+        # A call waits for a slot at most one GITEA_TIMEOUT, leaving it three of its four to do its work.
+        async with self._admission.slot(client.cache_key, wait=client.timeout) as refused:
+            if refused is not None:
+                log.info("%s refused: %s", name, refused)
+                return envelope.error(refused)
+            # The tools block on HTTP: each call on a worker thread, as the SDK runs a synchronous tool.
+            return await anyio.to_thread.run_sync(
+                _timed, client.call_budget, arrived, tool.served, deps, arguments, limiter=self._admission.limiter()
+            )
+
+
+def _timed(
+    budget: float, arrived: float, served: Callable[[Deps, Any], CallToolResult], deps: Deps, arguments: Any
+) -> CallToolResult:
+    """`served` within the call's deadline counted from its arrival (the tool's own guard keeps to it)."""
+    with call_deadline(budget, since=arrived):
+        return served(deps, arguments)
 
 
 def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPServer:
@@ -123,4 +149,7 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
         bearer = any(name.lower() == "authorization" for name in headers)
         return dataclasses.replace(deps, client=deps.client.with_token(token, bearer))
 
-    return ToolServer(_definitions(settings.read_only), deps_for, version=__version__)
+    # Over HTTP each token is a caller with its share of the tool threads; stdio has one caller, who may use all.
+    per_caller = settings.calls_per_token if settings.transport == "http" else TOOL_THREADS
+    admission = Admission(TOOL_THREADS, per_caller)
+    return ToolServer(_definitions(settings.read_only), deps_for, version=__version__, admission=admission)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import hashlib
 import hmac
 import json
 import re
@@ -87,6 +88,7 @@ class RequireToken:
         self.load = load or Load(limits(settings))
         self.bearers = bearers  # None: tokens are not checked with Gitea here (the tools meet Gitea's verdict)
         self.hosts = HostCheck(settings)
+        self.by_caller: dict[str, int] = {}  # requests in flight per token hash
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not scope["path"].startswith(MCP_PATH):
@@ -101,11 +103,28 @@ class RequireToken:
             busy = f"the server is handling {load.requests} requests, its most (GITEA_MCP_MAX_REQUESTS); retry shortly"
             await _reply(503, busy, {"Retry-After": "1", **_CLOSE})(scope, receive, send)
             return
+        # One token may not take the last quarter of the request slots: while one caller's burst waits for its
+        # share of the tool calls (server.admission), another caller's request still gets in.
+        caller = self._caller(scope)
+        mine, share = self.by_caller.get(caller, 0), load.limits.requests - load.limits.requests // 4
+        if mine >= share:
+            busy = f"this token has {mine} requests in flight, the most one token may have at once; retry shortly"
+            await _reply(503, busy, {"Retry-After": "1", **_CLOSE})(scope, receive, send)
+            return
         load.requests += 1
+        self.by_caller[caller] = mine + 1
         try:
             await self._admitted(scope, receive, send)
         finally:
             load.requests -= 1
+            left = self.by_caller.pop(caller) - 1
+            if left:
+                self.by_caller[caller] = left
+
+    def _caller(self, scope: Scope) -> str:
+        """Who sends the request: its token's hash (the token itself is kept nowhere)."""
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        return hashlib.sha256((credential(headers, self.settings).token or "").encode()).hexdigest()
 
     def _refusal(self, scope: Scope) -> Response | None:
         """What is wrong with the request's head (its Host, Origin, method or credential), before anything else."""

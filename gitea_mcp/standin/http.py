@@ -79,6 +79,7 @@ class StandIn:
         self.api = Api(self.store, self.profile)
         self.url = ""
         self.requests: list[RecordedRequest] = []
+        self.connections = 0  # TCP connections accepted: a client that keeps its connections opens few
         self._faults: list[Fault] = []  # private copies; `times` counts down
         self._lock = threading.Lock()
         self._server: _Server | None = None
@@ -172,6 +173,7 @@ class _Server(ThreadingHTTPServer):
     def track(self, connection: socket.socket, alive: bool) -> None:
         with self._open_lock:
             (self._open.add if alive else self._open.discard)(connection)
+            self.standin.connections += alive
 
     def close_connections(self) -> None:
         with self._open_lock:

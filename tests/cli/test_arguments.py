@@ -24,6 +24,7 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--port", "8001", "port", "8001"),
     ("--allowed-hosts", "mcp.example.com:*", "allowed_hosts", "mcp.example.com:*"),
     ("--http-secret", "s3", "http_secret", "s3"),
+    ("--calls-per-token", "10", "calls_per_token", "10"),
     ("--redis-url", "redis://r.example:6379/0", "redis_url", "redis://r.example:6379/0"),
     ("--max-connections", "100", "max_connections", "100"),
     ("--max-requests", "8", "max_requests", "8"),
@@ -49,7 +50,14 @@ CONNECTION = [
     "--ca-bundle",
     "--insecure",
 ]
-LIMITS = ["--max-connections", "--max-requests", "--max-body", "--header-timeout", "--body-timeout"]
+LIMITS = [
+    "--calls-per-token",
+    "--max-connections",
+    "--max-requests",
+    "--max-body",
+    "--header-timeout",
+    "--body-timeout",
+]
 HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret", "--redis-url", *LIMITS]
 # The settings each command uses (written out here, not read from the code, so a change to them is a decision).
 USED: dict[str, list[str]] = {

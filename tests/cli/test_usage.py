@@ -53,6 +53,11 @@ CASES = [
                  f"--port 'abc' is not a port number; {PORT_RANGE}.", id="port-flag-word"),
     pytest.param(["--transport", "http"], {**CLOSED_GITEA, "GITEA_MCP_PORT": "99999"},
                  f"GITEA_MCP_PORT='99999' is not a port number; {PORT_RANGE}.", id="port-env-too-big"),
+    pytest.param(["--transport", "http", "--calls-per-token", "0"], CLOSED_GITEA,
+                 "--calls-per-token '0' is not a whole number from 1 to 40.",
+                 id="calls-per-token-flag-zero"),
+    pytest.param(["--transport", "http"], {**CLOSED_GITEA, "GITEA_MCP_CALLS_PER_TOKEN": "half"},
+                 "GITEA_MCP_CALLS_PER_TOKEN='half' is not a whole number from 1 to 40.", id="calls-per-token-env-word"),
     pytest.param(["--timeout", "soon", "check"], CLOSED_GITEA,
                  "--timeout 'soon' is not a number of seconds (e.g. --timeout 30).", id="timeout-flag-word"),
     # 8. a misspelt flag is named as such, never blamed on its value

@@ -70,6 +70,23 @@ def test_the_request_cap_answers_503_and_healthz_says_why() -> None:
     assert load.cannot_serve() is None
 
 
+def test_one_token_cannot_take_the_last_quarter_of_the_request_slots() -> None:
+    """With 4 slots a token holding 3 is refused its 4th, while another token's request still gets in (issue 23, 3)."""
+    load = Load(limits(SETTINGS.model_copy(update={"max_requests": 4})))
+    gatekeeper = RequireToken(_echo, SETTINGS, load)
+    client = TestClient(gatekeeper, base_url=LOCAL)
+    load.requests = 3
+    gatekeeper.by_caller[gatekeeper._caller({"headers": [(b"authorization", b"Bearer good-token")]})] = 3
+    mine = client.post("/mcp", content=b"{}", headers=AUTH)
+    assert mine.status_code == 503 and mine.headers["Retry-After"] == "1"
+    assert mine.json()["error"] == (
+        "this token has 3 requests in flight, the most one token may have at once; retry shortly"
+    )
+    other = client.post("/mcp", content=b"{}", headers={"Authorization": "Bearer other-token"})
+    assert other.status_code == 200 and other.text == "2 bytes"
+    assert gatekeeper.by_caller == {gatekeeper._caller({"headers": [(b"authorization", b"Bearer good-token")]}): 3}
+
+
 def test_running_out_of_descriptors_is_one_log_line_and_a_503_for_a_while(caplog: pytest.LogCaptureFixture) -> None:
     now = [100.0]
     load = Load(limits(SETTINGS), clock=lambda: now[0])
