@@ -275,10 +275,12 @@ def bench_http(forge: StandIn, seconds: float) -> None:
     with HttpChild(forge) as server:
         rates = {}
         for clients in (1, 8, 32):
-            run = http_load(server.base, clients, seconds)
+            # One token for all: past its share of the requests in flight (3/4 of GITEA_MCP_MAX_REQUESTS) the server
+            # answers 503 with Retry-After, which a polite client waits out; those count apart from errors.
+            run = http_load(server.base, clients, seconds, wait_out_busy=True)
             rates[clients] = run.rate
-            record(f"HTTP {clients:>2} clients: req/s, p50, p99, errors",
-                   f"{run.rate:.0f}/s {run.p50:.0f} {run.p99:.0f} ms {run.errors}",
+            record(f"HTTP {clients:>2} clients: req/s, p50, p99, errors (503s waited out)",
+                   f"{run.rate:.0f}/s {run.p50:.0f} {run.p99:.0f} ms {run.errors} ({run.busy})",
                    "no errors" if clients == 32 else "", run.errors == 0 if clients == 32 else None)  # fmt: skip
         record("HTTP throughput 8 vs 1 clients", f"{rates[8] / rates[1]:.2f}×", "> 1 (scales)", rates[8] > rates[1])
 
