@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import binascii
 import os
+from base64 import urlsafe_b64decode
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationInfo, field_validator, model_validator
@@ -57,6 +59,13 @@ class Settings(BaseModel):
     # Over HTTP: the most tool calls one token may have running at once, so one caller cannot take all of the
     # server's TOOL_CALLS (gitea_mcp.server.admission); stdio has one caller, who may use them all.
     calls_per_token: int = 20
+    # Sign-in with the forge (issue 24; docs/operators.md, "Sign-in"): on when public_url and oauth_client_id are
+    # set. public_url is the origin clients reach (no trailing slash); oauth_key holds the keys every replica
+    # shares, the first signing, all of them verifying, so a key can be rotated without signing everyone out.
+    public_url: str | None = None
+    oauth_client_id: str | None = None
+    oauth_client_secret: SecretStr | None = None
+    oauth_key: SecretStr | None = None
 
     @field_validator("url")
     @classmethod
@@ -143,6 +152,47 @@ class Settings(BaseModel):
         check_redis_url(url)
         return SecretStr(url)
 
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        return check_public_url(value.strip()) if value is not None and value.strip() else None
+
+    @field_validator("oauth_client_id")
+    @classmethod
+    def _client_id(cls, value: str | None) -> str | None:
+        text = (value or "").strip()
+        if TOKEN_SHAPED.fullmatch(text):
+            raise ValueError(
+                "GITEA_MCP_OAUTH_CLIENT_ID looks like an access token (a long run of hex digits); paste the Client ID "
+                "of the OAuth2 application (a UUID) here, and keep tokens out of it"
+            )
+        if text and (any(char.isspace() for char in text) or not text.isprintable() or len(text) > 255):
+            raise ValueError(
+                "GITEA_MCP_OAUTH_CLIENT_ID is not a client ID (it holds spaces or control characters, or is over 255 "
+                "characters); paste the Client ID Gitea showed for the OAuth2 application"
+            )
+        return text or None
+
+    @field_validator("oauth_client_secret")
+    @classmethod
+    def _client_secret(cls, value: SecretStr | None) -> SecretStr | None:
+        text = value.get_secret_value().strip() if value is not None else ""
+        if any(char.isspace() for char in text) or not text.isprintable():
+            raise ValueError(
+                "GITEA_MCP_OAUTH_CLIENT_SECRET contains spaces or control characters inside it; paste the Client "
+                "Secret Gitea showed, alone"
+            )
+        return SecretStr(text) if text else None
+
+    @field_validator("oauth_key")
+    @classmethod
+    def _oauth_key(cls, value: SecretStr | None) -> SecretStr | None:
+        text = value.get_secret_value().strip() if value is not None else ""
+        if not text:
+            return None
+        signin_keys(text)  # refused here, at start, not at the first sign-in
+        return SecretStr(text)
+
     @model_validator(mode="after")
     def _secret_needs_token(self) -> Settings:
         if self.http_secret is not None and self.token is None:
@@ -150,6 +200,20 @@ class Settings(BaseModel):
                 "GITEA_MCP_HTTP_SECRET is set but GITEA_TOKEN is not: the secret unlocks the server's token"
             )
         return self
+
+    @model_validator(mode="after")
+    def _signin_complete(self) -> Settings:
+        check_signin(self)
+        return self
+
+    @property
+    def signin(self) -> bool:
+        """Clients sign in at Gitea through this server (HTTP mode, a public URL and a Gitea app)."""
+        return self.public_url is not None and self.oauth_client_id is not None
+
+    def signin_keys(self) -> list[bytes]:
+        """The shared keys, the one that signs first; empty when sign-in is off."""
+        return signin_keys(self.oauth_key.get_secret_value()) if self.oauth_key else []
 
     @property
     def allow_all_owners(self) -> bool:
@@ -254,4 +318,85 @@ def check_redis_url(url: str) -> None:
         raise ValueError(
             f"GITEA_MCP_REDIS_URL {shown(redis_display(url))} names no server; write it as redis://host:6379/0 "
             "(or unix:///path/to/redis.sock)"
+        )
+
+
+SIGNIN_SETTINGS = {
+    "public_url": "GITEA_MCP_PUBLIC_URL",
+    "oauth_client_id": "GITEA_MCP_OAUTH_CLIENT_ID",
+    "oauth_client_secret": "GITEA_MCP_OAUTH_CLIENT_SECRET",
+    "oauth_key": "GITEA_MCP_OAUTH_KEY",
+}
+_PUBLIC_URL_FORM = "https://mcp.example.com (or http://127.0.0.1:PORT for a trial)"
+KEY_BYTES = 32
+MAKE_KEY = "python3 -c 'import base64, os; print(base64.urlsafe_b64encode(os.urandom(32)).decode())'"
+
+
+def check_public_url(url: str) -> str:
+    """The origin clients reach, without its trailing slash; https, or plain http only on 127.0.0.1 (a trial: any
+    other http origin would carry sign-in codes and tokens in the clear). Never echoed past its origin."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"GITEA_MCP_PUBLIC_URL must be an origin such as {_PUBLIC_URL_FORM} (got {shown(url)})")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError("GITEA_MCP_PUBLIC_URL contains a user name or password (user:pass@host); remove it")
+    try:
+        parts.port  # noqa: B018 -- a port that is no number raises here
+    except ValueError:
+        raise ValueError(
+            f"GITEA_MCP_PUBLIC_URL has a port that is not a number; write it as {_PUBLIC_URL_FORM}"
+        ) from None
+    if parts.path not in ("", "/") or parts.query or parts.fragment or url.endswith(("?", "#")):
+        raise ValueError(
+            "GITEA_MCP_PUBLIC_URL must be the origin alone, without a path, query or fragment (the server serves "
+            f"/mcp and its sign-in pages at the root): write it as {_PUBLIC_URL_FORM}"
+        )
+    if parts.scheme == "http" and parts.hostname != "127.0.0.1":
+        raise ValueError(
+            f"GITEA_MCP_PUBLIC_URL {shown(url)} is plain http on a host other than 127.0.0.1: sign-in codes and "
+            "tokens would cross the network in the clear; use https (a TLS proxy in front), or http://127.0.0.1:PORT "
+            "for a trial"
+        )
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def signin_keys(raw: str) -> list[bytes]:
+    """`GITEA_MCP_OAUTH_KEY`: one or more comma-separated URL-safe base64 keys of 32 bytes. A wrong entry is named by
+    its position, never quoted (it is a secret)."""
+    entries = [entry.strip() for entry in raw.split(",")]
+    keys: list[bytes] = []
+    for at, entry in enumerate(entries, start=1):
+        try:
+            key = urlsafe_b64decode(entry.encode("ascii")) if entry.isascii() else b""
+        except (binascii.Error, ValueError):
+            key = b""
+        if len(key) != KEY_BYTES:
+            which = f"entry {at} of {len(entries)}" if len(entries) > 1 else "key"
+            raise ValueError(
+                f"GITEA_MCP_OAUTH_KEY {which} is not {KEY_BYTES} bytes in URL-safe base64 (44 characters); make one "
+                f"with {MAKE_KEY}"
+            )
+        keys.append(key)
+    return keys
+
+
+def check_signin(settings: Settings) -> None:
+    """Sign-in is all or nothing, and HTTP's alone: half a set-up would start a server that cannot sign anyone in."""
+    given = [name for field, name in SIGNIN_SETTINGS.items() if getattr(settings, field) is not None]
+    if not given:
+        return
+    if settings.transport != "http":
+        raise ValueError(
+            f"{given[0]} is set but the transport is stdio: sign-in is for the HTTP server; set "
+            "GITEA_MCP_TRANSPORT=http (--transport http), or remove the sign-in settings"
+        )
+    for field in ("public_url", "oauth_client_id"):
+        if getattr(settings, field) is None:
+            raise ValueError(
+                f"{given[0]} is set but {SIGNIN_SETTINGS[field]} is not: sign-in needs GITEA_MCP_PUBLIC_URL and "
+                "GITEA_MCP_OAUTH_CLIENT_ID together; set both, or remove the sign-in settings"
+            )
+    if settings.oauth_key is None:
+        raise ValueError(
+            f"sign-in is on but GITEA_MCP_OAUTH_KEY is not set: give every replica the same key, made with {MAKE_KEY}"
         )

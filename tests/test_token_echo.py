@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 import responses
 
@@ -12,6 +14,7 @@ from gitea_mcp.cli.main import main, parse_args, settings_from
 from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.redaction import shown
+from gitea_mcp.server.http import startup_line
 from gitea_mcp.settings import ConfigError
 from tests.support.gitea_json import API, ROOT
 
@@ -28,6 +31,10 @@ SETTINGS = [
     "GITEA_MCP_PORT",
     "GITEA_MCP_HTTP_SECRET",
     "GITEA_MCP_CALLS_PER_TOKEN",
+    "GITEA_MCP_PUBLIC_URL",
+    "GITEA_MCP_OAUTH_CLIENT_ID",
+    "GITEA_MCP_OAUTH_CLIENT_SECRET",
+    "GITEA_MCP_OAUTH_KEY",
     "GITEA_LOG_LEVEL",
 ]
 BASE = {"GITEA_URL": "http://127.0.0.1:9", "GITEA_ALLOWED_OWNERS": "acme"}
@@ -91,3 +98,48 @@ def test_an_upstream_message_that_echoes_the_token_is_quoted_without_it(token: s
     secret = echo.rsplit(" ", 1)[1]
     assert secret not in str(failed.value) and secret not in failed.value.gitea_message
     assert not any(secret in error for error in failed.value.gitea_errors)
+
+
+# The sign-in secrets (issue 24): the Gitea app's client secret and the replicas' shared key. Neither is
+# token-shaped, so only SecretStr and the sentences that never quote them keep them out of every output.
+CLIENT_SECRET = "gto_q3vxk7m2pl9sw4ht8nb6cy1rj5fd0ga"
+SHARED_KEY = base64.urlsafe_b64encode(b"0123456789abcdef0123456789ABCDEF").decode()
+SIGNIN = {
+    "GITEA_MCP_TRANSPORT": "http",
+    "GITEA_MCP_PUBLIC_URL": "https://mcp.example.com",
+    "GITEA_MCP_OAUTH_CLIENT_ID": "5b2c3e9a-0f1d-4c7e-9a8b-2d6f1e0c4b3a",
+    "GITEA_MCP_OAUTH_CLIENT_SECRET": CLIENT_SECRET,
+    "GITEA_MCP_OAUTH_KEY": SHARED_KEY,
+}
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        {"GITEA_MCP_PORT": "99999"},  # another setting wrong, the secrets fine
+        {"GITEA_MCP_TRANSPORT": "stdio"},  # sign-in refused as a whole
+        {"GITEA_MCP_OAUTH_KEY": f"{SHARED_KEY},{SHARED_KEY[:20]}"},  # the key itself wrong
+        {"GITEA_MCP_OAUTH_KEY": SHARED_KEY[:43]},
+        {"GITEA_MCP_OAUTH_CLIENT_SECRET": CLIENT_SECRET[:20] + " " + CLIENT_SECRET[20:]},
+        {"GITEA_MCP_PUBLIC_URL": f"https://{CLIENT_SECRET}:{SHARED_KEY}@mcp.example.com"},
+    ],
+)
+def test_the_sign_in_secrets_are_never_echoed(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], wrong: dict[str, str]
+) -> None:
+    for key, value in {**BASE, **SIGNIN, **wrong}.items():
+        monkeypatch.setenv(key, value)
+    # Should a refusal regress, the server must not start and listen inside the test.
+    monkeypatch.setattr("gitea_mcp.cli.serve.run", lambda ns, settings: pytest.fail("the server started"))
+    assert main(["serve"]) == 2
+    out, err = capfd.readouterr()
+    assert out == "" and err.startswith("gitea-issues-mcp: ")
+    assert CLIENT_SECRET[:12] not in err and SHARED_KEY[:12] not in err
+
+
+def test_the_sign_in_secrets_stay_out_of_the_settings_and_the_startup_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in {**BASE, **SIGNIN}.items():
+        monkeypatch.setenv(key, value)
+    settings = settings_from(parse_args(["serve"]))
+    shown_anywhere = repr(settings) + str(settings) + startup_line(settings, 8000) + settings.model_dump_json()
+    assert settings.signin and CLIENT_SECRET not in shown_anywhere and SHARED_KEY not in shown_anywhere

@@ -25,6 +25,7 @@ from gitea_mcp import __version__
 from gitea_mcp.redaction import shown
 from gitea_mcp.settings import (
     COUNT_BOUNDS,
+    SIGNIN_SETTINGS,
     TOOL_CALLS,
     CannotListen,
     ConfigError,
@@ -175,6 +176,34 @@ HTTP: tuple[Setting, ...] = (
         metavar="SECONDS",
     ),
 )
+# Sign-in with the forge (issue 24): on when --public-url and --oauth-client-id are set; HTTP only.
+SIGNIN: tuple[Setting, ...] = (
+    Setting(
+        "--public-url",
+        ("GITEA_MCP_PUBLIC_URL",),
+        "the origin clients reach, e.g. https://mcp.example.com (http only for 127.0.0.1); turns on sign-in",
+        metavar="URL",
+    ),
+    Setting(
+        "--oauth-client-id",
+        ("GITEA_MCP_OAUTH_CLIENT_ID",),
+        "Client ID of the OAuth2 application registered in Gitea for sign-in",
+        metavar="ID",
+    ),
+    Setting(
+        "--oauth-client-secret",
+        ("GITEA_MCP_OAUTH_CLIENT_SECRET",),
+        "its Client Secret, for a confidential application; prefer the environment",
+        metavar="SECRET",
+    ),
+    Setting(
+        "--oauth-key",
+        ("GITEA_MCP_OAUTH_KEY",),
+        "32-byte URL-safe base64 keys, comma-separated, the same on every replica (first signs); prefer the "
+        "environment",
+        metavar="KEYS",
+    ),
+)
 LIMITS = (
     "--calls-per-token",
     "--max-connections",
@@ -183,7 +212,7 @@ LIMITS = (
     "--header-timeout",
     "--body-timeout",
 )
-SETTINGS = {setting.flag: setting for setting in CONNECTION + HTTP}
+SETTINGS = {setting.flag: setting for setting in CONNECTION + HTTP + SIGNIN}
 _ALL = tuple(SETTINGS)
 _SERVE_ONLY = ("--read-only", "--timeout", "--transport", "--host", "--port", "--allowed-hosts", *LIMITS)
 # The settings each command uses: it lists and accepts these, and refuses the others (a flag quietly ignored
@@ -255,7 +284,7 @@ def _add_settings(parser: argparse.ArgumentParser, flags: Sequence[str], default
     }
     for flag in flags:
         setting = SETTINGS[flag]
-        group = groups["http" if setting in HTTP else "settings"]
+        group = groups["http" if setting in HTTP + SIGNIN else "settings"]
         help_text = f"{setting.help} [{' or '.join(setting.env)}]"
         if setting.switch:
             group.add_argument(flag, action="store_true", default=default, help=help_text)
@@ -524,6 +553,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
     token = read.value("--token")
     secret = read.value("--http-secret")
     redis_url = read.value("--redis-url")
+    signin = {field: read.value("--" + field.replace("_", "-")) for field in SIGNIN_SETTINGS}
     hosts = read.value("--allowed-hosts") or ""
     try:
         return Settings(
@@ -540,11 +570,19 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             allowed_hosts=tuple(h.strip() for h in hosts.split(",") if h.strip()),
             http_secret=SecretStr(secret) if secret else None,
             redis_url=SecretStr(redis_url) if redis_url else None,
+            public_url=signin["public_url"],
+            oauth_client_id=signin["oauth_client_id"],
+            oauth_client_secret=_secret(signin["oauth_client_secret"]),
+            oauth_key=_secret(signin["oauth_key"]),
             **limits,
         )
     except ValidationError as exc:  # show only our messages, never the input (it may hold the token)
         messages = (str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors())
         raise ConfigError("; ".join(messages)) from None
+
+
+def _secret(value: str | None) -> SecretStr | None:
+    return SecretStr(value) if value else None
 
 
 # Each HTTP limit's field in Settings: whole numbers within COUNT_BOUNDS, or seconds.

@@ -30,6 +30,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gitea_mcp.redaction import shown
+from gitea_mcp.server import discovery
 from gitea_mcp.server.bearers import Bearers, Verdict, asking
 from gitea_mcp.server.limits import HEAD_BYTES, Guarded, Limits, Load, exception_handler, limits, plan
 from gitea_mcp.settings import CannotListen, Settings
@@ -91,6 +92,12 @@ class RequireToken:
         self.by_caller: dict[str, int] = {}  # requests in flight per token hash
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith(_WELL_KNOWN):
+            # Discovery needs no credential (a client reads it before it has one), but answers only to the
+            # Host names MCP answers to.
+            headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+            await (self.hosts.refusal(headers) or self.app)(scope, receive, send)
+            return
         if scope["type"] != "http" or not scope["path"].startswith(MCP_PATH):
             await self.app(scope, receive, send)
             return
@@ -138,7 +145,7 @@ class RequireToken:
             return _reply(405, "this server is stateless: POST MCP requests to /mcp", {"Allow": "POST"})
         refused = credential(headers, self.settings).refused
         if refused is not None:
-            return _reply(401, refused, {"WWW-Authenticate": _REALM, **_CLOSE})
+            return _reply(401, refused, {"WWW-Authenticate": discovery.challenge(self.settings), **_CLOSE})
         return None
 
     async def _admitted(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -150,7 +157,9 @@ class RequireToken:
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         token = _bearer(headers)
         if token is not None and self.bearers is not None and await self.bearers.verdict(token) is Verdict.REFUSED:
-            challenge = f'{_REALM}, error="invalid_token", error_description="Gitea refused this token"'
+            challenge = discovery.challenge(
+                self.settings, 'error="invalid_token", error_description="Gitea refused this token"'
+            )
             await _reply(401, REFUSED_TOKEN, {"WWW-Authenticate": challenge, **_CLOSE})(scope, receive, send)
             return
         body = await _read_body(receive, limit)
@@ -165,7 +174,7 @@ class RequireToken:
         await self.app(scope, _replay(body, receive), send)
 
 
-_REALM = 'Bearer realm="gitea-mcp"'
+_WELL_KNOWN = "/.well-known/"
 _CLOSE = {"Connection": "close"}  # refused before its body was read: the rest of it is not waited for
 REFUSED_TOKEN = (
     "the token sent in the Authorization header was refused by Gitea (401): send a valid Gitea access token of "
@@ -297,6 +306,8 @@ def app(server: MCPServer, settings: Settings, load: Load | None = None, bearers
         return JSONResponse({"status": "ok"})
 
     server.custom_route("/healthz", methods=["GET"])(healthz)
+    if settings.signin:
+        _discovery_routes(server, settings)
 
     starlette = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -307,6 +318,22 @@ def app(server: MCPServer, settings: Settings, load: Load | None = None, bearers
         max_request_body_size=load.limits.body,
     )
     return RequireToken(starlette, settings, load, bearers)
+
+
+def _discovery_routes(server: MCPServer, settings: Settings) -> None:
+    """The two metadata documents, fixed at start (they depend on the settings alone). /authorize, /token and
+    /register are not served yet: they answer 404 like any other path."""
+    resource, authority = discovery.resource_metadata(settings), discovery.server_metadata(settings)
+
+    async def protected_resource(request: Request) -> Response:
+        return JSONResponse(resource)
+
+    async def authorization_server(request: Request) -> Response:
+        return JSONResponse(authority)
+
+    for path in discovery.RESOURCE_METADATA_PATHS:
+        server.custom_route(path, methods=["GET"])(protected_resource)
+    server.custom_route(discovery.SERVER_METADATA, methods=["GET"])(authorization_server)
 
 
 def serve(server: MCPServer, settings: Settings) -> None:
@@ -390,6 +417,9 @@ def _limits(plan: Limits) -> str:
 
 def auth_mode(settings: Settings) -> str:
     own = "each request's own Gitea token (Authorization: Bearer)"
+    if settings.signin:
+        # Said so that no operator takes the discovery documents for a working sign-in (issue 24, first step).
+        own += f"; sign-in discovery at {settings.public_url}/.well-known/ (sign-in itself not served yet)"
     if settings.http_secret is None:
         unused = " (GITEA_TOKEN unused: it needs GITEA_MCP_HTTP_SECRET)" if settings.token is not None else ""
         return own + unused
