@@ -31,6 +31,10 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--max-body", "65536", "max_body", "65536"),
     ("--header-timeout", "5", "header_timeout", "5"),
     ("--body-timeout", "20", "body_timeout", "20"),
+    ("--public-url", "https://mcp.example.com", "public_url", "https://mcp.example.com"),
+    ("--oauth-client-id", "5b2c3e9a", "oauth_client_id", "5b2c3e9a"),
+    ("--oauth-client-secret", "gto_s", "oauth_client_secret", "gto_s"),
+    ("--oauth-key", "a2V5", "oauth_key", "a2V5"),
 ]
 # What each command needs besides the flags (demo: --serve, without which it uses no setting but the log level).
 OPERANDS: dict[str, list[str]] = {
@@ -59,9 +63,10 @@ LIMITS = [
     "--body-timeout",
 ]
 HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret", "--redis-url", *LIMITS]
+SIGNIN = ["--public-url", "--oauth-client-id", "--oauth-client-secret", "--oauth-key"]  # issue 24: the server's alone
 # The settings each command uses (written out here, not read from the code, so a change to them is a decision).
 USED: dict[str, list[str]] = {
-    "serve": CONNECTION + HTTP,
+    "serve": CONNECTION + HTTP + SIGNIN,
     "check": [*CONNECTION, "--transport", "--redis-url"],
     "call": CONNECTION,
     "config": [flag for flag in CONNECTION if flag != "--token"],
@@ -72,7 +77,7 @@ PAIRS = [(command, flag) for command in COMMANDS for flag, *_ in FLAGS]
 
 def test_the_table_covers_every_global_flag_and_command() -> None:
     listed = {flag for flag in _value_flags(build_parser()) if flag not in ("-h", "--help", "--version")}
-    assert listed == {flag for flag, *_ in FLAGS} == set(CONNECTION + HTTP)
+    assert listed == {flag for flag, *_ in FLAGS} == set(CONNECTION + HTTP + SIGNIN)
     assert set(OPERANDS) == set(USED) == set(COMMANDS)
 
 
