@@ -5,7 +5,7 @@ docs/decisions/0003-writes-once.md says why the window is ten minutes and what i
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from gitea_mcp.domain import dates
 from gitea_mcp.gitea.models import Issue
@@ -21,7 +21,7 @@ def window_start(deps: Deps) -> datetime:
 
 def since_param(deps: Deps) -> str:
     """The window's start as Gitea's `since` parameter (whole seconds, UTC)."""
-    return window_start(deps).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dates.rfc3339(int(window_start(deps).timestamp()))
 
 
 def recent_issues(deps: Deps, owner: str, name: str) -> list[Issue]:
