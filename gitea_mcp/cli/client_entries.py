@@ -11,6 +11,9 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from gitea_mcp.redaction import shown
 
 DIST = "gitea-issues-mcp"
 SERVER = "gitea"
@@ -37,6 +40,8 @@ class Setup:
     command: str = "uvx"
     args: tuple[str, ...] = (DIST,)
     remote_url: str | None = None  # a streamable-HTTP endpoint; None means a local stdio server
+    # With remote_url: the server signs users in through Gitea (OAuth), so the client sends no token at all.
+    signin: bool = False
     settings: tuple[tuple[str, str], ...] = ()  # the other settings not at their default: (variable, value)
 
 
@@ -52,12 +57,28 @@ class Client:
     title: str
     note: str  # what to do after pasting, and where the token comes from
     build: Callable[[Setup], list[Snippet]]
+    signin_note: str  # for a server that signs in through Gitea: how the client signs in
 
 
 def remote_endpoint(url: str) -> str:
     """The server answers on /mcp; users often paste the bare host."""
     url = url.strip().rstrip("/")
     return url if url.endswith(MCP_PATH) else url + MCP_PATH
+
+
+def signin_endpoint(url: str) -> str:
+    """`config --remote URL`: the team server's MCP endpoint, `/mcp` added to a bare origin. Refused in one sentence
+    (ValueError): anything but http(s), credentials (the client would store them), a query or a fragment."""
+    parts = urlsplit(url.strip())
+    form = "write it as https://mcp.example.com/mcp (or the bare origin, https://mcp.example.com)"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{shown(url)} is not an http:// or https:// URL; {form}")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError(f"the URL holds a user name or password (user:pass@host): signing in replaces them; {form}")
+    if parts.query or parts.fragment or url.strip().endswith(("?", "#")):
+        raise ValueError(f"the URL has a query or fragment, which no MCP endpoint takes; {form}")
+    path = parts.path.rstrip("/") or MCP_PATH
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
 def _json(document: dict[str, Any]) -> str:
@@ -86,9 +107,12 @@ def _bearer(token: str) -> dict[str, str]:
 
 
 def _entry(setup: Setup, token: str, url_key: str = "url", typed: bool = False) -> dict[str, Any]:
-    """The server's entry: a command to launch, or the remote URL under the client's own key for it."""
+    """The server's entry: a command to launch, or the remote URL under the client's own key for it (with the token
+    as a header, unless the server signs its users in: then the client finds the sign-in itself, RFC 9728)."""
     if setup.remote_url is None:
         kind, entry = "stdio", _stdio(setup, token)
+    elif setup.signin:
+        kind, entry = "http", {url_key: setup.remote_url}
     else:
         kind, entry = "http", {url_key: setup.remote_url, "headers": _bearer(token)}
     return {"type": kind, **entry} if typed else entry
@@ -105,6 +129,10 @@ def _claude_desktop(setup: Setup) -> list[Snippet]:
     where = "`claude_desktop_config.json` (Settings → Developer → Edit Config), merged into `mcpServers`"
     if setup.remote_url is None:
         return [Snippet(where, "json", _mcp_servers(_stdio(setup, PLACEHOLDER_TOKEN)))]
+    if setup.signin:
+        # Its config file takes local servers only; a remote one that signs in is a connector, added in the app.
+        connector = "Settings → Connectors → Add custom connector (not `claude_desktop_config.json`: it takes local servers only)"
+        return [Snippet(connector, "text", f"Name: {SERVER}\nRemote MCP server URL: {setup.remote_url}")]
     # Claude Desktop's config takes no URL entries; mcp-remote bridges stdio to HTTP. The header travels
     # through a variable because a space inside an argument breaks on Windows.
     args = ["-y", "mcp-remote", setup.remote_url, "--header", "Authorization:${AUTH_HEADER}"]
@@ -118,6 +146,8 @@ def _claude_code(setup: Setup) -> list[Snippet]:
         envs = [arg for key, value in _env(setup, token).items() for arg in ("--env", f"{key}={value}")]
         # The name before the --env flags: --env takes several values and would swallow it (Claude Code 2.x).
         argv = ["claude", "mcp", "add", "--transport", "stdio", SERVER, *envs, "--", setup.command, *setup.args]
+    elif setup.signin:
+        argv = ["claude", "mcp", "add", "--transport", "http", SERVER, setup.remote_url]
     else:
         header = f"Authorization: Bearer {token}"
         argv = ["claude", "mcp", "add", "--transport", "http", SERVER, setup.remote_url, "--header", header]
@@ -132,6 +162,8 @@ def _vscode(setup: Setup) -> list[Snippet]:
     prompt = {"type": "promptString", "id": VSCODE_INPUT, "description": "Gitea access token", "password": True}
     entry = _entry(setup, "${input:" + VSCODE_INPUT + "}", typed=True)
     where = "`.vscode/mcp.json`, or the user `mcp.json` (command MCP: Open User Configuration)"
+    if setup.signin:  # no token to ask for
+        return [Snippet(where, "json", _json({"servers": {SERVER: entry}}))]
     return [Snippet(where, "json", _json({"inputs": [prompt], "servers": {SERVER: entry}}))]
 
 
@@ -165,12 +197,15 @@ def _codex(setup: Setup) -> list[Snippet]:
             # Forwarded from Codex's own environment, so the token is never written here.
             f"env_vars = [{_toml_string(TOKEN_ENV)}]",
         ]
+    elif setup.signin:
+        lines += [f"url = {_toml_string(setup.remote_url)}"]
     else:
         # Codex ignores a key named `headers`; bearer_token_env_var is its way to send a token.
         lines += [f"url = {_toml_string(setup.remote_url)}", f"bearer_token_env_var = {_toml_string(TOKEN_ENV)}"]
     return [Snippet("`~/.codex/config.toml`", "toml", "\n".join(lines))]
 
 
+_NO_TOKEN = " No token goes into any file: the client keeps what the sign-in gives it."
 _FROM_ENV = f"The token comes from `{TOKEN_ENV}` in the environment the client starts from."
 CLIENTS: dict[str, Client] = {
     "claude-desktop": Client(
@@ -178,13 +213,43 @@ CLIENTS: dict[str, Client] = {
         f"Restart Claude Desktop after saving. It expands no variables: replace `{PLACEHOLDER_TOKEN}` and keep the "
         "file private. The remote form needs Node.js (`npx` runs mcp-remote).",
         _claude_desktop,
+        "Add it as a custom connector, then press Connect: Claude Desktop opens Gitea's sign-in in your browser. "
+        "Custom connectors come with Claude's paid plans and, in an organisation, are added by its owners.",
     ),
-    "claude-code": Client("Claude Code", _FROM_ENV + " Check with `claude mcp list`.", _claude_code),
-    "vscode": Client("VS Code", "VS Code asks for the token once and keeps it in its secret storage.", _vscode),
-    "cursor": Client("Cursor", _FROM_ENV, _cursor),
-    "windsurf": Client("Windsurf", _FROM_ENV + " Press Refresh in the MCP settings after saving.", _windsurf),
-    "gemini": Client("Gemini CLI", _FROM_ENV + " Check with `/mcp` inside Gemini CLI.", _gemini),
-    "codex": Client("Codex CLI", _FROM_ENV + " Check with `codex mcp list`.", _codex),
+    "claude-code": Client(
+        "Claude Code",
+        _FROM_ENV + " Check with `claude mcp list`.",
+        _claude_code,
+        "Sign in from inside Claude Code: `/mcp`, pick gitea, Authenticate (your browser opens Gitea).",
+    ),
+    "vscode": Client(
+        "VS Code",
+        "VS Code asks for the token once and keeps it in its secret storage.",
+        _vscode,
+        "Start the server (MCP: List Servers, or Start above its entry): VS Code asks to sign in and opens Gitea in "
+        "your browser.",
+    ),
+    "cursor": Client(
+        "Cursor", _FROM_ENV, _cursor, "In Cursor Settings → MCP the server shows Needs login: click it to sign in."
+    ),
+    "windsurf": Client(
+        "Windsurf",
+        _FROM_ENV + " Press Refresh in the MCP settings after saving.",
+        _windsurf,
+        "Press Refresh in the MCP settings after saving; Windsurf opens Gitea's sign-in in your browser.",
+    ),
+    "gemini": Client(
+        "Gemini CLI",
+        _FROM_ENV + " Check with `/mcp` inside Gemini CLI.",
+        _gemini,
+        "Sign in with `/mcp auth gitea` inside Gemini CLI (your browser opens Gitea).",
+    ),
+    "codex": Client(
+        "Codex CLI",
+        _FROM_ENV + " Check with `codex mcp list`.",
+        _codex,
+        "Sign in with `codex mcp login gitea` (your browser opens Gitea); check with `codex mcp list`.",
+    ),
 }
 
 
@@ -198,7 +263,8 @@ def render(client: str, setup: Setup) -> tuple[str, str]:
     spec = CLIENTS[client]
     found = snippets(client, setup)
     file = next(snippet for snippet in reversed(found) if snippet.language != "sh")
-    notes = [f"# {spec.title}: {spec.note}", f"# stdout → {file.where}"]
+    note = spec.signin_note + _NO_TOKEN if setup.remote_url is not None and setup.signin else spec.note
+    notes = [f"# {spec.title}: {note}", f"# stdout → {file.where}"]
     for other in (snippet for snippet in found if snippet is not file):
         notes += [f"# or, in {other.where}:", *(f"#   {line}" for line in other.text.splitlines())]
     return file.text, "\n".join(notes + _warnings(setup))

@@ -22,11 +22,26 @@ def _http_url(raw: str) -> str:
     return client_entries.remote_endpoint(raw)
 
 
+def _signin_url(raw: str) -> str:
+    try:
+        return client_entries.signin_endpoint(raw)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "client", choices=list(client_entries.CLIENTS), metavar="CLIENT", help=", ".join(client_entries.CLIENTS)
     )
-    parser.add_argument(
+    remote = parser.add_mutually_exclusive_group()
+    remote.add_argument(
+        "--remote",
+        metavar="URL",
+        type=_signin_url,
+        help="connect to the team's gitea_mcp at URL, which signs users in with Gitea (no token in the file; "
+        f"{client_entries.MCP_PATH} is added to a bare origin)",
+    )
+    remote.add_argument(
         "--http",
         metavar="URL",
         type=_http_url,
@@ -48,7 +63,9 @@ def setup_from(ns: argparse.Namespace) -> client_entries.Setup:
     url = ns.url or os.environ.get("GITEA_URL") or os.environ.get("GITEA_HOST") or client_entries.PLACEHOLDER_URL
     owners = ns.allowed_owners or os.environ.get("GITEA_ALLOWED_OWNERS") or client_entries.PLACEHOLDER_OWNERS
     how = launch(ns.launcher)
-    return client_entries.Setup(url.strip(), owners.strip(), how.command, how.args, ns.http, carried(ns))
+    remote = ns.remote or ns.http
+    return client_entries.Setup(url.strip(), owners.strip(), how.command, how.args, remote, ns.remote is not None,
+                                carried(ns))  # fmt: skip
 
 
 def carried(ns: argparse.Namespace) -> tuple[tuple[str, str], ...]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import tomllib
@@ -64,7 +65,8 @@ def server_entry(client: str, setup: Setup) -> dict[str, Any]:
     if client == "codex":
         return dict(document["mcp_servers"]["gitea"])
     key = "servers" if client == "vscode" else "mcpServers"
-    assert set(document) == ({"inputs", "servers"} if client == "vscode" else {key})
+    vscode = {"servers"} if setup.signin else {"inputs", "servers"}  # a sign-in asks for no token
+    assert set(document) == (vscode if client == "vscode" else {key})
     return dict(document[key]["gitea"])
 
 
@@ -290,7 +292,10 @@ def test_clients_doc_has_the_generated_client_sections() -> None:
     doc = CLIENTS_DOC.read_text(encoding="utf-8")
     found = re.search(r"<!-- clients:start -->\n(.*?)<!-- clients:end -->", doc, re.DOTALL)
     assert found, "docs/clients.md lacks the <!-- clients:start --> ... <!-- clients:end --> markers"
-    assert found.group(1) == readme_sections(), "paste the output of tests.support.readme.readme_sections() there"
+    if os.environ.get("UPDATE_README"):
+        CLIENTS_DOC.write_text(doc[: found.start(1)] + readme_sections() + doc[found.end(1) :], encoding="utf-8")
+        return
+    assert found.group(1) == readme_sections(), "the client sections changed: review, then UPDATE_README=1"
 
 
 def test_readme_scope_table_is_generated() -> None:
@@ -453,3 +458,98 @@ def test_config_says_when_uvx_is_not_on_path(
     assert json.loads(out)["mcpServers"]["gitea"]["command"] == "uvx"
     said = [line for line in err.splitlines() if "uvx" in line and "not found" in line]
     assert len(said) == 1 and "PATH" in said[0] and "--launcher" in said[0], err
+
+
+# -- `config CLIENT --remote URL`: the team server that signs users in with Gitea (issue 24) -----------------------
+
+SIGNIN_GOLDEN = Path(__file__).resolve().parent / "golden" / "config_remote"
+SIGNIN = Setup(remote_url=PLACEHOLDER_REMOTE, signin=True)
+# What each client's file holds for such a server: its URL under the client's own key, and nothing else.
+SIGNIN_ENTRIES: dict[str, dict[str, Any]] = {
+    "claude-code": {"type": "http", "url": PLACEHOLDER_REMOTE},
+    "vscode": {"type": "http", "url": PLACEHOLDER_REMOTE},
+    "cursor": {"url": PLACEHOLDER_REMOTE},
+    "windsurf": {"serverUrl": PLACEHOLDER_REMOTE},
+    "gemini": {"httpUrl": PLACEHOLDER_REMOTE},
+    "codex": {"url": PLACEHOLDER_REMOTE},
+}
+
+
+@pytest.mark.parametrize("client", sorted(SIGNIN_ENTRIES))
+def test_signin_entry_is_the_url_alone(client: str) -> None:
+    """No token, no header, no environment: the client finds the sign-in from the server's 401 (RFC 9728)."""
+    assert server_entry(client, SIGNIN) == SIGNIN_ENTRIES[client]
+
+
+def test_vscode_signin_asks_for_no_token() -> None:
+    assert parsed(snippets("vscode", SIGNIN)[0]) == {"servers": {"gitea": SIGNIN_ENTRIES["vscode"]}}
+
+
+def test_claude_code_signin_command_line_sends_no_header() -> None:
+    argv = shlex.split(snippets("claude-code", SIGNIN)[0].text)
+    assert argv == ["claude", "mcp", "add", "--transport", "http", "gitea", PLACEHOLDER_REMOTE]
+
+
+def test_claude_desktop_signin_is_a_connector_not_a_bridge() -> None:
+    """Claude Desktop's file takes local servers only: a remote one is a connector added in its Settings, and no
+    mcp-remote bridge (which would keep the sign-in's tokens outside Claude) is suggested."""
+    (connector,) = snippets("claude-desktop", SIGNIN)
+    assert connector.language == "text" and connector.where.startswith("Settings → Connectors")
+    assert connector.text == f"Name: gitea\nRemote MCP server URL: {PLACEHOLDER_REMOTE}"
+    _, notes = client_entries.render("claude-desktop", SIGNIN)
+    assert "mcp-remote" not in connector.text + notes and "npx" not in connector.text + notes
+
+
+@pytest.mark.parametrize("client", client_entries.CLIENTS)
+def test_config_remote_output_is_golden(client: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """The whole of `config CLIENT --remote URL`, stdout then stderr, as a user reads it."""
+    out, err = config(capfd, client, "--remote", "https://mcp.example.com")
+    text = f"$ gitea-issues-mcp config {client} --remote https://mcp.example.com\n--- stdout\n{out}--- stderr\n{err}"
+    path = SIGNIN_GOLDEN / f"{client}.txt"
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{path.name} changed; UPDATE_GOLDEN=1 and review the diff"
+    for word in (TOKEN, "Authorization", "Bearer", "GITEA_TOKEN", "headers", "env"):
+        assert word not in out, word
+
+
+@pytest.mark.parametrize(
+    ("given", "endpoint"),
+    [
+        ("https://mcp.example.com", "https://mcp.example.com/mcp"),
+        ("https://mcp.example.com/", "https://mcp.example.com/mcp"),
+        ("https://mcp.example.com/mcp", "https://mcp.example.com/mcp"),
+        ("https://mcp.example.com/mcp/", "https://mcp.example.com/mcp"),
+        (" http://127.0.0.1:8765 ", "http://127.0.0.1:8765/mcp"),
+        ("https://example.com/gitea/mcp", "https://example.com/gitea/mcp"),  # a path is the operator's: kept
+    ],
+)
+def test_signin_endpoint(given: str, endpoint: str) -> None:
+    assert client_entries.signin_endpoint(given) == endpoint
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        pytest.param("mcp.example.com", "'mcp.example.com' is not an http:// or https:// URL", id="no-scheme"),
+        pytest.param("ftp://mcp.example.com", "'ftp://mcp.example.com' is not an http:// or https:// URL", id="ftp"),
+        pytest.param("https://bob:pw@mcp.example.com", "the URL holds a user name or password", id="credentials"),
+        pytest.param("https://mcp.example.com/mcp?token=x", "the URL has a query or fragment", id="query"),
+        pytest.param("https://mcp.example.com/mcp#top", "the URL has a query or fragment", id="fragment"),
+        pytest.param("https://mcp.example.com/mcp?", "the URL has a query or fragment", id="empty-query"),
+    ],
+)
+def test_config_remote_refuses_a_url_in_one_sentence(url: str, said: str, capfd: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["config", "vscode", "--remote", url])
+    out, err = capfd.readouterr()
+    assert (exit_.value.code, out) == (2, "")
+    assert err.startswith(f"gitea-issues-mcp: --remote: {said}") and err.count("\n") == 1
+    assert "pw" not in err and "token=x" not in err
+
+
+def test_config_takes_remote_or_http_not_both(capfd: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["config", "vscode", "--remote", "https://a.test", "--http", "https://b.test"])
+    assert exit_.value.code == 2 and capfd.readouterr().out == ""

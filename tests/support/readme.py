@@ -83,13 +83,17 @@ def readme_table(tools: Iterable[ToolSpec]) -> str:
     return "\n".join(rows)
 
 
+SIGNIN_SETUP = Setup(remote_url=PLACEHOLDER_REMOTE, signin=True)
+
+
 def readme_sections() -> str:
     """The README's per-client setup, from the same builders as `config` so the two cannot drift."""
     parts = [
         "`gitea-issues-mcp config CLIENT` prints these with your `GITEA_URL` and `GITEA_ALLOWED_OWNERS` filled in "
         "and the launch command of the copy you installed (its full path, so a client with a short PATH finds it); "
         "`--launcher python` launches by your Python's full path, `--launcher uvx` by uvx's full path, `--http URL` "
-        "connects to a remote server. Every other setting you give it, as a flag or in the environment, and not at "
+        "connects to a remote server with your token, `--remote URL` to the team's server that signs you in with "
+        "Gitea (no token in any file). Every other setting you give it, as a flag or in the environment, and not at "
         "its default (`--read-only`, `--timeout`, `--ca-bundle` as an absolute path, `--insecure`, `--log-level`) "
         "goes into the server's environment too; for a remote server those are its own settings, and stderr says "
         "they were not written. Without `GITEA_URL` or `GITEA_ALLOWED_OWNERS` it writes the placeholders below and "
@@ -102,6 +106,8 @@ def readme_sections() -> str:
         parts += [_markdown(snippet) for snippet in snippets(name, Setup())]
         parts.append("Remote server (streamable HTTP):")
         parts += [_markdown(snippet) for snippet in snippets(name, Setup(remote_url=PLACEHOLDER_REMOTE))]
+        parts.append(f"The team server, signing you in with Gitea (`--remote URL`): {spec.signin_note}")
+        parts += [_markdown(snippet) for snippet in snippets(name, SIGNIN_SETUP)]
     return "\n\n".join(parts) + "\n"
 
 
