@@ -39,7 +39,10 @@ from gitea_mcp.tools import scopes
 from gitea_mcp.tools.render import counted
 from gitea_mcp.tools.spec import ToolSpec
 
-HELP = "check the configured Gitea: URL, version, token and its scopes, owners, page size (exit 1 if unusable)"
+HELP = (
+    "check the configured Gitea: URL, version, token and its scopes, owners, page size, and the sign-in set-up when "
+    "one is given (exit 1 if unusable)"
+)
 
 Mark = Literal["ok", "warn", "fail", "skip"]
 MARKS: dict[Mark, str] = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-"}
@@ -96,7 +99,7 @@ def checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
 def gitea_checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     """Gitea's checks in order; when Gitea or the token fails, the rest would only repeat that failure."""
     url = display_url(settings.url)
-    version = check_version(client, url, settings.timeout)
+    version, server = read_version(client, url, settings.timeout)
     yield version
     if version.mark == "fail":
         yield Line("skip", "other checks skipped: Gitea's API did not answer")
@@ -118,6 +121,10 @@ def gitea_checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     else:
         yield Line("skip", "owners not checked: issues cannot be read")
     yield check_page_size(client)
+    if settings.signin and server is not None:
+        from gitea_mcp.cli.signin_check import signin_checks
+
+        yield from signin_checks(settings, client, server)
 
 
 def render(lines: list[Line], settings: Settings, encoding: str | None) -> str:
@@ -164,7 +171,14 @@ def lacks_scope(exc: GiteaError) -> bool:
 # -- the checks ----------------------------------------------------------------------------------------------------
 
 
-def check_version(client: GiteaClient, url: str, timeout: float) -> Line:
+def read_version(client: GiteaClient, url: str, timeout: float) -> tuple[Line, ServerInfo | None]:
+    """The version's line, and the release read from it (None when no version came: Gitea did not answer)."""
+    found: list[ServerInfo] = []
+    line = _version_line(client, url, timeout, found)
+    return line, (found[0] if found else None)
+
+
+def _version_line(client: GiteaClient, url: str, timeout: float, found: list[ServerInfo]) -> Line:
     try:
         data = _version(client)
     except WrongScheme as exc:
@@ -185,6 +199,7 @@ def check_version(client: GiteaClient, url: str, timeout: float) -> Line:
     if not isinstance(version, str):
         return Line("fail", f"{url}/api/v1/version answers without a version: {_NOT_GITEA}", _SITE_ROOT)
     server = ServerInfo.parse(version)  # the reading every tool acts on
+    found.append(server)
     kind, level = server.flavor, server.gitea_api
     api = f" (Gitea {'.'.join(map(str, level))} API)" if kind == "Forgejo" and level else ""
     if not server.understood:

@@ -131,7 +131,10 @@ def _claude_desktop(setup: Setup) -> list[Snippet]:
         return [Snippet(where, "json", _mcp_servers(_stdio(setup, PLACEHOLDER_TOKEN)))]
     if setup.signin:
         # Its config file takes local servers only; a remote one that signs in is a connector, added in the app.
-        connector = "Settings → Connectors → Add custom connector (not `claude_desktop_config.json`: it takes local servers only)"
+        connector = (
+            "Settings → Connectors → Add custom connector (not `claude_desktop_config.json`: it takes local "
+            "servers only)"
+        )
         return [Snippet(connector, "text", f"Name: {SERVER}\nRemote MCP server URL: {setup.remote_url}")]
     # Claude Desktop's config takes no URL entries; mcp-remote bridges stdio to HTTP. The header travels
     # through a variable because a space inside an argument breaks on Windows.

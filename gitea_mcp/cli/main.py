@@ -220,8 +220,9 @@ _SERVE_ONLY = ("--read-only", "--timeout", "--transport", "--host", "--port", "-
 # command, so a variable a command does not use is not read by it (call ignores GITEA_MCP_TRANSPORT=http).
 USES: dict[str, tuple[str, ...]] = {
     "serve": _ALL,
-    # Over HTTP callers bring tokens (none is a warning); the replicas' write guard is checked when set.
-    "check": (*(s.flag for s in CONNECTION), "--transport", "--redis-url"),
+    # Over HTTP callers bring tokens (none is a warning); the replicas' write guard is checked when set, and the
+    # sign-in set-up when one is given (it is the HTTP server's: given to check, it implies --transport http).
+    "check": (*(s.flag for s in CONNECTION), "--transport", "--redis-url", *(s.flag for s in SIGNIN)),
     "call": tuple(s.flag for s in CONNECTION),
     # config writes the settings into the client's launch; never the token (the client asks for it).
     "config": tuple(s.flag for s in CONNECTION if s.flag != "--token"),
@@ -545,7 +546,11 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
     read_only = checked(lambda: read.switch("--read-only"), False)
     insecure = checked(lambda: read.switch("--insecure"), False)
     timeout = checked(lambda: _from(read, "--timeout", seconds, _DEFAULT["timeout"]), _DEFAULT["timeout"])
-    transport = checked(lambda: _from(read, "--transport", _transport, _DEFAULT["transport"]), _DEFAULT["transport"])
+    signin = {field: read.value("--" + field.replace("_", "-")) for field in SIGNIN_SETTINGS}
+    # check verifies the set-up serve would run: sign-in settings are the HTTP server's, so they imply HTTP there
+    # (an explicit --transport stdio is still refused with serve's sentence).
+    implied = "http" if getattr(ns, "command", None) == "check" and any(signin.values()) else _DEFAULT["transport"]
+    transport = checked(lambda: _from(read, "--transport", _transport, implied), implied)
     port = checked(lambda: _from(read, "--port", _port, _DEFAULT["port"]), _DEFAULT["port"])
     limits = {name: checked(lambda name=name: _limit(read, name), _DEFAULT[name]) for name in _LIMIT_FIELDS}
     if problems:
@@ -553,7 +558,6 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
     token = read.value("--token")
     secret = read.value("--http-secret")
     redis_url = read.value("--redis-url")
-    signin = {field: read.value("--" + field.replace("_", "-")) for field in SIGNIN_SETTINGS}
     hosts = read.value("--allowed-hosts") or ""
     try:
         return Settings(

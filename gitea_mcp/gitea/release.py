@@ -89,3 +89,9 @@ class ServerInfo:
         """A title over 255 bytes is cut by display width from Gitea 1.24 (verified on 1.25.4), at 252 bytes
         before and on Forgejo (verified on Forgejo 12): gitea/titles.py."""
         return not self._gitea_before((1, 24)) and self.flavor == "Gitea"
+
+    @property
+    def narrows_oauth_scopes(self) -> bool:
+        """An OAuth token asked for some scopes gets only those (Gitea 1.23+; verified on 1.25.4). Gitea 1.22 and
+        every Forgejo give OAuth tokens full access whatever was asked (docs/server-behaviour.md, issue 24)."""
+        return self.flavor == "Gitea" and self.number >= (1, 23)
