@@ -143,8 +143,8 @@ def test_each_setting_has_its_equal_flag(monkeypatch: pytest.MonkeyPatch) -> Non
     assert settings.signin_keys() == [bytes(range(32))]
 
 
-@pytest.mark.parametrize("command", ["check", "call", "config"])
-def test_only_the_server_takes_them(capfd: pytest.CaptureFixture[str], command: str) -> None:
+@pytest.mark.parametrize("command", ["call", "config"])  # check takes them too: it verifies the set-up
+def test_only_the_server_and_check_take_them(capfd: pytest.CaptureFixture[str], command: str) -> None:
     with pytest.raises(SystemExit) as usage:
         main([command, "--public-url", "https://mcp.example.com"])
     assert usage.value.code == 2

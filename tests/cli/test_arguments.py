@@ -63,11 +63,11 @@ LIMITS = [
     "--body-timeout",
 ]
 HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret", "--redis-url", *LIMITS]
-SIGNIN = ["--public-url", "--oauth-client-id", "--oauth-client-secret", "--oauth-key"]  # issue 24: the server's alone
+SIGNIN = ["--public-url", "--oauth-client-id", "--oauth-client-secret", "--oauth-key"]  # issue 24: serve and check
 # The settings each command uses (written out here, not read from the code, so a change to them is a decision).
 USED: dict[str, list[str]] = {
     "serve": CONNECTION + HTTP + SIGNIN,
-    "check": [*CONNECTION, "--transport", "--redis-url"],
+    "check": [*CONNECTION, "--transport", "--redis-url", *SIGNIN],  # check verifies the sign-in set-up
     "call": CONNECTION,
     "config": [flag for flag in CONNECTION if flag != "--token"],
     "demo": ["--log-level", "--read-only", "--timeout", "--transport", "--host", "--port", "--allowed-hosts", *LIMITS],
