@@ -232,7 +232,7 @@ USES: dict[str, tuple[str, ...]] = {
 _WHY_NOT: dict[str, str] = {
     "check": "it serves nothing: it tests the connection to Gitea",
     "call": "it runs one tool in this process and serves nothing",
-    "config": "the client starts the server on stdio; for a remote server use --http URL",
+    "config": "the client starts the server on stdio; for a remote server use --remote URL (sign-in) or --http URL",
     "demo": "it brings its own Gitea stand-in, token and owners",
 }
 
