@@ -61,7 +61,7 @@ OPENID_DOCUMENT = {
         "email",
         "email_verified",
         "groups",
-    ],  # fmt: skip
+    ],
     "code_challenge_methods_supported": ["plain", "S256"],
     "grant_types_supported": ["authorization_code", "refresh_token"],
 }
@@ -134,7 +134,7 @@ CASES: dict[str, tuple[dict[str, dict[str, Any]], dict[str, Any], int]] = {
         signin_answers(openid={"body": "<html>sign in</html>", "content_type": "text/html"}),
         {},
         0,
-    ),  # fmt: skip
+    ),
     "no-token": (signin_answers(), {"token": None}, 0),
     "token-without-read-user": (signin_answers(apps={"status": 403, "json": api_error(SCOPE_403)}), {}, 0),
     "app-not-the-owners": (signin_answers(apps=listed(app(client_id="0c5e…", name="other"))), {}, 0),
@@ -145,7 +145,7 @@ CASES: dict[str, tuple[dict[str, dict[str, Any]], dict[str, Any], int]] = {
         },
         {},
         0,
-    ),  # fmt: skip
+    ),
     "wrong-redirect": (signin_answers(apps=listed(app(uris=["http://127.0.0.1:8765/callback"]))), {}, 1),
     "confidential-without-secret": (signin_answers(apps=listed(app(confidential=True))), {}, 1),
     "confidential-with-secret": (

@@ -22,7 +22,7 @@ PORT_RANGE = "use 1 to 65535 (or 0 for any free port)"
 DEMO_OWN = "it brings its own Gitea stand-in, token and owners"
 SERVES_NOTHING = "it serves nothing: it tests the connection to Gitea"
 IN_PROCESS = "it runs one tool in this process and serves nothing"
-STDIO_LAUNCH = "the client starts the server on stdio; for a remote server use --http URL"
+STDIO_LAUNCH = "the client starts the server on stdio; for a remote server use --remote URL (sign-in) or --http URL"
 
 
 def run(
