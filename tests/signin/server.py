@@ -1,0 +1,65 @@
+"""Our server with sign-in on, as a process: `serve --transport http` on a port chosen first, because the public
+URL (http://127.0.0.1:PORT, allowed for trials) must name it before the server starts."""
+
+from __future__ import annotations
+
+import base64
+import os
+import subprocess
+import sys
+import time
+
+import requests
+
+from tests.e2e.conftest import free_port
+
+
+def new_key() -> str:
+    return base64.urlsafe_b64encode(os.urandom(32)).decode()
+
+
+class SigninServer:
+    def __init__(self, gitea_url: str, client_id: str, client_secret: str | None = None, **env: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        settings = {
+            "GITEA_URL": gitea_url,
+            "GITEA_MCP_PUBLIC_URL": self.url,
+            "GITEA_MCP_OAUTH_CLIENT_ID": client_id,
+            "GITEA_MCP_OAUTH_KEY": new_key(),
+            **({"GITEA_MCP_OAUTH_CLIENT_SECRET": client_secret} if client_secret else {}),
+            **env,
+        }
+        command = [sys.executable, "-m", "gitea_mcp", "serve", "--transport", "http", "--port", str(self.port)]
+        self.process = subprocess.Popen(
+            command, env={**os.environ, **settings}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        self._wait(20)
+
+    @property
+    def mcp(self) -> str:
+        return f"{self.url}/mcp"
+
+    @property
+    def callback(self) -> str:
+        """Where Gitea sends the user back: the redirect URI of the OAuth2 application registered for us."""
+        return f"{self.url}/callback"
+
+    def _wait(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and self.process.poll() is None:
+            try:
+                if requests.get(f"{self.url}/healthz", timeout=2).ok:
+                    return
+            except requests.ConnectionError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"the server with sign-in on did not start on {self.url}")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)

@@ -1,0 +1,71 @@
+"""Both SDK clients read our discovery documents the way they read any server's: a 401 from /mcp, the protected
+resource's metadata, the authorization server's, then registration at /register. No browser: the run is stopped
+where the user would be sent to sign in (or where registration fails, before /register is served).
+
+Passes before and after /register lands: what it proves is that neither client refuses the documents."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from gitea_mcp.standin import StandIn
+from tests.signin.python_client import Run, run_client
+from tests.signin.server import SigninServer
+from tests.signin.typescript import run_ts_client
+
+pytestmark = pytest.mark.slow
+
+ARGUMENTS = {"owner": "acme", "name": "widgets"}
+NOT_JSON = """SyntaxError: Unexpected token 'N', "Not Found" is not valid JSON"""
+
+
+class Stop(Exception):
+    """Raised where the browser would open: this test goes no further."""
+
+
+def stop(url: str) -> str:
+    raise Stop(url)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[SigninServer]:
+    with StandIn() as forge:
+        started = SigninServer(forge.url, "signin-e2e-discovery", GITEA_ALLOWED_OWNERS="acme")
+        yield started
+        started.stop()
+
+
+def discovery(base: str) -> list[str]:
+    return [
+        f"POST {base}/mcp 401",
+        f"GET {base}/.well-known/oauth-protected-resource/mcp 200",
+        f"GET {base}/.well-known/oauth-authorization-server 200",
+    ]
+
+
+def reached_registration(exchanges: list[str], base: str, authorize_urls: list[str]) -> None:
+    assert exchanges[:3] == discovery(base), exchanges
+    assert exchanges[3].startswith(f"POST {base}/register "), exchanges
+    # Before /register is served: a 404 and nothing after it. After: a registration, then the user is sent to sign in.
+    if exchanges[3].endswith(" 404"):
+        assert authorize_urls == [], authorize_urls
+    else:
+        assert [url.startswith(f"{base}/authorize?") for url in authorize_urls] == [True], authorize_urls
+
+
+def test_the_python_sdk_client_reads_discovery_then_registers(server: SigninServer) -> None:
+    run = Run()
+    with pytest.raises(Exception) as raised:  # a 404 at /register today, Stop once it is served
+        run_client(server.mcp, "http://127.0.0.1:9/callback", stop, ARGUMENTS, run, seconds=30)
+    reached_registration(run.exchanges, server.url, run.authorize_urls)
+    assert "Registration failed: 404" in repr(raised.value) or "Stop" in repr(raised.value), repr(raised.value)
+
+
+def test_the_typescript_sdk_client_reads_discovery_then_registers(server: SigninServer) -> None:
+    done = run_ts_client(server.mcp, 9, ARGUMENTS, lambda url: url, seconds=20)
+    assert done.returncode == 1, done
+    reached_registration(done.exchanges, server.url, done.authorize_urls)
+    if done.exchanges[3].endswith(" 404"):  # the SDK reads an error body as OAuth's JSON: ours is plain text
+        assert done.errors == [f"HTTP 404: Invalid OAuth error response: {NOT_JSON}. Raw body: Not Found"], done.errors

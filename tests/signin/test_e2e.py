@@ -1,0 +1,103 @@
+"""Sign-in end to end (issue 24): a user adds our /mcp to a real MCP client, signs in at a live Gitea in a real
+browser, and the client calls the tools with the token our server issued; no token pasted anywhere.
+
+Each client: the official TypeScript SDK's (its own loopback listener receives the redirect) and the Python SDK's
+OAuthClientProvider (the browser's redirect is intercepted and handed to its callback_handler). The steps: 401 and
+discovery, /register, /authorize and our consent (`#approve`), Gitea's sign-in and consent, our /callback, the
+client's redirect, /token, then tools/list and issue_list on a private repository only the new user can read.
+
+Skipped unless tests/signin/live.py's variables name a live Gitea, and the browser user can run (CI has neither).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from tests.e2e.conftest import free_port
+from tests.signin import live
+from tests.signin.browser import sign_in, unavailable
+from tests.signin.python_client import Run, run_client
+from tests.signin.server import SigninServer
+from tests.signin.typescript import run_ts_client
+
+pytestmark = pytest.mark.slow
+
+TITLE = "Signed in through the forge"
+
+
+@dataclass(frozen=True)
+class World:
+    server: SigninServer
+    account: live.Account
+    repo: str
+
+    def arguments(self) -> dict[str, str]:
+        return {"owner": self.account.login, "name": self.repo}
+
+
+@pytest.fixture
+def world() -> Iterator[World]:
+    reason = live.missing() or unavailable()
+    if reason:
+        pytest.skip(reason)
+    forge = live.LiveGitea.from_env()
+    account = forge.user()
+    # A public application with a loopback redirect and no port: Gitea accepts our callback on any port (RFC 8252).
+    app = forge.app(["http://127.0.0.1/callback"])
+    try:
+        repo = forge.repo_with_issue(account, TITLE)
+        server = SigninServer(forge.url, app.client_id, GITEA_ALLOWED_OWNERS=account.login)
+        try:
+            yield World(server, account, repo)
+        finally:
+            server.stop()
+    finally:
+        forge.delete_app(app)
+        forge.delete_user(account)
+
+
+def listed_titles(result: dict[str, object]) -> list[str]:
+    assert result.get("isError") is not True, result
+    structured = result["structuredContent"]
+    assert isinstance(structured, dict), result
+    return [issue["title"] for issue in structured["issues"]]
+
+
+def test_the_typescript_sdk_client_signs_in_and_calls_the_tools(world: World) -> None:
+    port = free_port()
+    redirect = f"http://127.0.0.1:{port}/callback"
+    failures: list[str] = []
+
+    def browser(url: str) -> str:
+        try:
+            return sign_in(url, world.account.login, world.account.password, expect_redirect_prefix=redirect)
+        except AssertionError as failed:
+            failures.append(str(failed))
+            raise
+
+    done = run_ts_client(world.server.mcp, port, world.arguments(), browser, seconds=90)
+    assert failures == [], failures
+    assert done.returncode == 0, (done.errors, done.exchanges)
+    assert [url.startswith(f"{world.server.url}/authorize?") for url in done.authorize_urls] == [True]
+    tools, called = done.results
+    assert "issue_list" in tools["tools"]
+    assert listed_titles(called["issue_list"]) == [TITLE]
+
+
+def test_the_python_sdk_client_signs_in_and_calls_the_tools(world: World) -> None:
+    redirect = f"http://127.0.0.1:{free_port()}/callback"
+
+    def browser(url: str) -> str:
+        login, password = world.account.login, world.account.password
+        return sign_in(url, login, password, expect_redirect_prefix=redirect, intercept=True)
+
+    run = Run()
+    run_client(world.server.mcp, redirect, browser, world.arguments(), run, seconds=90)
+    assert [url.startswith(f"{world.server.url}/authorize?") for url in run.authorize_urls] == [True]
+    assert "issue_list" in run.tools
+    assert run.issue_list is not None
+    assert listed_titles(run.issue_list) == [TITLE]
+    assert run.storage.tokens is not None and run.storage.tokens.refresh_token, "no refresh token was issued"
