@@ -199,9 +199,9 @@ def _app_lines(settings: Settings, app: dict[str, Any], callback: str) -> list[L
 
 def check_scopes(settings: Settings, server: ServerInfo) -> Line:
     """What a signed-in user's Gitea token may do: the scopes asked, narrowed by Gitea 1.23+ alone."""
-    from gitea_mcp.server.discovery import scopes  # the SDK import: only once a check runs
+    from gitea_mcp.server.discovery import gitea_scopes, scopes  # the SDK import: only once a check runs
 
-    asked = ", ".join(scopes(settings))
+    asked = ", ".join(gitea_scopes(scopes(settings)))
     if server.narrows_oauth_scopes:
         return Line("ok", f"sign-in: asks Gitea for {asked}; {server} narrows OAuth tokens to the scopes asked")
     return Line(

@@ -302,6 +302,34 @@ class GiteaClient:
         response.write = True
         return response
 
+    def site(self, method: str, path: str, form: dict[str, str] | None = None) -> tuple[int, Any]:
+        """One request outside the API (`/login/oauth/access_token`, `/.well-known/openid-configuration`): sent
+        once, never retried (a code is spent by its first use), no token header. The status and the JSON body
+        (None when it is not JSON); a transport failure is the GiteaError `_transport_error` tells apart."""
+        timeout = self._timeout_now(method, path)
+        deadline = time.monotonic() + timeout
+        site = self._api.removesuffix("/api/v1")
+        try:
+            response = self._shared.session().request(
+                method,
+                site + path,
+                data=form,
+                headers={"Accept": "application/json"},
+                timeout=timeout,
+                allow_redirects=False,
+                stream=True,
+            )
+            with response:
+                content = _read_body(response, deadline, _SITE_BODY)
+        except _requests().RequestException as exc:
+            raise self._transport_error(exc, method, path, timeout) from None
+        except _Overrun as exc:
+            raise self._overrun_error(exc, method, path, response.status_code, timeout) from None
+        try:
+            return response.status_code, json.loads(content)
+        except ValueError:
+            return response.status_code, None
+
     def parallel(self, *calls: Callable[[], T]) -> list[T]:
         """Run independent reads of one kind at once (pages, one per name) so a slow forge costs one round trip."""
         return self._run_at_once(calls)
@@ -547,6 +575,7 @@ class GiteaClient:
 
 
 CALL_ROUNDS = 4  # a tool call's deadline, in GITEA_TIMEOUTs
+_SITE_BODY = 1 << 16  # bytes: a token answer or an OpenID document is a few hundred
 _LAST_MOMENT = 0.05  # seconds: with less of the call left, a request is not sent at all
 _CALL_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("gitea_call_deadline", default=None)
 

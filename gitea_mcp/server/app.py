@@ -145,9 +145,8 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
         # Over HTTP a request acts with its own token (or the server's, unlocked by the operator's secret), read
         # exactly as the gate read it. A request without headers acts anonymously, never with the server's token.
         headers = (ctx.headers if ctx is not None else None) or {}
-        token = credential(headers.items(), settings).token
-        bearer = any(name.lower() == "authorization" for name in headers)
-        return dataclasses.replace(deps, client=deps.client.with_token(token, bearer))
+        said = credential(headers.items(), settings)
+        return dataclasses.replace(deps, client=deps.client.with_token(said.token, said.bearer))
 
     # Over HTTP each token is a caller with its share of the tool threads; stdio has one caller, who may use all.
     per_caller = settings.calls_per_token if settings.transport == "http" else TOOL_THREADS

@@ -15,7 +15,7 @@ from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
 
 from gitea_mcp.server.app import offered
 from gitea_mcp.settings import Settings
-from gitea_mcp.tools.scopes import needed
+from gitea_mcp.tools.scopes import READ_USER, folded, needed
 
 MCP_PATH = "/mcp"
 RESOURCE_METADATA = "/.well-known/oauth-protected-resource"
@@ -34,6 +34,12 @@ def _origin(settings: Settings) -> str:
 def scopes(settings: Settings) -> list[str]:
     """The scopes a client may ask for: exactly the Gitea scopes the offered tools need (read-only asks less)."""
     return needed(offered(settings.read_only))
+
+
+def gitea_scopes(asked: list[str]) -> list[str]:
+    """What Gitea is asked for on a sign-in: the client's scopes, and read:user, by which the server learns who
+    signed in (the session's subject and its log line) even in read-only mode."""
+    return folded([*asked, READ_USER])
 
 
 def resource_metadata(settings: Settings) -> dict[str, Any]:

@@ -48,6 +48,13 @@ _ONE = "send exactly one credential: 'Authorization: Bearer <your Gitea token>'"
 class Credential:
     token: str | None  # the Gitea token the request acts with
     refused: str | None = None  # why the request is refused (401), in words for the caller
+    bearer: bool = False  # the caller's own (a Gitea token, or one of ours holding one), not the server's
+    signed_in: str | None = None  # the Gitea login of a token our sign-in issued
+    invalid_token: bool = False  # a bearer that is not (or no longer) good: the challenge says so (RFC 6750 §3.1)
+
+
+# A JWT: what Gitea's OAuth2 access tokens are (a personal access token is 40 hex digits).
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
 
 
 def credential(headers: Iterable[tuple[str, str]], settings: Settings) -> Credential:
@@ -65,7 +72,33 @@ def credential(headers: Iterable[tuple[str, str]], settings: Settings) -> Creden
     found = _BEARER.fullmatch(auths[0].strip())
     if found is None:
         return Credential(None, f"malformed Authorization header: {_ONE}")
-    return Credential(found.group(1))
+    token = found.group(1)
+    if settings.signin:
+        return _signed_in(token, settings)
+    return Credential(token, bearer=True)
+
+
+def _signed_in(token: str, settings: Settings) -> Credential:
+    """With sign-in on: one of our access tokens (the Gitea token sealed inside is what acts), a personal access
+    token as before, and never a Gitea OAuth token issued to some other application (the MCP authorization spec
+    forbids passing through tokens not issued for this server)."""
+    from gitea_mcp.server.signin.context import sealer_for
+    from gitea_mcp.server.signin.seal import OURS, Unsealable
+
+    if token.startswith(OURS):
+        try:
+            claims = sealer_for(settings).open("access", token)
+        except Unsealable as exc:
+            return Credential(None, f"{exc}: refresh it, or sign in again", invalid_token=True)
+        return Credential(str(claims["ga"]), bearer=True, signed_in=str(claims["sub"]))
+    if _JWT.fullmatch(token):
+        return Credential(
+            None,
+            "a Gitea OAuth2 token is not accepted here: sign in through this server (your MCP client does it when "
+            "given the URL), or send a personal access token",
+            invalid_token=True,
+        )
+    return Credential(token, bearer=True)
 
 
 def security(settings: Settings) -> TransportSecuritySettings:
@@ -92,11 +125,22 @@ class RequireToken:
         self.by_caller: dict[str, int] = {}  # requests in flight per token hash
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith(_WELL_KNOWN):
-            # Discovery needs no credential (a client reads it before it has one), but answers only to the
-            # Host names MCP answers to.
+        if scope["type"] == "http" and _signin_path(scope["path"]):
+            # Discovery and the sign-in endpoints need no credential (a client reads them before it has one),
+            # but answer only to the Host names MCP answers to. Web-based clients read them from their own
+            # origin (CORS), so Origin is not checked here; the consent form checks its own.
             headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-            await (self.hosts.refusal(headers) or self.app)(scope, receive, send)
+            refusal = self.hosts.refusal(headers, origin=False)
+            if refusal is None and self.load.requests >= self.load.limits.requests:
+                refusal = _reply(503, "the server is busy; retry shortly", {"Retry-After": "1", **_CLOSE})
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
+            self.load.requests += 1
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                self.load.requests -= 1
             return
         if scope["type"] != "http" or not scope["path"].startswith(MCP_PATH):
             await self.app(scope, receive, send)
@@ -143,9 +187,12 @@ class RequireToken:
             # Stateless: there is no stream to open and no session to end. Without this a GET holds a
             # connection open for as long as the client likes.
             return _reply(405, "this server is stateless: POST MCP requests to /mcp", {"Allow": "POST"})
-        refused = credential(headers, self.settings).refused
-        if refused is not None:
-            return _reply(401, refused, {"WWW-Authenticate": discovery.challenge(self.settings), **_CLOSE})
+        said = credential(headers, self.settings)
+        if said.refused is not None:
+            error = None
+            if said.invalid_token:
+                error = f'error="invalid_token", error_description="{_quoted(said.refused)}"'
+            return _reply(401, said.refused, {"WWW-Authenticate": discovery.challenge(self.settings, error), **_CLOSE})
         return None
 
     async def _admitted(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -155,12 +202,15 @@ class RequireToken:
             await _too_large(declared, limit)(scope, receive, send)
             return
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-        token = _bearer(headers)
+        said = credential(headers, self.settings)
+        token = said.token if said.bearer else None
         if token is not None and self.bearers is not None and await self.bearers.verdict(token) is Verdict.REFUSED:
-            challenge = discovery.challenge(
-                self.settings, 'error="invalid_token", error_description="Gitea refused this token"'
-            )
-            await _reply(401, REFUSED_TOKEN, {"WWW-Authenticate": challenge, **_CLOSE})(scope, receive, send)
+            # A signed-in user's Gitea token refused: the app was revoked in Gitea (or the token expired there).
+            # The client's refresh then fails too, and it signs the user in again.
+            why = "Gitea no longer accepts this sign-in" if said.signed_in else "Gitea refused this token"
+            challenge = discovery.challenge(self.settings, f'error="invalid_token", error_description="{why}"')
+            message = f"{why}: refresh it, or sign in again" if said.signed_in else REFUSED_TOKEN
+            await _reply(401, message, {"WWW-Authenticate": challenge, **_CLOSE})(scope, receive, send)
             return
         body = await _read_body(receive, limit)
         if body is None:
@@ -175,6 +225,13 @@ class RequireToken:
 
 
 _WELL_KNOWN = "/.well-known/"
+SIGNIN_PATHS = ("/authorize", "/callback", "/token", "/register")
+
+
+def _signin_path(path: str) -> bool:
+    return path.startswith(_WELL_KNOWN) or path in SIGNIN_PATHS
+
+
 _CLOSE = {"Connection": "close"}  # refused before its body was read: the rest of it is not waited for
 REFUSED_TOKEN = (
     "the token sent in the Authorization header was refused by Gitea (401): send a valid Gitea access token of "
@@ -182,11 +239,9 @@ REFUSED_TOKEN = (
 )
 
 
-def _bearer(headers: list[tuple[str, str]]) -> str | None:
-    """The token the Authorization header carries (the gate has made sure there is exactly one credential)."""
-    auths = [value for name, value in headers if name.lower() == "authorization"]
-    found = _BEARER.fullmatch(auths[0].strip()) if len(auths) == 1 else None
-    return found.group(1) if found else None
+def _quoted(text: str) -> str:
+    """`text` as an auth-param's quoted string (RFC 9110 §5.6.4): no quote or backslash inside."""
+    return text.replace("\\", "").replace('"', "'")
 
 
 def _content_length(scope: Scope) -> int | None:
@@ -267,7 +322,7 @@ class HostCheck:
         self.hosts = rules.allowed_hosts
         self.origins = rules.allowed_origins
 
-    def refusal(self, headers: list[tuple[str, str]]) -> Response | None:
+    def refusal(self, headers: list[tuple[str, str]], origin: bool = True) -> Response | None:
         if not self.on:
             return None
         host = next((value for name, value in headers if name.lower() == "host"), "")
@@ -278,10 +333,10 @@ class HostCheck:
                 "adds the name clients use to GITEA_MCP_ALLOWED_HOSTS (e.g. mcp.example.com:*)"
             )
             return _reply(421, message, _CLOSE)
-        origin = next((value for name, value in headers if name.lower() == "origin"), "")
-        if origin and not _listed(origin, self.origins):
+        sent = next((value for name, value in headers if name.lower() == "origin"), "") if origin else ""
+        if sent and not _listed(sent, self.origins):
             message = (
-                f"requests from the web page at {shown(origin, 100)} are refused (DNS-rebinding guard); the "
+                f"requests from the web page at {shown(sent, 100)} are refused (DNS-rebinding guard); the "
                 "operator adds its host to GITEA_MCP_ALLOWED_HOSTS if it may call this server"
             )
             return _reply(403, message, _CLOSE)
@@ -307,7 +362,12 @@ def app(server: MCPServer, settings: Settings, load: Load | None = None, bearers
 
     server.custom_route("/healthz", methods=["GET"])(healthz)
     if settings.signin:
+        from gitea_mcp.server.app import make_client
+        from gitea_mcp.server.signin import routes
+        from gitea_mcp.server.signin.context import build
+
         _discovery_routes(server, settings)
+        routes(server, build(settings, make_client(settings, warn=False)))
 
     starlette = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -321,19 +381,21 @@ def app(server: MCPServer, settings: Settings, load: Load | None = None, bearers
 
 
 def _discovery_routes(server: MCPServer, settings: Settings) -> None:
-    """The two metadata documents, fixed at start (they depend on the settings alone). /authorize, /token and
-    /register are not served yet: they answer 404 like any other path."""
+    """The two metadata documents, fixed at start (they depend on the settings alone), readable from any origin."""
     resource, authority = discovery.resource_metadata(settings), discovery.server_metadata(settings)
 
     async def protected_resource(request: Request) -> Response:
-        return JSONResponse(resource)
+        return JSONResponse(resource, headers=_CORS)
 
     async def authorization_server(request: Request) -> Response:
-        return JSONResponse(authority)
+        return JSONResponse(authority, headers=_CORS)
 
     for path in discovery.RESOURCE_METADATA_PATHS:
         server.custom_route(path, methods=["GET"])(protected_resource)
     server.custom_route(discovery.SERVER_METADATA, methods=["GET"])(authorization_server)
+
+
+_CORS = {"Access-Control-Allow-Origin": "*"}
 
 
 def serve(server: MCPServer, settings: Settings) -> None:

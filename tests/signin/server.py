@@ -7,6 +7,7 @@ import base64
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import requests
@@ -31,8 +32,10 @@ class SigninServer:
             **env,
         }
         command = [sys.executable, "-m", "gitea_mcp", "serve", "--transport", "http", "--port", str(self.port)]
+        # Its stderr kept, to say in a failure what the server said (its one line per sign-in, its warnings).
+        self.stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            command, env={**os.environ, **settings}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            command, env={**os.environ, **settings}, stdout=subprocess.DEVNULL, stderr=self.stderr
         )
         self._wait(20)
 
@@ -55,6 +58,11 @@ class SigninServer:
                 time.sleep(0.05)
         self.stop()
         raise RuntimeError(f"the server with sign-in on did not start on {self.url}")
+
+    def said(self) -> str:
+        """What the server wrote to stderr so far."""
+        self.stderr.seek(0)
+        return self.stderr.read().decode(errors="replace")
 
     def stop(self) -> None:
         self.process.terminate()

@@ -80,7 +80,7 @@ def test_the_typescript_sdk_client_signs_in_and_calls_the_tools(world: World) ->
 
     done = run_ts_client(world.server.mcp, port, world.arguments(), browser, seconds=90)
     assert failures == [], failures
-    assert done.returncode == 0, (done.errors, done.exchanges)
+    assert done.returncode == 0, (done.errors, done.exchanges, world.server.said())
     assert [url.startswith(f"{world.server.url}/authorize?") for url in done.authorize_urls] == [True]
     tools, called = done.results
     assert "issue_list" in tools["tools"]

@@ -1,0 +1,208 @@
+"""Who the MCP client is, and where its codes may go: the three ways a client is known here.
+
+- **A client ID metadata document** (the MCP spec's default): the client ID is an https URL; the document there
+  names the client and its redirect URIs, and must give that same URL as its `client_id`. Fetched when the user
+  is sent to sign in, with a short timeout, a small size cap, no redirects, and never from an address that is not
+  public (a client ID may not make this server reach into its own network).
+- **Dynamic registration** (RFC 7591, `POST /register`): the metadata is checked and sealed into the client ID
+  itself, so registering keeps nothing here (a flood of registrations costs nothing to keep).
+- **Pre-registered**: a client ID the operator made ahead with `POST /register`, handed to the client.
+
+Redirect URIs are matched exactly, except that a loopback one (127.0.0.1, [::1], localhost; RFC 8252 §7.3) may use
+any port: native clients listen on whichever port is free.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from gitea_mcp.redaction import shown
+from gitea_mcp.server.signin.seal import Sealer, Unsealable
+
+MAX_REDIRECTS = 10
+MAX_URI = 2_000  # characters of one redirect URI
+MAX_NAME = 100  # characters of a client name shown on the consent page
+MAX_METADATA = 8_000  # bytes of a registration or a client metadata document
+FETCH_SECONDS = 5.0
+CLIENT_TTL = 10 * 365 * 24 * 3600  # a registered client ID lasts until the keys change
+_LOOPBACK = ("127.0.0.1", "::1", "localhost")
+# Schemes that would run or read something in the browser instead of handing the code to an app.
+_NEVER = {"javascript", "data", "file", "vbscript", "about", "blob", "filesystem", "view-source", "ws", "wss"}
+
+
+class BadClient(Exception):
+    """A client or redirect URI this server will not send a code to; `str(exc)` says why, for the client's
+    developer (and the error page)."""
+
+
+@dataclass(frozen=True)
+class Client:
+    client_id: str
+    name: str
+    redirect_uris: tuple[str, ...]
+    kind: str  # "metadata document" | "registered"
+
+    def redirect_for(self, asked: str | None) -> str:
+        """The redirect URI a request may use: `asked` if it is one of the client's, else BadClient. Without one
+        asked, the client's only URI (RFC 6749 §3.1.2.3: with several, it must say which)."""
+        if asked is None:
+            if len(self.redirect_uris) == 1:
+                return self.redirect_uris[0]
+            raise BadClient("the request names no redirect_uri and the client has several: send redirect_uri")
+        if any(matches(registered, asked) for registered in self.redirect_uris):
+            return asked
+        raise BadClient(f"redirect_uri {shown(asked, 120)} is not one this client registered")
+
+
+def matches(registered: str, asked: str) -> bool:
+    if registered == asked:
+        return True
+    mine, theirs = urlsplit(registered), urlsplit(asked)
+    if mine.scheme != "http" or theirs.scheme != "http" or mine.hostname not in _LOOPBACK:
+        return False
+    same = (mine.hostname, mine.path, mine.query) == (theirs.hostname, theirs.path, theirs.query)
+    return same and theirs.username is None and _port(theirs.netloc) is not None
+
+
+def _port(netloc: str) -> int | None:
+    try:
+        return urlsplit(f"//{netloc}").port or 80
+    except ValueError:
+        return None
+
+
+def check_redirect(uri: object) -> str:
+    """A redirect URI a client may register: https; http on a loopback address only; or an app's own scheme
+    (`com.example.app:/callback`, `cursor://…`). Never a fragment, credentials, or a scheme a browser runs."""
+    if not isinstance(uri, str) or not uri or len(uri) > MAX_URI or not uri.isprintable() or " " in uri:
+        raise BadClient(f"each redirect URI must be a URL of at most {MAX_URI} characters")
+    parts = urlsplit(uri)
+    scheme = parts.scheme.lower()
+    if not scheme or scheme in _NEVER:
+        raise BadClient(f"redirect URI {shown(uri, 120)} has no scheme or one a browser would run")
+    if parts.fragment or "#" in uri:
+        raise BadClient(f"redirect URI {shown(uri, 120)} has a fragment (#…), which RFC 6749 forbids")
+    if parts.username is not None or parts.password is not None:
+        raise BadClient(f"redirect URI {shown(uri, 120)} carries a user name or password")
+    if scheme == "http" and parts.hostname not in _LOOPBACK:
+        raise BadClient(
+            f"redirect URI {shown(uri, 120)} is plain http on a host that is not loopback: use https, or "
+            "http://127.0.0.1:PORT/… for a native client"
+        )
+    if scheme in ("http", "https") and (not parts.hostname or _port(parts.netloc) is None):
+        raise BadClient(f"redirect URI {shown(uri, 120)} has no host or a port that is not a number")
+    return uri
+
+
+def from_metadata(metadata: Any, client_id: str, kind: str) -> Client:
+    """A client from registration metadata (RFC 7591 §2) or a metadata document: its name and redirect URIs."""
+    if not isinstance(metadata, dict):
+        raise BadClient("client metadata must be a JSON object")
+    uris = metadata.get("redirect_uris")
+    if not isinstance(uris, list) or not uris or len(uris) > MAX_REDIRECTS:
+        raise BadClient(f"client metadata must list 1 to {MAX_REDIRECTS} redirect_uris")
+    method = metadata.get("token_endpoint_auth_method", "none")
+    if method != "none" and kind == "metadata document":
+        raise BadClient("a client metadata document must use token_endpoint_auth_method none (a public client)")
+    grants = metadata.get("grant_types", ["authorization_code"])
+    if not isinstance(grants, list) or "authorization_code" not in grants:
+        raise BadClient("this server issues codes only: grant_types must include authorization_code")
+    name = metadata.get("client_name")
+    name = name.strip()[:MAX_NAME] if isinstance(name, str) and name.strip() else "an unnamed client"
+    return Client(client_id, name, tuple(check_redirect(uri) for uri in uris), kind)
+
+
+def register(metadata: Any, sealer: Sealer) -> tuple[Client, dict[str, Any]]:
+    """RFC 7591: the client, and the answer that gives it its ID (the checked metadata, sealed; nothing kept).
+    A confidential method asked for is answered `none`: a public client proves itself with PKCE."""
+    client = from_metadata(metadata, "", "registered")
+    claims = {"name": client.name, "redirect_uris": list(client.redirect_uris)}
+    client_id = sealer.seal("client", claims, CLIENT_TTL)
+    answer = {
+        "client_id": client_id,
+        "client_id_issued_at": int(sealer.clock()),
+        "client_name": client.name,
+        "redirect_uris": list(client.redirect_uris),
+        "token_endpoint_auth_method": "none",
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+    }
+    return Client(client_id, client.name, client.redirect_uris, "registered"), answer
+
+
+Fetch = Callable[[str], bytes]  # the metadata document's bytes, or BadClient
+
+
+@dataclass(frozen=True)
+class Clients:
+    sealer: Sealer
+    fetch: Fetch
+    trial: bool  # GITEA_MCP_PUBLIC_URL is http://127.0.0.1: documents on 127.0.0.1 over http may be read
+
+    def find(self, client_id: str | None) -> Client:
+        if not client_id:
+            raise BadClient("the request names no client_id")
+        if client_id.startswith(("https://", "http://")):
+            return self._document(client_id)
+        try:
+            claims = self.sealer.open("client", client_id)
+        except Unsealable:
+            raise BadClient("client_id is not one this server registered (register at /register)") from None
+        return Client(client_id, str(claims["name"]), tuple(claims["redirect_uris"]), "registered")
+
+    def _document(self, url: str) -> Client:
+        parts = urlsplit(url)
+        allowed = parts.scheme == "https" or (self.trial and parts.hostname == "127.0.0.1")
+        if not allowed or parts.path in ("", "/") or parts.fragment or parts.username or len(url) > MAX_URI:
+            raise BadClient(
+                "a client ID that is a URL must be https with a path (a client ID metadata document), without a "
+                "fragment or credentials"
+            )
+        body = self.fetch(url)
+        try:
+            document = json.loads(body)
+        except ValueError:
+            raise BadClient(f"the client metadata document at {shown(url, 120)} is not JSON") from None
+        if not isinstance(document, dict) or document.get("client_id") != url:
+            raise BadClient(f"the client metadata document at {shown(url, 120)} does not give its own URL as client_id")
+        return from_metadata(document, url, "metadata document")
+
+
+def fetcher(trial: bool, session_get: Callable[..., Any]) -> Fetch:
+    """Reads a metadata document with `session_get` (requests' `get` on a cookieless session)."""
+
+    def fetch(url: str) -> bytes:
+        host = urlsplit(url).hostname or ""
+        _public_only(host, trial)
+        try:
+            with session_get(url, timeout=FETCH_SECONDS, allow_redirects=False, stream=True) as response:
+                body: bytes = response.raw.read(MAX_METADATA + 1, decode_content=True)
+                status = response.status_code
+        except Exception:  # every failure (transport, TLS, a broken body) is the same to the user: unreadable
+            raise BadClient(f"the client metadata document at {shown(url, 120)} could not be read") from None
+        if status != 200:
+            raise BadClient(f"the client metadata document at {shown(url, 120)} answered {status}, not 200")
+        if len(body) > MAX_METADATA:
+            raise BadClient(f"the client metadata document at {shown(url, 120)} is over {MAX_METADATA:,} bytes")
+        return body
+
+    return fetch
+
+
+def _public_only(host: str, trial: bool) -> None:
+    """Refuse a host that resolves to an address that is not public: the client ID comes from anyone."""
+    if trial and host == "127.0.0.1":
+        return
+    try:
+        addresses = {str(info[4][0]) for info in socket.getaddrinfo(host, 443, proto=socket.IPPROTO_TCP)}
+    except (OSError, UnicodeError):
+        raise BadClient(f"the host of the client ID, {shown(host, 80)}, is not known") from None
+    for address in addresses:
+        if not ipaddress.ip_address(address.split("%")[0]).is_global:
+            raise BadClient(f"the host of the client ID, {shown(host, 80)}, is not a public address")
