@@ -480,8 +480,7 @@ def _limits(plan: Limits) -> str:
 def auth_mode(settings: Settings) -> str:
     own = "each request's own Gitea token (Authorization: Bearer)"
     if settings.signin:
-        # Said so that no operator takes the discovery documents for a working sign-in (issue 24, first step).
-        own += f"; sign-in discovery at {settings.public_url}/.well-known/ (sign-in itself not served yet)"
+        own = f"sign-in at {settings.public_url} (tokens this server issues), or {own}"
     if settings.http_secret is None:
         unused = " (GITEA_TOKEN unused: it needs GITEA_MCP_HTTP_SECRET)" if settings.token is not None else ""
         return own + unused

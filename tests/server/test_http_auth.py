@@ -25,8 +25,8 @@ ONE = "send exactly one credential: 'Authorization: Bearer <your Gitea token>'"
 @pytest.mark.parametrize(
     ("headers", "expected"),
     [
-        pytest.param([("Authorization", f"Bearer {TOKEN}")], Credential(TOKEN), id="bearer"),
-        pytest.param([("authorization", f"token {TOKEN}")], Credential(TOKEN), id="gitea-scheme"),
+        pytest.param([("Authorization", f"Bearer {TOKEN}")], Credential(TOKEN, bearer=True), id="bearer"),
+        pytest.param([("authorization", f"token {TOKEN}")], Credential(TOKEN, bearer=True), id="gitea-scheme"),
         pytest.param([("X-Gitea-MCP-Secret", "ops-secret")], Credential("server-token"), id="secret"),
         pytest.param([], Credential(None, f"{ONE}, or the operator's secret in X-Gitea-MCP-Secret"), id="none"),
         pytest.param(

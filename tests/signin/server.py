@@ -33,7 +33,7 @@ class SigninServer:
         }
         command = [sys.executable, "-m", "gitea_mcp", "serve", "--transport", "http", "--port", str(self.port)]
         # Its stderr kept, to say in a failure what the server said (its one line per sign-in, its warnings).
-        self.stderr = tempfile.TemporaryFile()
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 -- kept open for the server's life, closed by stop()
         self.process = subprocess.Popen(
             command, env={**os.environ, **settings}, stdout=subprocess.DEVNULL, stderr=self.stderr
         )
@@ -65,6 +65,7 @@ class SigninServer:
         return self.stderr.read().decode(errors="replace")
 
     def stop(self) -> None:
+        self.stderr.close()
         self.process.terminate()
         try:
             self.process.wait(timeout=10)
