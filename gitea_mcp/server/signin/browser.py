@@ -13,7 +13,7 @@ import hmac
 import re
 import secrets
 from typing import Any
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import urlencode
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -27,10 +27,10 @@ from gitea_mcp.server.signin.clients import BadClient, Client
 from gitea_mcp.server.signin.context import (
     CODE_TTL,
     COOKIE,
-    FORM_BYTES,
     PENDING_TTL,
     SignIn,
     back_to,
+    form_of,
     log,
     pkce_pair,
 )
@@ -42,6 +42,8 @@ _CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")  # an S256 challenge: 32 bytes, ba
 async def authorize(signin: SignIn, request: Request) -> Response:
     if request.method == "POST":
         return await _decided(signin, request)
+    if len(request.query_params.multi_items()) != len(request.query_params):
+        return pages.error("This sign-in cannot go on: a parameter of the request is repeated, which OAuth forbids")
     asked = dict(request.query_params)
     try:
         client = await anyio.to_thread.run_sync(signin.clients.find, asked.get("client_id"))
@@ -103,25 +105,12 @@ def _error(signin: SignIn, error: str, description: str, state: str | None) -> d
     return {"error": error, "error_description": description, "state": state, "iss": signin.origin}
 
 
-async def _form(request: Request) -> dict[str, str] | None:
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > FORM_BYTES:
-            return None
-    try:
-        text = body.decode("ascii")
-    except UnicodeDecodeError:
-        return None
-    return {name: values[0] for name, values in parse_qs(text, keep_blank_values=True).items() if len(values) == 1}
-
-
 async def _decided(signin: SignIn, request: Request) -> Response:
     """The consent form, posted: from this browser (its cookie) and this origin, or not at all."""
     origin = request.headers.get("origin")
     if origin is not None and origin != signin.origin:
         return pages.error("The consent form was sent from another site", 403)
-    form = await _form(request)
+    form = await form_of(request)
     try:
         pending = signin.sealer.open("pending", (form or {}).get("pending", ""))
     except Unsealable as exc:

@@ -114,7 +114,9 @@ def from_metadata(metadata: Any, client_id: str, kind: str) -> Client:
     if not isinstance(grants, list) or "authorization_code" not in grants:
         raise BadClient("this server issues codes only: grant_types must include authorization_code")
     name = metadata.get("client_name")
-    name = name.strip()[:MAX_NAME] if isinstance(name, str) and name.strip() else "an unnamed client"
+    # One line of printable text: it reaches the consent page and the log line (no forged log lines).
+    name = " ".join("".join(c for c in name if c.isprintable()).split())[:MAX_NAME] if isinstance(name, str) else ""
+    name = name or "an unnamed client"
     return Client(client_id, name, tuple(check_redirect(uri) for uri in uris), kind)
 
 

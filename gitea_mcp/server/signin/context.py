@@ -12,8 +12,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode
 
+from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from gitea_mcp.gitea.client import GiteaClient
@@ -22,7 +23,7 @@ from gitea_mcp.server import discovery
 from gitea_mcp.server.signin.clients import Clients, fetcher
 from gitea_mcp.server.signin.marks import Marks, MemoryMarks, RedisMarks
 from gitea_mcp.server.signin.seal import Sealer
-from gitea_mcp.settings import Settings
+from gitea_mcp.settings import ConfigError, Settings
 
 log = logging.getLogger("gitea_mcp.signin")
 
@@ -84,14 +85,12 @@ def build(settings: Settings, client: GiteaClient, clock: Callable[[], float] = 
 def marks(settings: Settings, clock: Callable[[], float]) -> Marks:
     if settings.redis_url is None:
         return MemoryMarks(clock)
-    import redis
+    from gitea_mcp.tools.shared_flight import Unusable, store
 
-    from gitea_mcp.tools.shared_flight import REDIS_TIMEOUT
-
-    store = redis.Redis.from_url(
-        settings.redis_url.get_secret_value(), socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT
-    )
-    return RedisMarks(store, clock)
+    try:  # the same client, and the same sentences for a missing package or an unusable URL, as the write guard
+        return RedisMarks(store(settings.redis_url.get_secret_value()), clock)
+    except Unusable as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _no_cookies() -> Any:
@@ -105,6 +104,28 @@ def _no_cookies() -> Any:
 
 
 _NO_COOKIES = _no_cookies()
+
+
+async def body_of(request: Request, limit: int) -> bytes | None:
+    """The request's body, read as it comes; None past `limit` bytes (chunked bodies declare no length)."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            return None
+    return body
+
+
+async def form_of(request: Request) -> dict[str, str] | None:
+    """An x-www-form-urlencoded body as fields given once each; None when too long, not ASCII or a field repeats
+    (RFC 6749 §3.1: parameters must not be included more than once)."""
+    body = await body_of(request, FORM_BYTES)
+    if body is None or not body.isascii():
+        return None
+    fields = parse_qs(body.decode("ascii"), keep_blank_values=True)
+    if any(len(values) != 1 for values in fields.values()):
+        return None
+    return {name: values[0] for name, values in fields.items()}
 
 
 def pkce_pair() -> tuple[str, str]:

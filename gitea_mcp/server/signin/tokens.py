@@ -20,9 +20,8 @@ from starlette.responses import JSONResponse, Response
 
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.oauth import GiteaTokens, OAuthRefused
-from gitea_mcp.server.signin.browser import _form
 from gitea_mcp.server.signin.clients import MAX_METADATA, BadClient, register
-from gitea_mcp.server.signin.context import REFRESH_TTL, SignIn, log, s256
+from gitea_mcp.server.signin.context import REFRESH_TTL, SignIn, body_of, form_of, log, s256
 from gitea_mcp.server.signin.marks import Unreachable
 from gitea_mcp.server.signin.seal import Unsealable
 
@@ -43,8 +42,8 @@ def refusal(exc: Refusal) -> Response:
 
 
 async def registration(signin: SignIn, request: Request) -> Response:
-    body = await request.body() if int(request.headers.get("content-length") or 0) <= MAX_METADATA else b""
-    if not body or len(body) > MAX_METADATA:
+    body = await body_of(request, MAX_METADATA)
+    if not body:
         said = f"send the client's metadata as JSON of at most {MAX_METADATA:,} bytes"
         return refusal(Refusal("invalid_client_metadata", said))
     try:
@@ -59,7 +58,7 @@ async def registration(signin: SignIn, request: Request) -> Response:
 
 
 async def token(signin: SignIn, request: Request) -> Response:
-    form = await _form(request)
+    form = await form_of(request)
     try:
         if form is None:
             raise Refusal("invalid_request", "send the token request as an x-www-form-urlencoded body, each field once")
