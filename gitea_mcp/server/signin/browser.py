@@ -30,6 +30,7 @@ from gitea_mcp.server.signin.context import (
     PENDING_TTL,
     SignIn,
     back_to,
+    client_key,
     form_of,
     log,
     pkce_pair,
@@ -58,7 +59,7 @@ async def authorize(signin: SignIn, request: Request) -> Response:
     nonce = secrets.token_urlsafe(24)
     scopes = _scopes(signin, asked.get("scope"))
     claims = {
-        "cid": client.client_id,
+        "cid": client_key(client.client_id),
         "name": client.name,
         "redirect": redirect,
         "asked_redirect": "redirect_uri" in asked,

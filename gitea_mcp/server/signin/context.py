@@ -133,6 +133,12 @@ def pkce_pair() -> tuple[str, str]:
     return verifier, s256(verifier)
 
 
+def client_key(client_id: str) -> str:
+    """What our values carry to name their client: a digest, since a registered client ID is itself a sealed value
+    of several hundred bytes, and every access token would carry it on every request."""
+    return s256(client_id)[:32]
+
+
 def s256(verifier: str) -> str:
     return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest()).rstrip(b"=").decode()
 

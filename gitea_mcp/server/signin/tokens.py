@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse, Response
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.oauth import GiteaTokens, OAuthRefused
 from gitea_mcp.server.signin.clients import MAX_METADATA, BadClient, register
-from gitea_mcp.server.signin.context import REFRESH_TTL, SignIn, body_of, form_of, log, s256
+from gitea_mcp.server.signin.context import REFRESH_TTL, SignIn, body_of, client_key, form_of, log, s256
 from gitea_mcp.server.signin.marks import Unreachable
 from gitea_mcp.server.signin.seal import Unsealable
 
@@ -82,7 +82,7 @@ def _opened(signin: SignIn, kind: Any, value: str | None, client_id: str | None)
         claims = signin.sealer.open(kind, value or "")
     except Unsealable as exc:
         raise Refusal("invalid_grant", str(exc)) from None
-    if not hmac.compare_digest(str(claims["cid"]).encode(), client_id.encode()):
+    if not hmac.compare_digest(str(claims["cid"]).encode(), client_key(client_id).encode()):
         raise Refusal("invalid_grant", "this grant was issued to another client")
     return claims
 
@@ -139,7 +139,7 @@ async def _refresh(signin: SignIn, form: dict[str, str]) -> dict[str, Any]:
 
 def _issued(signin: SignIn, claims: dict[str, Any], tokens: GiteaTokens) -> dict[str, Any]:
     scopes = claims["scopes"]  # the Gitea token inside has these, whatever narrower set a refresh asked
-    who = {"sub": claims["sub"], "cid": claims["cid"], "name": claims["name"], "scopes": scopes}
+    who = {"sub": claims["sub"], "cid": claims["cid"], "scopes": scopes}
     lifetime = max(60, tokens.expires_in)
     access = signin.sealer.seal("access", {**who, "ga": tokens.access}, lifetime)
     kept = {**who, "gr": tokens.refresh, "jti": secrets.token_urlsafe(16)}
