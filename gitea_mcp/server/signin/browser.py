@@ -103,12 +103,21 @@ def _error(signin: SignIn, error: str, description: str, state: str | None) -> d
     return {"error": error, "error_description": description, "state": state, "iss": signin.origin}
 
 
-async def _form(request: Request) -> dict[str, str] | None:
+async def capped(request: Request, limit: int) -> bytes | None:
+    """The body, or None once it passes `limit` bytes: read no further, whatever Content-Length said (a chunked
+    body says nothing)."""
     body = b""
     async for chunk in request.stream():
         body += chunk
-        if len(body) > FORM_BYTES:
+        if len(body) > limit:
             return None
+    return body
+
+
+async def _form(request: Request) -> dict[str, str] | None:
+    body = await capped(request, FORM_BYTES)
+    if body is None:
+        return None
     try:
         text = body.decode("ascii")
     except UnicodeDecodeError:

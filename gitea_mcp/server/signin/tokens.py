@@ -20,7 +20,7 @@ from starlette.responses import JSONResponse, Response
 
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.oauth import GiteaTokens, OAuthRefused
-from gitea_mcp.server.signin.browser import _form
+from gitea_mcp.server.signin.browser import _form, capped
 from gitea_mcp.server.signin.clients import MAX_METADATA, BadClient, register
 from gitea_mcp.server.signin.context import REFRESH_TTL, SignIn, log, s256
 from gitea_mcp.server.signin.marks import Unreachable
@@ -43,8 +43,9 @@ def refusal(exc: Refusal) -> Response:
 
 
 async def registration(signin: SignIn, request: Request) -> Response:
-    body = await request.body() if int(request.headers.get("content-length") or 0) <= MAX_METADATA else b""
-    if not body or len(body) > MAX_METADATA:
+    declared = int(request.headers.get("content-length") or 0)
+    body = await capped(request, MAX_METADATA) if declared <= MAX_METADATA else None
+    if not body:
         said = f"send the client's metadata as JSON of at most {MAX_METADATA:,} bytes"
         return refusal(Refusal("invalid_client_metadata", said))
     try:
