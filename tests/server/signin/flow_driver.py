@@ -307,7 +307,7 @@ class Signer:
         assert "code" in found, answer.headers["location"]
         return found["code"], started
 
-    def exchange(self, code: str, verifier: str, **changes: str) -> Any:
+    def exchange(self, code: str, verifier: str, /, **changes: str) -> Any:
         form = {
             "grant_type": "authorization_code",
             "code": code,
@@ -319,7 +319,7 @@ class Signer:
         }
         return self.server.token(**form)
 
-    def refresh(self, refresh_token: str, **changes: str) -> Any:
+    def refresh(self, refresh_token: str, /, **changes: str) -> Any:
         form = {"grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": self.client_id, **changes}
         return self.server.token(**form)
 
