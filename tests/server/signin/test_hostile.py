@@ -18,7 +18,7 @@ import pytest
 from starlette.types import Message, Scope
 
 from gitea_mcp.server.signin import context
-from gitea_mcp.server.signin.context import CODE_TTL, PENDING_TTL
+from gitea_mcp.server.signin.context import CODE_TTL, PENDING_TTL, sealer_for
 from gitea_mcp.server.signin.marks import MemoryMarks
 from gitea_mcp.standin import DEMO_ALL_TOKEN, DEMO_TOKEN, StandIn
 from tests.contract.oauth_flow import pkce, query_of
@@ -263,6 +263,19 @@ def test_a_bad_request_from_a_known_client_goes_back_to_it_with_the_error(
 
 ERROR_PAGES: list[Any] = [
     pytest.param({"redirect_uri": "https://attacker.example/cb"}, "not one this client registered", id="unregistered"),
+    *(
+        pytest.param({"redirect_uri": uri}, "not one this client registered", id=name)
+        for name, uri in [
+            ("loopback-other-path", "http://127.0.0.1:40000/oauth/callback/../evil"),
+            ("loopback-other-query", "http://127.0.0.1:40000/oauth/callback?next=https://attacker.example"),
+            ("loopback-with-fragment", "http://127.0.0.1:40000/oauth/callback#x"),
+            ("loopback-userinfo-host", "http://127.0.0.1:33418@attacker.example/oauth/callback"),
+            ("loopback-with-user", "http://user@127.0.0.1:40000/oauth/callback"),
+            ("loopback-https", "https://127.0.0.1:33418/oauth/callback"),
+            ("loopback-bad-port", "http://127.0.0.1:99999/oauth/callback"),
+            ("localhost-for-127", "http://localhost:33418/oauth/callback"),
+        ]
+    ),
     pytest.param({"client_id": _forged("gmcp.c.")}, "not one this server registered", id="forged-client"),
     pytest.param({"client_id": "5b2c3e9a-0f1d-4c7e"}, "not one this server registered", id="unknown-client"),
     pytest.param({"client_id": None}, "names no client_id", id="no-client"),
@@ -378,6 +391,7 @@ BEARERS: list[Any] = [
     pytest.param(lambda tokens: _tampered(tokens["access_token"]), "altered", id="tampered"),
     pytest.param(lambda tokens: _forged("gmcp.a."), "not issued", id="forged"),
     pytest.param(lambda tokens: tokens["refresh_token"], "is not an access token", id="refresh-token-as-bearer"),
+    pytest.param(lambda tokens: _forged("gmcp.k."), "is not an access token", id="code-as-bearer"),
 ]
 
 
@@ -387,6 +401,18 @@ def test_a_bearer_that_is_not_our_access_token_is_refused(
 ) -> None:
     tokens = signer.tokens()
     assert said in _refused_bearer(signer.server, bearer(tokens))
+
+
+def test_a_client_id_is_no_bearer(signer: Signer) -> None:
+    assert "is not an access token" in _refused_bearer(signer.server, signer.client_id)
+
+
+def test_an_access_token_of_another_server_with_the_same_key_is_refused(signer: Signer) -> None:
+    """Two servers an operator runs with one key: a token of the one is for its own resource, not this one's."""
+    tokens = signer.tokens()
+    other = signer.server.settings.model_copy(update={"public_url": "http://127.0.0.1:8791"})
+    theirs = sealer_for(other).seal("access", signer.server.signin.sealer.open("access", tokens["access_token"]), 600)
+    assert "issued for another resource" in _refused_bearer(signer.server, theirs)
 
 
 def test_an_expired_access_token_is_refused(signer: Signer) -> None:
@@ -504,3 +530,9 @@ def test_the_sign_in_endpoints_answer_only_to_allowed_hosts(server: Server, meth
     answer = server.request(method, path, headers={"Host": "attacker.example"})
     assert answer.status_code == 421 and "GITEA_MCP_ALLOWED_HOSTS" in answer.json()["error"]
     assert "location" not in answer.headers and "set-cookie" not in answer.headers
+
+
+def test_a_loopback_redirect_may_use_any_port(signer: Signer) -> None:
+    """The contrast to the table above (RFC 8252 §7.3): only the port of a loopback redirect URI may differ."""
+    page = signer.authorize(pkce()[1], "st-port", redirect_uri="http://127.0.0.1:40000/oauth/callback")
+    assert page.status_code == 200 and 'id="approve"' in page.text
