@@ -17,10 +17,11 @@ import anyio
 import pytest
 from starlette.types import Message, Scope
 
+from gitea_mcp.gitea.oauth import TOKEN_PATH
 from gitea_mcp.server.signin import context
 from gitea_mcp.server.signin.context import CODE_TTL, PENDING_TTL, sealer_for
 from gitea_mcp.server.signin.marks import MemoryMarks
-from gitea_mcp.standin import DEMO_ALL_TOKEN, DEMO_TOKEN, StandIn
+from gitea_mcp.standin import DEMO_ALL_TOKEN, DEMO_TOKEN, Fault, StandIn
 from tests.contract.oauth_flow import pkce, query_of
 from tests.server.signin.flow_driver import (
     CLIENT_REDIRECT,
@@ -41,6 +42,12 @@ def standin() -> Iterator[StandIn]:
         yield started
     finally:
         started.stop()
+
+
+@pytest.fixture(autouse=True)
+def no_faults_left(standin: StandIn) -> Iterator[None]:
+    yield
+    standin.clear_faults()
 
 
 @pytest.fixture
@@ -354,6 +361,64 @@ def test_gitea_answer_is_refused_in_another_browser(signer: Signer) -> None:
     assert "another browser" in _error_page(signer.server.request("GET", back.removeprefix(PUBLIC)), 403)
     finished = signer.callback(back, started.cookie)
     assert finished.status_code == 303 and query_of(finished.headers["location"])["code"].startswith("gmcp.k.")
+
+
+def test_a_sign_in_cancelled_at_gitea_goes_back_to_the_client_with_access_denied(signer: Signer) -> None:
+    started = signer.start("st-cancel")
+    approved = signer.decide(started)
+    gitea = signer.gitea
+    assert gitea.get(approved.headers["location"]).status_code == 303  # sent to sign in
+    consent = gitea.get(gitea.sign_in().headers["Location"])
+    cancelled = gitea.consent(consent, granted="false")
+    back = cancelled.headers["Location"]
+    assert back.startswith(f"{PUBLIC}/callback?") and query_of(back)["error"] == "access_denied"
+    answer = signer.callback(back, started.cookie)
+    assert answer.status_code == 303 and answer.headers["location"].startswith(CLIENT_REDIRECT + "?")
+    told = query_of(answer.headers["location"])
+    assert (told["error"], told["state"]) == ("access_denied", "st-cancel") and "code" not in told
+
+
+def test_gitea_answer_replayed_is_refused_by_gitea_and_gives_no_second_code(signer: Signer) -> None:
+    """The /callback URL opened again with the cookie (a reload, or someone who has both): Gitea's code is spent,
+    so Gitea refuses it, and the client is told so instead of getting another code."""
+    started = signer.start("st-again")
+    back = signer.to_callback(started)
+    assert signer.callback(back, started.cookie).status_code == 303
+    again = signer.callback(back, started.cookie)
+    assert again.status_code == 303
+    told = query_of(again.headers["location"])
+    assert (told["error"], told["state"]) == ("access_denied", "st-again") and "code" not in told
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [Fault("status", path_contains=TOKEN_PATH, status=502), Fault("drop", path_contains=TOKEN_PATH)],
+    ids=["502", "dropped"],
+)
+def test_gitea_failing_at_the_callback_tells_the_client_to_try_later(
+    signer: Signer, standin: StandIn, fault: Fault
+) -> None:
+    started = signer.start("st-down")
+    back = signer.to_callback(started)
+    standin.inject(fault)
+    answer = signer.callback(back, started.cookie)
+    told = query_of(answer.headers["location"])
+    assert (told["error"], told["state"]) == ("temporarily_unavailable", "st-down") and "code" not in told
+
+
+def test_gitea_failing_at_a_refresh_leaves_the_refresh_token_usable(signer: Signer, standin: StandIn) -> None:
+    tokens = signer.tokens()
+    spent = _spent(signer.server)
+    standin.inject(Fault("status", path_contains=TOKEN_PATH, status=502))
+    assert "try again" in _oauth_error(signer.refresh(tokens["refresh_token"]), "temporarily_unavailable", 503)
+    assert _spent(signer.server) == spent
+    assert signer.refresh(tokens["refresh_token"]).status_code == 200
+
+
+def test_without_gitea_sign_in_page_the_consent_stops_at_our_page(signer: Signer, standin: StandIn) -> None:
+    started = signer.start()
+    standin.inject(Fault("status", path_contains="/.well-known/openid-configuration", status=404))
+    assert "could not be found" in _error_page(signer.decide(started), 502)
 
 
 @pytest.mark.parametrize(
