@@ -83,17 +83,24 @@ def gitea_app(standin: StandIn) -> GiteaApp:
 
 
 class Received:
-    """Every request the stand-in answered, whole (its own log keeps no Authorization header)."""
+    """Every request the stand-in answered while open, whole (its own log keeps no Authorization header)."""
 
     def __init__(self, standin: StandIn) -> None:
         self.requests: list[Request] = []
-        handle = standin.api.handle
+        self._standin = standin
+
+    def __enter__(self) -> Received:
+        handle = self._standin.api.handle
 
         def recorded(request: Request) -> Response:
             self.requests.append(request)
             return handle(request)
 
-        standin.api.handle = recorded  # type: ignore[method-assign]
+        self._standin.api.handle = recorded  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        del self._standin.api.handle  # the class's own again
 
     def authorizations(self) -> list[str]:
         return [request.authorization for request in self.requests if request.authorization]

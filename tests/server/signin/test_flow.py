@@ -46,8 +46,15 @@ def server(standin: StandIn) -> Iterator[Server]:
     started.close()
 
 
-def test_a_client_signs_in_through_gitea_and_calls_a_tool_with_our_token(server: Server, standin: StandIn) -> None:
-    received = Received(standin)
+@pytest.fixture
+def received(standin: StandIn) -> Iterator[Received]:
+    with Received(standin) as recording:
+        yield recording
+
+
+def test_a_client_signs_in_through_gitea_and_calls_a_tool_with_our_token(
+    server: Server, standin: StandIn, received: Received
+) -> None:
     # 1. The client registers (RFC 7591): its metadata sealed into the client ID.
     registered = server.register()
     assert registered.status_code == 201, registered.text

@@ -28,6 +28,7 @@ from tests.server.signin.flow_driver import (
     LOGIN,
     PUBLIC,
     GiteaApp,
+    GiteaBrowser,
     Server,
     Signer,
     forge,
@@ -601,3 +602,20 @@ def test_a_loopback_redirect_may_use_any_port(signer: Signer) -> None:
     """The contrast to the table above (RFC 8252 §7.3): only the port of a loopback redirect URI may differ."""
     page = signer.authorize(pkce()[1], "st-port", redirect_uri="http://127.0.0.1:40000/oauth/callback")
     assert page.status_code == 200 and 'id="approve"' in page.text
+
+
+SCRIPT = '<script>alert("x")</script>'
+
+
+def test_a_client_name_is_shown_escaped_on_the_consent_page(server: Server, standin: StandIn) -> None:
+    registered = server.register(client_name=f"Evil {SCRIPT}")
+    assert registered.status_code == 201
+    signer = Signer(server, GiteaBrowser(standin), registered.json()["client_id"])
+    page = signer.authorize(pkce()[1], "st-xss")
+    assert page.status_code == 200 and "Evil &lt;script&gt;" in page.text and SCRIPT not in page.text
+    assert "default-src 'none'" in page.headers["content-security-policy"]
+
+
+def test_a_redirect_uri_is_shown_escaped_on_the_error_page(signer: Signer) -> None:
+    answer = signer.authorize(pkce()[1], "st-xss", redirect_uri=f"https://attacker.example/{SCRIPT}")
+    assert SCRIPT not in _error_page(answer, 400) and "&lt;script&gt;" in answer.text
