@@ -18,7 +18,8 @@ import json
 import re
 import socket
 import sys
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,8 +58,12 @@ class Credential:
 _JWT = re.compile(r"eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
 
 
-def credential(headers: Iterable[tuple[str, str]], settings: Settings) -> Credential:
-    """The one way `Authorization` and the operator's secret header are read, by the gate and by the tools alike."""
+Clock = Callable[[], float]
+
+
+def credential(headers: Iterable[tuple[str, str]], settings: Settings, clock: Clock = time.time) -> Credential:
+    """The one way `Authorization` and the operator's secret header are read, by the gate and by the tools alike;
+    `clock` says when our access tokens expire (tests move it)."""
     pairs = [(name.lower(), value) for name, value in headers]
     auths = [value for name, value in pairs if name == "authorization"]
     secrets = [value for name, value in pairs if name == SECRET_HEADER]
@@ -74,11 +79,11 @@ def credential(headers: Iterable[tuple[str, str]], settings: Settings) -> Creden
         return Credential(None, f"malformed Authorization header: {_ONE}")
     token = found.group(1)
     if settings.signin:
-        return _signed_in(token, settings)
+        return _signed_in(token, settings, clock)
     return Credential(token, bearer=True)
 
 
-def _signed_in(token: str, settings: Settings) -> Credential:
+def _signed_in(token: str, settings: Settings, clock: Clock) -> Credential:
     """With sign-in on: one of our access tokens (the Gitea token sealed inside is what acts), a personal access
     token as before, and never a Gitea OAuth token issued to some other application (the MCP authorization spec
     forbids passing through tokens not issued for this server)."""
@@ -87,7 +92,7 @@ def _signed_in(token: str, settings: Settings) -> Credential:
 
     if token.startswith(OURS):
         try:
-            claims = sealer_for(settings).open("access", token)
+            claims = sealer_for(settings, clock).open("access", token)
         except Unsealable as exc:
             return Credential(None, f"{exc}: refresh it, or sign in again", invalid_token=True)
         return Credential(str(claims["ga"]), bearer=True, signed_in=str(claims["sub"]))
@@ -115,10 +120,16 @@ class RequireToken:
     (asked once per token, `Bearers`), a free request slot and a body within the limit — or no MCP."""
 
     def __init__(
-        self, app: ASGIApp, settings: Settings, load: Load | None = None, bearers: Bearers | None = None
+        self,
+        app: ASGIApp,
+        settings: Settings,
+        load: Load | None = None,
+        bearers: Bearers | None = None,
+        clock: Clock = time.time,
     ) -> None:
         self.app = app
         self.settings = settings
+        self.clock = clock
         self.load = load or Load(limits(settings))
         self.bearers = bearers  # None: tokens are not checked with Gitea here (the tools meet Gitea's verdict)
         self.hosts = HostCheck(settings)
@@ -175,7 +186,7 @@ class RequireToken:
     def _caller(self, scope: Scope) -> str:
         """Who sends the request: its token's hash (the token itself is kept nowhere)."""
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-        return hashlib.sha256((credential(headers, self.settings).token or "").encode()).hexdigest()
+        return hashlib.sha256((credential(headers, self.settings, self.clock).token or "").encode()).hexdigest()
 
     def _refusal(self, scope: Scope) -> Response | None:
         """What is wrong with the request's head (its Host, Origin, method or credential), before anything else."""
@@ -187,7 +198,7 @@ class RequireToken:
             # Stateless: there is no stream to open and no session to end. Without this a GET holds a
             # connection open for as long as the client likes.
             return _reply(405, "this server is stateless: POST MCP requests to /mcp", {"Allow": "POST"})
-        said = credential(headers, self.settings)
+        said = credential(headers, self.settings, self.clock)
         if said.refused is not None:
             error = None
             if said.invalid_token:
@@ -202,7 +213,7 @@ class RequireToken:
             await _too_large(declared, limit)(scope, receive, send)
             return
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-        said = credential(headers, self.settings)
+        said = credential(headers, self.settings, self.clock)
         token = said.token if said.bearer else None
         if token is not None and self.bearers is not None and await self.bearers.verdict(token) is Verdict.REFUSED:
             # A signed-in user's Gitea token refused: the app was revoked in Gitea (or the token expired there).
@@ -351,7 +362,14 @@ def _reply(status: int, error: str, headers: dict[str, str]) -> Response:
     return Response(json.dumps({"error": error}), status_code=status, media_type="application/json", headers=headers)
 
 
-def app(server: MCPServer, settings: Settings, load: Load | None = None, bearers: Bearers | None = None) -> ASGIApp:
+def app(
+    server: MCPServer,
+    settings: Settings,
+    load: Load | None = None,
+    bearers: Bearers | None = None,
+    clock: Clock = time.time,
+) -> ASGIApp:
+    """The HTTP app; `clock` is the sign-in's (its codes' and tokens' expiry), moved by tests."""
     load = load or Load(limits(settings))
 
     async def healthz(request: Request) -> Response:
@@ -367,7 +385,7 @@ def app(server: MCPServer, settings: Settings, load: Load | None = None, bearers
         from gitea_mcp.server.signin.context import build
 
         _discovery_routes(server, settings)
-        routes(server, build(settings, make_client(settings, warn=False)))
+        routes(server, build(settings, make_client(settings, warn=False), clock))
 
     starlette = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -377,7 +395,7 @@ def app(server: MCPServer, settings: Settings, load: Load | None = None, bearers
         host=settings.host,
         max_request_body_size=load.limits.body,
     )
-    return RequireToken(starlette, settings, load, bearers)
+    return RequireToken(starlette, settings, load, bearers, clock)
 
 
 def _discovery_routes(server: MCPServer, settings: Settings) -> None:

@@ -66,7 +66,11 @@ def matches(registered: str, asked: str) -> bool:
     mine, theirs = urlsplit(registered), urlsplit(asked)
     if mine.scheme != "http" or theirs.scheme != "http" or mine.hostname not in _LOOPBACK:
         return False
-    same = (mine.hostname, mine.path, mine.query) == (theirs.hostname, theirs.path, theirs.query)
+    # The fragment too: a registered URI has none (RFC 6749 §3.1.2), and a code added after one never reaches
+    # the client's listener.
+    same = (mine.hostname, mine.path, mine.query, mine.fragment) == (
+        theirs.hostname, theirs.path, theirs.query, theirs.fragment,
+    )  # fmt: skip
     return same and theirs.username is None and _port(theirs.netloc) is not None
 
 

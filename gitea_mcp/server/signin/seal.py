@@ -63,20 +63,24 @@ class Sealer:
         what = _NAMES[kind]
         prefix = PREFIX[kind]
         if not value.startswith(prefix):
-            raise Unsealable(f"this is not {what} issued by this server")
+            raise Unsealable(f"this is not {_a(what)} issued by this server")
         try:
             plain = self._fernet.decrypt(value[len(prefix) :].encode("ascii"))  # expiry: our own `exp`, below
             claims = json.loads(plain)
         except (InvalidToken, UnicodeError, ValueError):
             raise Unsealable(f"this {what} was not issued by this server, or was altered") from None
         if not isinstance(claims, dict) or claims.get("typ") != kind:
-            raise Unsealable(f"this is not {what} issued by this server")
+            raise Unsealable(f"this is not {_a(what)} issued by this server")
         if claims.get("aud") != self.audience:
             raise Unsealable(f"this {what} was issued for another resource, not {self.audience}")
         expiry = claims.get("exp")
         if not isinstance(expiry, int) or expiry <= self.clock():
             raise Unsealable(f"this {what} has expired")
         return claims
+
+
+def _a(what: str) -> str:
+    return f"an {what}" if what[0] in "aeiou" else f"a {what}"
 
 
 _NAMES: dict[Kind, str] = {
