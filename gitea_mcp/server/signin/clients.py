@@ -66,8 +66,9 @@ def matches(registered: str, asked: str) -> bool:
     mine, theirs = urlsplit(registered), urlsplit(asked)
     if mine.scheme != "http" or theirs.scheme != "http" or mine.hostname not in _LOOPBACK:
         return False
+    # Only the port is free: a fragment (which would swallow the code we append) or credentials are not.
     same = (mine.hostname, mine.path, mine.query) == (theirs.hostname, theirs.path, theirs.query)
-    return same and theirs.username is None and _port(theirs.netloc) is not None
+    return same and "#" not in asked and "@" not in theirs.netloc and _port(theirs.netloc) is not None
 
 
 def _port(netloc: str) -> int | None:
