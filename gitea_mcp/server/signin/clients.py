@@ -17,6 +17,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -160,7 +161,8 @@ class Clients:
     def _document(self, url: str) -> Client:
         parts = urlsplit(url)
         allowed = parts.scheme == "https" or (self.trial and parts.hostname == "127.0.0.1")
-        if not allowed or parts.path in ("", "/") or parts.fragment or parts.username or len(url) > MAX_URI:
+        credentials = "@" in parts.netloc  # https://:pw@host/ has a password and an empty (falsy) user name
+        if not allowed or parts.path in ("", "/") or parts.fragment or credentials or len(url) > MAX_URI:
             raise BadClient(
                 "a client ID that is a URL must be https with a path (a client ID metadata document), without a "
                 "fragment or credentials"
@@ -168,7 +170,7 @@ class Clients:
         body = self.fetch(url)
         try:
             document = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: 8,000 bytes of "[" nest deeper than Python's stack
             raise BadClient(f"the client metadata document at {shown(url, 120)} is not JSON") from None
         if not isinstance(document, dict) or document.get("client_id") != url:
             raise BadClient(f"the client metadata document at {shown(url, 120)} does not give its own URL as client_id")
@@ -181,9 +183,10 @@ def fetcher(trial: bool, session_get: Callable[..., Any]) -> Fetch:
     def fetch(url: str) -> bytes:
         host = urlsplit(url).hostname or ""
         _public_only(host, trial)
+        deadline = time.monotonic() + FETCH_SECONDS
         try:
             with session_get(url, timeout=FETCH_SECONDS, allow_redirects=False, stream=True) as response:
-                body: bytes = response.raw.read(MAX_METADATA + 1, decode_content=True)
+                body = _capped(response, deadline)
                 status = response.status_code
         except Exception:  # every failure (transport, TLS, a broken body) is the same to the user: unreadable
             raise BadClient(f"the client metadata document at {shown(url, 120)} could not be read") from None
@@ -194,6 +197,20 @@ def fetcher(trial: bool, session_get: Callable[..., Any]) -> Fetch:
         return body
 
     return fetch
+
+
+def _capped(response: Any, deadline: float) -> bytes:
+    """At most MAX_METADATA + 1 bytes of the body, read by `deadline`: requests' timeout bounds each socket read,
+    which a server sending a byte at a time never trips (a thread held for hours per client ID)."""
+    body = b""
+    while len(body) <= MAX_METADATA:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the document took too long")
+        chunk: bytes = response.raw.read1(MAX_METADATA + 1 - len(body), decode_content=True)
+        if not chunk:
+            break
+        body += chunk
+    return body
 
 
 def _public_only(host: str, trial: bool) -> None:
