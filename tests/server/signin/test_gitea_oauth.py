@@ -41,7 +41,7 @@ def sent_form(rsps: responses.RequestsMock) -> dict[str, str]:
     assert "Authorization" not in request.headers, "no token of ours goes to the token endpoint"
     body = request.body
     text = body.decode() if isinstance(body, bytes) else str(body)
-    pairs = parse_qsl(text, strict_parsing=True)
+    pairs = parse_qsl(text, keep_blank_values=True, strict_parsing=True)  # an empty client_secret= counts too
     assert len(pairs) == len(dict(pairs)), "each field once"
     return dict(pairs)
 
