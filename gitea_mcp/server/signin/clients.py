@@ -17,6 +17,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -66,12 +67,9 @@ def matches(registered: str, asked: str) -> bool:
     mine, theirs = urlsplit(registered), urlsplit(asked)
     if mine.scheme != "http" or theirs.scheme != "http" or mine.hostname not in _LOOPBACK:
         return False
-    # The fragment too: a registered URI has none (RFC 6749 §3.1.2), and a code added after one never reaches
-    # the client's listener.
-    same = (mine.hostname, mine.path, mine.query, mine.fragment) == (
-        theirs.hostname, theirs.path, theirs.query, theirs.fragment,
-    )  # fmt: skip
-    return same and theirs.username is None and _port(theirs.netloc) is not None
+    # Only the port is free: a fragment (which would swallow the code we append) or credentials are not.
+    same = (mine.hostname, mine.path, mine.query) == (theirs.hostname, theirs.path, theirs.query)
+    return same and "#" not in asked and "@" not in theirs.netloc and _port(theirs.netloc) is not None
 
 
 def _port(netloc: str) -> int | None:
@@ -165,7 +163,8 @@ class Clients:
     def _document(self, url: str) -> Client:
         parts = urlsplit(url)
         allowed = parts.scheme == "https" or (self.trial and parts.hostname == "127.0.0.1")
-        if not allowed or parts.path in ("", "/") or parts.fragment or parts.username or len(url) > MAX_URI:
+        credentials = "@" in parts.netloc  # https://:pw@host/ has a password and an empty (falsy) user name
+        if not allowed or parts.path in ("", "/") or parts.fragment or credentials or len(url) > MAX_URI:
             raise BadClient(
                 "a client ID that is a URL must be https with a path (a client ID metadata document), without a "
                 "fragment or credentials"
@@ -173,7 +172,7 @@ class Clients:
         body = self.fetch(url)
         try:
             document = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: 8,000 bytes of "[" nest deeper than Python's stack
             raise BadClient(f"the client metadata document at {shown(url, 120)} is not JSON") from None
         if not isinstance(document, dict) or document.get("client_id") != url:
             raise BadClient(f"the client metadata document at {shown(url, 120)} does not give its own URL as client_id")
@@ -186,9 +185,10 @@ def fetcher(trial: bool, session_get: Callable[..., Any]) -> Fetch:
     def fetch(url: str) -> bytes:
         host = urlsplit(url).hostname or ""
         _public_only(host, trial)
+        deadline = time.monotonic() + FETCH_SECONDS
         try:
             with session_get(url, timeout=FETCH_SECONDS, allow_redirects=False, stream=True) as response:
-                body: bytes = response.raw.read(MAX_METADATA + 1, decode_content=True)
+                body = _capped(response, deadline)
                 status = response.status_code
         except Exception:  # every failure (transport, TLS, a broken body) is the same to the user: unreadable
             raise BadClient(f"the client metadata document at {shown(url, 120)} could not be read") from None
@@ -199,6 +199,20 @@ def fetcher(trial: bool, session_get: Callable[..., Any]) -> Fetch:
         return body
 
     return fetch
+
+
+def _capped(response: Any, deadline: float) -> bytes:
+    """At most MAX_METADATA + 1 bytes of the body, read by `deadline`: requests' timeout bounds each socket read,
+    which a server sending a byte at a time never trips (a thread held for hours per client ID)."""
+    body = b""
+    while len(body) <= MAX_METADATA:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the document took too long")
+        chunk: bytes = response.raw.read1(MAX_METADATA + 1 - len(body), decode_content=True)
+        if not chunk:
+            break
+        body += chunk
+    return body
 
 
 def _public_only(host: str, trial: bool) -> None:

@@ -49,7 +49,7 @@ async def registration(signin: SignIn, request: Request) -> Response:
     try:
         metadata = json.loads(body)
         _, answer = register(metadata, signin.sealer)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a body of "[[[…" nests deeper than Python's stack
         return refusal(Refusal("invalid_client_metadata", "the body is not JSON"))
     except BadClient as exc:
         code = "invalid_redirect_uri" if "redirect" in str(exc) else "invalid_client_metadata"
