@@ -14,6 +14,7 @@ any port: native clients listen on whichever port is free.
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import json
 import socket
@@ -24,14 +25,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gitea_mcp.redaction import shown
-from gitea_mcp.server.signin.seal import Sealer, Unsealable
 
 MAX_REDIRECTS = 10
 MAX_URI = 2_000  # characters of one redirect URI
 MAX_NAME = 100  # characters of a client name shown on the consent page
 MAX_METADATA = 8_000  # bytes of a registration or a client metadata document
 FETCH_SECONDS = 5.0
-CLIENT_TTL = 10 * 365 * 24 * 3600  # a registered client ID lasts until the keys change
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
 # Schemes that would run or read something in the browser instead of handing the code to an app.
 _NEVER = {"javascript", "data", "file", "vbscript", "about", "blob", "filesystem", "view-source", "ws", "wss"}
@@ -122,15 +121,20 @@ def from_metadata(metadata: Any, client_id: str, kind: str) -> Client:
     return Client(client_id, name, tuple(check_redirect(uri) for uri in uris), kind)
 
 
-def register(metadata: Any, sealer: Sealer) -> tuple[Client, dict[str, Any]]:
-    """RFC 7591: the client, and the answer that gives it its ID (the checked metadata, sealed; nothing kept).
+REGISTERED = "gmcp.c."  # + the checked metadata, compact JSON in URL-safe base64
+
+
+def register(metadata: Any, now: float) -> tuple[Client, dict[str, Any]]:
+    """RFC 7591: the client, and the answer that gives it its ID: the checked metadata itself, encoded, so nothing
+    is kept. Not sealed: registration is open to anyone, so an ID made by hand is no more than a registration
+    anyone could make, and it is checked again whenever it is used; unsealed, it outlives every key rotation.
     A confidential method asked for is answered `none`: a public client proves itself with PKCE."""
     client = from_metadata(metadata, "", "registered")
-    claims = {"name": client.name, "redirect_uris": list(client.redirect_uris)}
-    client_id = sealer.seal("client", claims, CLIENT_TTL)
+    plain = json.dumps({"n": client.name, "r": list(client.redirect_uris)}, separators=(",", ":"))
+    client_id = REGISTERED + base64.urlsafe_b64encode(plain.encode()).decode("ascii").rstrip("=")
     answer = {
         "client_id": client_id,
-        "client_id_issued_at": int(sealer.clock()),
+        "client_id_issued_at": int(now),
         "client_name": client.name,
         "redirect_uris": list(client.redirect_uris),
         "token_endpoint_auth_method": "none",
@@ -140,12 +144,24 @@ def register(metadata: Any, sealer: Sealer) -> tuple[Client, dict[str, Any]]:
     return Client(client_id, client.name, client.redirect_uris, "registered"), answer
 
 
+def _registered(client_id: str) -> Client:
+    unknown = BadClient("client_id is not one this server registered (register at /register)")
+    if not client_id.startswith(REGISTERED) or len(client_id) > MAX_METADATA * 2:
+        raise unknown
+    encoded = client_id[len(REGISTERED) :]
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)))
+        metadata = {"client_name": claims["n"], "redirect_uris": claims["r"]}
+    except (ValueError, TypeError, KeyError, RecursionError):
+        raise unknown from None
+    return from_metadata(metadata, client_id, "registered")  # checked again: anyone can write one
+
+
 Fetch = Callable[[str], bytes]  # the metadata document's bytes, or BadClient
 
 
 @dataclass(frozen=True)
 class Clients:
-    sealer: Sealer
     fetch: Fetch
     trial: bool  # GITEA_MCP_PUBLIC_URL is http://127.0.0.1: documents on 127.0.0.1 over http may be read
 
@@ -154,11 +170,7 @@ class Clients:
             raise BadClient("the request names no client_id")
         if client_id.startswith(("https://", "http://")):
             return self._document(client_id)
-        try:
-            claims = self.sealer.open("client", client_id)
-        except Unsealable:
-            raise BadClient("client_id is not one this server registered (register at /register)") from None
-        return Client(client_id, str(claims["name"]), tuple(claims["redirect_uris"]), "registered")
+        return _registered(client_id)
 
     def _document(self, url: str) -> Client:
         parts = urlsplit(url)

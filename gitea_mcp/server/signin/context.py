@@ -78,7 +78,7 @@ def build(settings: Settings, client: GiteaClient, clock: Callable[[], float] = 
     if log.getEffectiveLevel() == logging.WARNING:  # the default: the one line per sign-in is still said
         log.setLevel(logging.INFO)
     sealer = sealer_for(settings, clock)
-    clients = Clients(sealer, fetcher(trial, session.get), trial)
+    clients = Clients(fetcher(trial, session.get), trial)
     return SignIn(settings, sealer, clients, marks(settings, clock), gitea, client, clock)
 
 

@@ -2,11 +2,11 @@
 and HMAC-SHA256, from `cryptography`) that only a replica holding GITEA_MCP_OAUTH_KEY can open or make.
 
 Why sealed rather than stored: replicas share nothing but the key, so any replica can carry on any step, and a
-flood of registrations or half-finished sign-ins leaves nothing behind. Why encrypted rather than a signed JWT:
+flood of half-finished sign-ins leaves nothing behind. Why encrypted rather than a signed JWT:
 codes and tokens carry Gitea's tokens, which must never be readable by whoever holds ours.
 
 Every sealed value names its kind (`typ`), so one kind can never be passed off as another (a refresh token as an
-access token, a registration as a code), and its audience, this server's resource; its expiry is its own field,
+access token, a code as a token), and its audience, this server's resource; its expiry is its own field,
 checked against an injected clock. Rotation: the first key seals, every key opens (MultiFernet).
 """
 
@@ -21,11 +21,10 @@ from typing import Any, Literal
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
-Kind = Literal["client", "pending", "state", "code", "access", "refresh"]
+Kind = Literal["pending", "state", "code", "access", "refresh"]
 
 # What the values we hand out begin with: a bearer that starts so is ours (never sent to Gitea as a token).
 PREFIX: dict[Kind, str] = {
-    "client": "gmcp.c.",
     "pending": "gmcp.p.",
     "state": "gmcp.s.",
     "code": "gmcp.k.",
@@ -84,7 +83,6 @@ def _a(what: str) -> str:
 
 
 _NAMES: dict[Kind, str] = {
-    "client": "client ID",
     "pending": "sign-in request",
     "state": "sign-in state",
     "code": "authorization code",

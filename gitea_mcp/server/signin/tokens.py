@@ -48,7 +48,7 @@ async def registration(signin: SignIn, request: Request) -> Response:
         return refusal(Refusal("invalid_client_metadata", said))
     try:
         metadata = json.loads(body)
-        _, answer = register(metadata, signin.sealer)
+        _, answer = register(metadata, signin.clock())
     except (ValueError, RecursionError):  # RecursionError: a body of "[[[…" nests deeper than Python's stack
         return refusal(Refusal("invalid_client_metadata", "the body is not JSON"))
     except BadClient as exc:

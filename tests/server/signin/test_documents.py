@@ -114,7 +114,7 @@ def session_get() -> Callable[..., Any]:
 
 
 def trial_clients() -> Clients:
-    return Clients(SEALER, fetcher(True, session_get()), trial=True)
+    return Clients(fetcher(True, session_get()), trial=True)
 
 
 def refusal(clients: Clients, url: str) -> str:
@@ -183,7 +183,7 @@ def test_a_client_id_url_of_the_wrong_shape_is_refused_unread(url: str) -> None:
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("fetched")
 
-    assert "must be https with a path" in refusal(Clients(SEALER, fetcher(True, never), trial=True), url)
+    assert "must be https with a path" in refusal(Clients(fetcher(True, never), trial=True), url)
 
 
 # -- off trial: https only, and public hosts only ---------------------------------------------------------------
@@ -210,7 +210,7 @@ def resolving(monkeypatch: pytest.MonkeyPatch, *addresses: str) -> None:
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8000/c.json", "http://app.example/c.json"])
 def test_off_trial_an_http_client_id_is_refused(url: str) -> None:
     spy = Spy()
-    assert "must be https" in refusal(Clients(SEALER, fetcher(False, spy), trial=False), url)
+    assert "must be https" in refusal(Clients(fetcher(False, spy), trial=False), url)
     assert spy.calls == []
 
 
@@ -237,7 +237,7 @@ def test_off_trial_a_host_that_is_not_public_is_refused_before_any_fetch(
 ) -> None:
     resolving(monkeypatch, *addresses)
     spy = Spy()
-    found = Clients(SEALER, fetcher(False, spy), trial=False)
+    found = Clients(fetcher(False, spy), trial=False)
     assert "is not a public address" in refusal(found, "https://internal.example/client.json")
     assert spy.calls == []
 
@@ -245,7 +245,7 @@ def test_off_trial_a_host_that_is_not_public_is_refused_before_any_fetch(
 def test_off_trial_an_unknown_host_is_refused_before_any_fetch(monkeypatch: pytest.MonkeyPatch) -> None:
     resolving(monkeypatch)
     spy = Spy()
-    found = Clients(SEALER, fetcher(False, spy), trial=False)
+    found = Clients(fetcher(False, spy), trial=False)
     assert "is not known" in refusal(found, "https://nowhere.example/client.json")
     assert spy.calls == []
 
@@ -254,7 +254,7 @@ def test_off_trial_a_public_host_is_fetched(monkeypatch: pytest.MonkeyPatch) -> 
     """The control for the two above: the same path reaches the fetch when the address is public."""
     resolving(monkeypatch, "93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946")
     spy = Spy()
-    found = Clients(SEALER, fetcher(False, spy), trial=False)
+    found = Clients(fetcher(False, spy), trial=False)
     assert "could not be read" in refusal(found, "https://app.example/client.json")
     assert spy.calls == ["https://app.example/client.json"]
 
@@ -262,6 +262,6 @@ def test_off_trial_a_public_host_is_fetched(monkeypatch: pytest.MonkeyPatch) -> 
 def test_on_trial_127_0_0_1_is_not_resolved(monkeypatch: pytest.MonkeyPatch) -> None:
     resolving(monkeypatch, "10.0.0.1")  # were it asked, it would be refused
     spy = Spy()
-    found = Clients(SEALER, fetcher(True, spy), trial=True)
+    found = Clients(fetcher(True, spy), trial=True)
     assert "could not be read" in refusal(found, "http://127.0.0.1:8000/client.json")
     assert spy.calls == ["http://127.0.0.1:8000/client.json"]
