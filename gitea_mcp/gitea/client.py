@@ -248,6 +248,7 @@ class GiteaClient:
         self._retry = retry or RetryPolicy()
         self._shared = _Shared(session, verify, user_agent, self._api)
         self._bearer = False
+        self._signed_in = False
 
     @property
     def timeout(self) -> float:
@@ -272,12 +273,14 @@ class GiteaClient:
     def has_token(self) -> bool:
         return bool(self._token)
 
-    def with_token(self, token: str | None, bearer: bool = False) -> GiteaClient:
+    def with_token(self, token: str | None, bearer: bool = False, signed_in: bool = False) -> GiteaClient:
         """The same connection pool with another caller's token (one per HTTP request in multi-user mode);
-        `bearer`: the caller's own, sent in its Authorization header (a refusal is then said to the caller)."""
+        `bearer`: the caller's own, sent in its Authorization header (a refusal is then said to the caller);
+        `signed_in`: that token came from our sign-in, sealed in one of ours (a refusal: sign in again)."""
         clone = GiteaClient(self._api.removesuffix("/api/v1"), token, self._timeout, retry=self._retry)
         clone._shared = self._shared
         clone._bearer = bearer
+        clone._signed_in = signed_in
         return clone
 
     def get(self, segments: Sequence[Segment], params: Params | None = None, *, retry: bool = True) -> ApiResponse:
@@ -550,8 +553,9 @@ class GiteaClient:
         if response.status == 404 and not message and not errors:
             return no_endpoint(method, path, self.url)
         error = from_status(
-            response.status, message, method, path, errors, anonymous=not self._token, bearer=self._bearer
-        )
+            response.status, message, method, path, errors, anonymous=not self._token, bearer=self._bearer,
+            signed_in=self._signed_in,
+        )  # fmt: skip
         error.from_gitea = body is not None
         return error
 

@@ -146,7 +146,8 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
         # exactly as the gate read it. A request without headers acts anonymously, never with the server's token.
         headers = (ctx.headers if ctx is not None else None) or {}
         said = credential(headers.items(), settings)
-        return dataclasses.replace(deps, client=deps.client.with_token(said.token, said.bearer))
+        client = deps.client.with_token(said.token, said.bearer, signed_in=said.signed_in is not None)
+        return dataclasses.replace(deps, client=client)
 
     # Over HTTP each token is a caller with its share of the tool threads; stdio has one caller, who may use all.
     per_caller = settings.calls_per_token if settings.transport == "http" else TOOL_THREADS

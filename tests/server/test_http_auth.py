@@ -88,11 +88,19 @@ def test_the_gate(method: str, headers: list[tuple[str, str]], status: int) -> N
         assert response.text == "reached"
 
 
-@pytest.mark.parametrize(("bearer", "phrase"), [(True, "Authorization header"), (False, "Set GITEA_TOKEN")])
-def test_a_refused_token_is_said_to_whoever_sent_it(mocked: responses.RequestsMock, bearer: bool, phrase: str) -> None:
-    """Over HTTP the token is the caller's: a 401 tells them what to send, not the operator what to set."""
+@pytest.mark.parametrize(
+    ("bearer", "signed_in", "phrase"),
+    [(True, False, "Authorization header"), (False, False, "Set GITEA_TOKEN"), (True, True, "sign in again")],
+)
+def test_a_refused_token_is_said_to_whoever_sent_it(
+    mocked: responses.RequestsMock, bearer: bool, signed_in: bool, phrase: str
+) -> None:
+    """Over HTTP the token is the caller's: a 401 tells them what to send, not the operator what to set; a signed-in
+    caller (a grant revoked in Gitea) is told to sign in again, not to send a token they never held."""
     mocked.get(f"{API}/user", status=401, json={"message": "invalid username, password or token"})
-    client = GiteaClient(ROOT, None, timeout=5, retry=RetryPolicy(attempts=1)).with_token("wrong", bearer=bearer)
+    retry = RetryPolicy(attempts=1)
+    client = GiteaClient(ROOT, None, timeout=5, retry=retry).with_token("wrong", bearer=bearer, signed_in=signed_in)
     with pytest.raises(Unauthorized) as refused:
         client.get(["user"])
     assert phrase in str(refused.value) and ("GITEA_TOKEN" in str(refused.value)) is not bearer
+    assert ("Authorization header" in str(refused.value)) is (bearer and not signed_in)

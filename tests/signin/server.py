@@ -20,14 +20,18 @@ def new_key() -> str:
 
 
 class SigninServer:
-    def __init__(self, gitea_url: str, client_id: str, client_secret: str | None = None, **env: str) -> None:
+    def __init__(
+        self, gitea_url: str, client_id: str, client_secret: str | None = None, key: str | None = None, **env: str
+    ) -> None:
+        """`key`: GITEA_MCP_OAUTH_KEY, shared by replicas (each opens what the other sealed); a new one if None.
+        `env` overrides any setting, GITEA_MCP_PUBLIC_URL included (replicas behind one public URL)."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         settings = {
             "GITEA_URL": gitea_url,
             "GITEA_MCP_PUBLIC_URL": self.url,
             "GITEA_MCP_OAUTH_CLIENT_ID": client_id,
-            "GITEA_MCP_OAUTH_KEY": new_key(),
+            "GITEA_MCP_OAUTH_KEY": key or new_key(),
             **({"GITEA_MCP_OAUTH_CLIENT_SECRET": client_secret} if client_secret else {}),
             **env,
         }
