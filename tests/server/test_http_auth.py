@@ -47,6 +47,9 @@ ONE = "send exactly one credential: 'Authorization: Bearer <your Gitea token>'"
                      id="empty"),
         pytest.param([("Authorization", f"Basic {TOKEN}")], Credential(None, f"malformed Authorization header: {ONE}"),
                      id="basic"),
+        pytest.param([("Authorization", "Bearer k\u212a")], Credential(None, f"malformed Authorization header: {ONE}"),
+                     id="kelvin-sign-folds-to-k"),
+        pytest.param([("Authorization", f"BeArEr {TOKEN}")], Credential(TOKEN, bearer=True), id="scheme-any-case"),
         pytest.param(
             [("X-Gitea-MCP-Secret", "guess")],
             Credential(None, "wrong or unconfigured operator secret (X-Gitea-MCP-Secret)"),
