@@ -23,6 +23,10 @@ class Marks(Protocol):
         """True the first time `jti` is spent; False ever after (until `until`, a time.time())."""
         ...
 
+    def spent(self, jti: str) -> bool:
+        """Whether `jti` was spent (and its mark not yet expired)."""
+        ...
+
 
 class Unreachable(Exception):
     """The shared store could not be asked: the value is refused (fail closed), nothing is spent."""
@@ -40,9 +44,21 @@ class MemoryMarks:
             if self._spent.get(jti, 0.0) > now:
                 return False
             self._spent[jti] = until
-            while len(self._spent) > KEPT:
-                del self._spent[next(iter(self._spent))]
+            if len(self._spent) > KEPT:
+                self._make_room(now)
             return True
+
+    def spent(self, jti: str) -> bool:
+        with self._lock:
+            return self._spent.get(jti, 0.0) > self._clock()
+
+    def _make_room(self, now: float) -> None:
+        """Expired marks go first, all at once (a scan only when full); only if every mark is still live does the
+        oldest go, and a used value that old could be used again: the limit of one replica without Redis."""
+        for jti in [jti for jti, until in self._spent.items() if until <= now]:
+            del self._spent[jti]
+        while len(self._spent) > KEPT:
+            del self._spent[next(iter(self._spent))]
 
 
 class RedisMarks:
@@ -57,4 +73,15 @@ class RedisMarks:
         try:
             return bool(self._store.set(PREFIX + jti, "1", px=ms, nx=True))
         except RedisError:
-            raise Unreachable("the replicas' shared store (GITEA_MCP_REDIS_URL) did not answer") from None
+            raise Unreachable(_UNREACHABLE) from None
+
+    def spent(self, jti: str) -> bool:
+        from redis.exceptions import RedisError
+
+        try:
+            return self._store.get(PREFIX + jti) is not None
+        except RedisError:
+            raise Unreachable(_UNREACHABLE) from None
+
+
+_UNREACHABLE = "the replicas' shared store (GITEA_MCP_REDIS_URL) did not answer"

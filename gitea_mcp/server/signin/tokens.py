@@ -96,10 +96,24 @@ def _resource(signin: SignIn, form: dict[str, str]) -> None:
 def _spend(signin: SignIn, claims: dict[str, Any], what: str) -> None:
     try:
         first = signin.marks.spend(str(claims["jti"]), float(claims["exp"]))
+        if not first and what == "refresh token":
+            # A used refresh token came back: someone holds a copy. The whole sign-in it belongs to ends (RFC 9700
+            # §4.14.2), the newest refresh token included, so the thief's copy and the user's are both worthless.
+            signin.marks.spend(_ENDED + str(claims["fam"]), signin.clock() + REFRESH_TTL)
     except Unreachable as exc:
         raise Refusal("temporarily_unavailable", f"{exc}; try again shortly", 503) from None
     if not first:
         raise Refusal("invalid_grant", f"this {what} was already used; sign in again")
+
+
+_ENDED = "family:"  # + a sign-in's id: marked when one of its refresh tokens was used twice
+
+
+def _ended(signin: SignIn, claims: dict[str, Any]) -> bool:
+    try:
+        return signin.marks.spent(_ENDED + str(claims["fam"]))
+    except Unreachable as exc:
+        raise Refusal("temporarily_unavailable", f"{exc}; try again shortly", 503) from None
 
 
 async def _exchange(signin: SignIn, form: dict[str, str]) -> dict[str, Any]:
@@ -123,6 +137,9 @@ async def _refresh(signin: SignIn, form: dict[str, str]) -> dict[str, Any]:
     narrower = form.get("scope")
     if narrower is not None and not set(narrower.split()) <= set(claims["scopes"]):
         raise Refusal("invalid_scope", "a refresh may keep or narrow the scopes, never widen them")
+    if await anyio.to_thread.run_sync(_ended, signin, claims):
+        ended = "this sign-in was ended: one of its refresh tokens was used twice; sign in again"
+        raise Refusal("invalid_grant", ended)
     try:
         tokens = await anyio.to_thread.run_sync(signin.gitea.refresh, claims["gr"])
     except OAuthRefused:
@@ -142,7 +159,9 @@ def _issued(signin: SignIn, claims: dict[str, Any], tokens: GiteaTokens) -> dict
     who = {"sub": claims["sub"], "cid": claims["cid"], "scopes": scopes}
     lifetime = max(60, tokens.expires_in)
     access = signin.sealer.seal("access", {**who, "ga": tokens.access}, lifetime)
-    kept = {**who, "gr": tokens.refresh, "jti": secrets.token_urlsafe(16)}
+    # `fam` names the sign-in, carried from refresh to refresh; a new one at the code's exchange.
+    family = claims.get("fam") or secrets.token_urlsafe(16)
+    kept = {**who, "gr": tokens.refresh, "jti": secrets.token_urlsafe(16), "fam": family}
     refresh = signin.sealer.seal("refresh", kept, REFRESH_TTL)
     return {
         "access_token": access,

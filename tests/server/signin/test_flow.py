@@ -138,8 +138,10 @@ def test_a_client_signs_in_through_gitea_and_calls_a_tool_with_our_token(
     replayed = server.token(grant_type="refresh_token", refresh_token=tokens["refresh_token"], client_id=client_id)
     assert replayed.status_code == 400 and replayed.json()["error"] == "invalid_grant"
     assert "already used" in replayed.json()["error_description"]
+    # A replay means a copy is about: the whole sign-in ends (RFC 9700 §4.14.2), its newest refresh token too.
     newest = server.token(grant_type="refresh_token", refresh_token=again["refresh_token"], client_id=client_id)
-    assert newest.status_code == 200
+    assert newest.status_code == 400 and newest.json()["error"] == "invalid_grant"
+    assert "ended" in newest.json()["error_description"] and "sign in again" in newest.json()["error_description"]
 
 
 _INITIALIZE = {

@@ -54,6 +54,26 @@ def test_memory_marks_keep_at_most_kept_the_oldest_going_first(monkeypatch: pyte
     assert spent.spend("a", NOW + 60), "the oldest was let go to keep the bound"
 
 
+def test_when_full_the_expired_marks_go_before_any_live_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(marks, "KEPT", 3)
+    clock = Clock()
+    spent = MemoryMarks(clock)
+    assert spent.spend("refresh", NOW + 30 * 86_400)  # oldest, but live for a month
+    assert spent.spend("code-1", NOW + 120) and spent.spend("code-2", NOW + 120)
+    clock.now = NOW + 121  # both codes' marks have expired
+    assert spent.spend("code-3", NOW + 241)
+    assert sorted(spent._spent) == ["code-3", "refresh"]
+    assert not spent.spend("refresh", NOW + 30 * 86_400), "a live mark was let go while expired ones were kept"
+
+
+@pytest.mark.parametrize("store", ["memory", "redis stand-in"])
+def test_spent_says_whether_a_mark_is_set_without_setting_it(store: str) -> None:
+    clock = Clock()
+    spent = MemoryMarks(clock) if store == "memory" else RedisMarks(FakeRedis(), clock)
+    assert not spent.spent("a") and not spent.spent("a")
+    assert spent.spend("a", NOW + 60) and spent.spent("a")
+
+
 # -- shared: the unit tests' stand-in ----------------------------------------------------------------------------
 
 
