@@ -36,6 +36,7 @@ from gitea_mcp.server.signin.context import (
     pkce_pair,
 )
 from gitea_mcp.server.signin.seal import Unsealable
+from gitea_mcp.tools.scopes import folded
 
 _CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")  # an S256 challenge: 32 bytes, base64url without padding
 
@@ -90,16 +91,23 @@ def _refused(signin: SignIn, asked: dict[str, str]) -> tuple[str, str] | None:
     resource = asked.get("resource")
     if resource is not None and resource != signin.sealer.audience:
         return "invalid_target", f"this server issues tokens for {signin.sealer.audience} only"
-    unknown = [scope for scope in (asked.get("scope") or "").split() if scope not in signin.offered()]
+    unknown = [scope for scope in (asked.get("scope") or "").split() if scope not in _accepted(signin)]
     if unknown:
         return "invalid_scope", f"unknown scope {unknown[0][:40]}; this server offers {' '.join(signin.offered())}"
     return None
 
 
+def _accepted(signin: SignIn) -> list[str]:
+    """The scopes a client may ask for: those offered, and the read scope each offered write scope covers (a
+    client that only reads may ask read:issue of a server that offers write:issue)."""
+    offered = signin.offered()
+    return offered + [f"read:{scope[6:]}" for scope in offered if scope.startswith("write:")]
+
+
 def _scopes(signin: SignIn, asked: str | None) -> list[str]:
-    """The scopes asked (all that are offered when none are), in the order the server offers them."""
-    wanted = set((asked or "").split()) or set(signin.offered())
-    return [scope for scope in signin.offered() if scope in wanted]
+    """The scopes asked (all that are offered when none are), without those another implies, issue scopes first."""
+    wanted = set((asked or "").split())
+    return folded(wanted) if wanted else signin.offered()
 
 
 def _error(signin: SignIn, error: str, description: str, state: str | None) -> dict[str, str | None]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import secrets
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -267,6 +268,23 @@ def test_a_bad_request_from_a_known_client_goes_back_to_it_with_the_error(
     back = query_of(location)
     assert (back["error"], back["state"], back["iss"]) == (error, "st-9", PUBLIC) and back["error_description"]
     assert "code" not in back
+
+
+@pytest.mark.parametrize(
+    ("asked", "shown"),
+    [
+        ("read:issue", ["read:issue"]),  # covered by the write:issue offered: a client that only reads
+        ("read:issue write:issue", ["write:issue"]),  # write implies read
+        ("read:user", ["read:user"]),
+        (None, ["write:issue", "read:user"]),  # none asked: all that is offered
+    ],
+)
+def test_the_consent_page_lists_the_scopes_asked_without_those_implied(
+    signer: Signer, asked: str | None, shown: list[str]
+) -> None:
+    answer = signer.authorize(pkce()[1], "st-9", scope=asked)
+    assert answer.status_code == 200, answer.text
+    assert re.findall(r"<li><code>([^<]+)</code></li>", answer.text) == shown
 
 
 ERROR_PAGES: list[Any] = [
