@@ -73,8 +73,25 @@ async def authorize(signin: SignIn, request: Request) -> Response:
     page = pages.consent(
         client=_who(client), redirect=redirect, scopes=scopes, gitea=signin.client.url, pending=pending
     )
-    page.set_cookie(COOKIE, nonce, max_age=PENDING_TTL, httponly=True, samesite="lax", secure=signin.secure)
+    # The nonces of the browser's sign-ins under way, this one last: two clients signing in at once in one browser
+    # each find their own.
+    _keep(page, signin, [*_nonces(request)[1 - SIGNINS_AT_ONCE :], nonce])
     return page
+
+
+SIGNINS_AT_ONCE = 4  # sign-ins one browser may have under way; a fifth forgets the oldest
+
+
+def _nonces(request: Request) -> list[str]:
+    return [nonce for nonce in request.cookies.get(COOKIE, "").split(".") if nonce][-SIGNINS_AT_ONCE:]
+
+
+def _keep(response: Response, signin: SignIn, nonces: list[str]) -> None:
+    if not nonces:
+        response.delete_cookie(COOKIE, path="/")
+        return
+    value = ".".join(nonces)
+    response.set_cookie(COOKIE, value, max_age=PENDING_TTL, httponly=True, samesite="lax", secure=signin.secure)
 
 
 def _who(client: Client) -> str:
@@ -148,8 +165,8 @@ async def _decided(signin: SignIn, request: Request) -> Response:
 
 
 def _same_browser(request: Request, claims: dict[str, Any]) -> bool:
-    cookie = request.cookies.get(COOKIE, "")
-    return bool(cookie) and hmac.compare_digest(cookie.encode(), str(claims.get("nonce", "")).encode())
+    mine = str(claims.get("nonce", "")).encode()
+    return any(hmac.compare_digest(nonce.encode(), mine) for nonce in _nonces(request))
 
 
 async def callback(signin: SignIn, request: Request) -> Response:
@@ -162,24 +179,30 @@ async def callback(signin: SignIn, request: Request) -> Response:
         return pages.error(f"Gitea's answer cannot be used: {exc}; start the sign-in again from your client")
     if not _same_browser(request, pending):
         return pages.error("This sign-in was started in another browser (or its cookie was blocked)", 403)
-    back, state = pending["redirect"], pending["state"]
+    handed = await _finished(signin, answer, pending)
+    return _done(request, signin, pending, back_to(pending["redirect"], handed))
+
+
+async def _finished(signin: SignIn, answer: dict[str, str], pending: dict[str, Any]) -> dict[str, str | None]:
+    """What goes back to the client: our code, or the error."""
+    state = pending["state"]
     if "code" not in answer:
         refused = answer.get("error", "access_denied")[:64]
-        return _done(back_to(back, _error(signin, "access_denied", f"Gitea answered {refused}", state)))
+        return _error(signin, "access_denied", f"Gitea answered {refused}", state)
     try:
         tokens = await anyio.to_thread.run_sync(signin.gitea.exchange, answer["code"], pending["verifier"])
         login = await anyio.to_thread.run_sync(_login, signin, tokens.access)
     except OAuthRefused as exc:
         log.warning("sign-in: Gitea refused its code for %s: %s", pending["name"], exc.error)
-        return _done(back_to(back, _error(signin, "access_denied", "Gitea refused the sign-in", state)))
+        return _error(signin, "access_denied", "Gitea refused the sign-in", state)
     except GiteaError as exc:
         log.warning("sign-in: Gitea could not be reached to finish it: %s", exc)
-        return _done(back_to(back, _error(signin, "temporarily_unavailable", "Gitea did not answer", state)))
+        return _error(signin, "temporarily_unavailable", "Gitea did not answer", state)
     claims = {
         "jti": secrets.token_urlsafe(16),
         "cid": pending["cid"],
         "name": pending["name"],
-        "redirect": back,
+        "redirect": pending["redirect"],
         "asked_redirect": pending["asked_redirect"],
         "challenge": pending["challenge"],
         "scopes": pending["scopes"],
@@ -188,8 +211,7 @@ async def callback(signin: SignIn, request: Request) -> Response:
         "gr": tokens.refresh,
         "gexp": int(signin.clock()) + tokens.expires_in,
     }
-    code = signin.sealer.seal("code", claims, CODE_TTL)
-    return _done(back_to(back, {"code": code, "state": state, "iss": signin.origin}))
+    return {"code": signin.sealer.seal("code", claims, CODE_TTL), "state": state, "iss": signin.origin}
 
 
 def _login(signin: SignIn, access: str) -> str:
@@ -198,6 +220,7 @@ def _login(signin: SignIn, access: str) -> str:
     return login if isinstance(login, str) else "?"
 
 
-def _done(response: Response) -> Response:
-    response.delete_cookie(COOKIE, path="/")
+def _done(request: Request, signin: SignIn, pending: dict[str, Any], response: Response) -> Response:
+    """The sign-in is over in this browser: its nonce goes (so /callback opened again finds nothing)."""
+    _keep(response, signin, [nonce for nonce in _nonces(request) if nonce != pending["nonce"]])
     return response

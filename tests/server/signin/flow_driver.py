@@ -268,7 +268,7 @@ class Signer:
         assert registered.status_code == 201, registered.text
         return cls(server, GiteaBrowser(standin), str(registered.json()["client_id"]))
 
-    def authorize(self, challenge: str, state: str, **changes: str | None) -> Any:
+    def authorize(self, challenge: str, state: str, *, cookie: str | None = None, **changes: str | None) -> Any:
         query: dict[str, str | None] = {
             "response_type": "code",
             "client_id": self.client_id,
@@ -279,7 +279,8 @@ class Signer:
             "resource": RESOURCE,
         }
         query.update(changes)
-        return self.server.request("GET", "/authorize", params={k: v for k, v in query.items() if v is not None})
+        params = {k: v for k, v in query.items() if v is not None}
+        return self.server.request("GET", "/authorize", cookie=cookie, params=params)
 
     def start(self, state: str = "client-state") -> Started:
         verifier, challenge = pkce()

@@ -32,8 +32,11 @@ from tests.server.signin.flow_driver import (
     GiteaBrowser,
     Server,
     Signer,
+    Started,
+    cookie_of,
     forge,
     gitea_app,
+    pending_of,
 )
 
 
@@ -326,6 +329,17 @@ def test_a_client_id_altered_by_hand_gets_our_page(signer: Signer) -> None:
 
 
 # -- the consent form ----------------------------------------------------------------------------------------------
+
+
+def test_two_sign_ins_under_way_in_one_browser_both_finish(signer: Signer) -> None:
+    first = signer.start("first")
+    verifier, challenge = pkce()
+    page = signer.authorize(challenge, "second", cookie=first.cookie)
+    both = cookie_of(page)  # the browser's cookie now names both sign-ins
+    assert both.split(".") == [first.cookie, both.split(".")[1]]
+    second = Started(signer.client_id, verifier, "second", both, pending_of(page))
+    assert signer.code(dataclasses.replace(first, cookie=both))[0].startswith("gmcp.k.")
+    assert signer.code(second)[0].startswith("gmcp.k.")
 
 
 def test_the_consent_form_is_refused_without_this_browsers_cookie(signer: Signer) -> None:
