@@ -58,6 +58,7 @@ class Credential:
     refused: str | None = None  # why the request is refused (401), in words for the caller
     bearer: bool = False  # the caller's own (a Gitea token, or one of ours holding one), not the server's
     signed_in: str | None = None  # the Gitea login of a token our sign-in issued
+    granted: tuple[str, ...] | None = None  # the scopes its client was granted (None: not ours)
     invalid_token: bool = False  # a bearer that is not (or no longer) good: the challenge says so (RFC 6750 §3.1)
 
 
@@ -132,7 +133,8 @@ class Opened:
                 return found[2]
             self._opened.pop(key, None)
         claims = sealer.open("access", token)  # Unsealable: forged, altered, expired (said in its own words)
-        said = Credential(str(claims["ga"]), bearer=True, signed_in=str(claims["sub"]))
+        granted = tuple(str(scope) for scope in claims.get("scopes", ()))
+        said = Credential(str(claims["ga"]), bearer=True, signed_in=str(claims["sub"]), granted=granted)
         with self._lock:
             self._opened[key] = (sealer, claims["exp"], said)
             while len(self._opened) > self.kept:

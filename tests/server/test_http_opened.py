@@ -57,7 +57,7 @@ def test_a_token_read_four_times_is_opened_once(monkeypatch: pytest.MonkeyPatch)
     token = sealer_for(settings).seal("access", WHO, 3600)
     opened = counting_opens(monkeypatch)
     said = [credential([("Authorization", f"Bearer {token}")], settings) for _ in range(4)]
-    assert said == [Credential(GITEA_TOKEN, bearer=True, signed_in="demo")] * 4
+    assert said == [Credential(GITEA_TOKEN, bearer=True, signed_in="demo", granted=("read:issue",))] * 4
     assert opened == ["access"]
 
 

@@ -156,7 +156,9 @@ async def _decided(signin: SignIn, request: Request) -> Response:
         "client_id": signin.gitea.client_id,
         "redirect_uri": signin.gitea.redirect_uri,
         "response_type": "code",
-        "scope": " ".join(gitea_scopes(pending["scopes"])),
+        # Every scope offered, whatever this client asked: Gitea keeps one grant per user and application and
+        # refuses a sign-in asking for other scopes than it holds. The client's own are held to by the tools.
+        "scope": " ".join(gitea_scopes(signin.offered())),
         "state": state,
         "code_challenge": challenge,
         "code_challenge_method": "S256",

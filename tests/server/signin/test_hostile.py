@@ -290,6 +290,26 @@ def test_the_consent_page_lists_the_scopes_asked_without_those_implied(
     assert re.findall(r"<li><code>([^<]+)</code></li>", answer.text) == shown
 
 
+def test_a_client_that_asked_to_read_cannot_write_though_gitea_was_asked_for_all(signer: Signer) -> None:
+    verifier, challenge = pkce()
+    page = signer.authorize(challenge, "st-r", scope="read:issue")
+    started = Started(signer.client_id, verifier, "st-r", cookie_of(page), pending_of(page))
+    approved = signer.decide(started)
+    # Gitea keeps one grant per user and application: it is always asked for everything the tools need.
+    assert query_of(approved.headers["location"])["scope"] == "write:issue read:user"
+    code, _ = signer.code(started)
+    tokens = signer.exchange(code, verifier).json()
+    assert tokens["scope"] == "read:issue"
+    assert signer.server.issue_list(tokens["access_token"]).json()["result"]["isError"] is False
+    create = {"name": "issue_create", "arguments": {"owner": "acme", "name": "widgets", "title": "Never filed"}}
+    result = signer.server.mcp(tokens["access_token"], "tools/call", create).json()["result"]
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == (
+        "This client was granted read:issue when it signed in, and issue_create needs write:issue and read:user: "
+        "sign in again from the client, asking for write:issue and read:user."
+    )
+
+
 ERROR_PAGES: list[Any] = [
     pytest.param({"redirect_uri": "https://attacker.example/cb"}, "not one this client registered", id="unregistered"),
     *(
