@@ -24,19 +24,9 @@ from tests.server.signin.flow_driver import (
     Received,
     Server,
     cookie_of,
-    forge,
     gitea_app,
     pending_of,
 )
-
-
-@pytest.fixture(scope="module")
-def standin() -> Iterator[StandIn]:
-    started = forge()
-    try:
-        yield started
-    finally:
-        started.stop()
 
 
 @pytest.fixture

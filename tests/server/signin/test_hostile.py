@@ -34,19 +34,9 @@ from tests.server.signin.flow_driver import (
     Signer,
     Started,
     cookie_of,
-    forge,
     gitea_app,
     pending_of,
 )
-
-
-@pytest.fixture(scope="module")
-def standin() -> Iterator[StandIn]:
-    started = forge()
-    try:
-        yield started
-    finally:
-        started.stop()
 
 
 @pytest.fixture(autouse=True)
