@@ -19,6 +19,7 @@ from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.tools.base import Deps
 from tests.support import TOKEN
 from tests.support.gitea_json import ROOT
+from tests.support.redis_server import redis_url  # noqa: F401 (a fixture: a real redis-server, for slow tests)
 
 # What `task fast` leaves out: tests that start processes, build packages or install them, and the acceptance suite,
 # which seeds a whole world first (all run in `task check`).

@@ -9,10 +9,12 @@ their own, as careful as the Gitea client's: no cookies, no `~/.netrc`, no redir
 from __future__ import annotations
 
 import http.cookiejar
+import ipaddress
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from gitea_mcp.cli.check import Line, lacks_scope
 from gitea_mcp.gitea.client import GiteaClient, display_url
@@ -161,7 +163,8 @@ def _app_lines(settings: Settings, app: dict[str, Any], callback: str) -> list[L
     edit = f"{display_url(settings.url.rstrip('/'))}/user/settings/applications/oauth2/{app.get('id')}"
     uris = [str(uri) for uri in app.get("redirect_uris") or []]
     lines: list[Line] = []
-    if callback not in uris:
+    confidential = bool(app.get("confidential_client"))
+    if not gitea_redirects(uris, callback, confidential):
         listed = ", ".join(uris) or "none"
         lines.append(
             Line(
@@ -171,7 +174,6 @@ def _app_lines(settings: Settings, app: dict[str, Any], callback: str) -> list[L
                 f"add {callback} to its redirect URIs at {edit}",
             )
         )
-    confidential = bool(app.get("confidential_client"))
     secret = settings.oauth_client_secret is not None
     if confidential and not secret:
         lines.append(
@@ -197,11 +199,29 @@ def _app_lines(settings: Settings, app: dict[str, Any], callback: str) -> list[L
     return [Line("ok", f"sign-in: the {name} redirects to {callback}, a {kind} client")]
 
 
+def gitea_redirects(registered: list[str], callback: str, confidential: bool) -> bool:
+    """Whether Gitea sends the browser to `callback`: one of the registered URIs exactly, or, for a public client,
+    an http IPv4 loopback URI registered without a port, which Gitea takes with any port (RFC 8252 §7.3), e.g.
+    http://127.0.0.1/callback for a trial at http://127.0.0.1:8080. Seen live at Gitea 1.22.6 and 1.25.4, which
+    refuse the same for [::1] and localhost."""
+    if callback in registered:
+        return True
+    parts = urlsplit(callback)
+    if confidential or parts.scheme != "http" or parts.port is None or parts.hostname is None:
+        return False
+    try:
+        address = ipaddress.ip_address(parts.hostname)
+    except ValueError:  # a name, localhost too
+        return False
+    loopback = address.version == 4 and address.is_loopback
+    return loopback and parts._replace(netloc=parts.hostname).geturl() in registered
+
+
 def check_scopes(settings: Settings, server: ServerInfo) -> Line:
     """What a signed-in user's Gitea token may do: the scopes asked, narrowed by Gitea 1.23+ alone."""
-    from gitea_mcp.server.discovery import scopes  # the SDK import: only once a check runs
+    from gitea_mcp.server.discovery import gitea_scopes, scopes  # the SDK import: only once a check runs
 
-    asked = ", ".join(scopes(settings))
+    asked = ", ".join(gitea_scopes(scopes(settings)))
     if server.narrows_oauth_scopes:
         return Line("ok", f"sign-in: asks Gitea for {asked}; {server} narrows OAuth tokens to the scopes asked")
     return Line(

@@ -248,6 +248,7 @@ class GiteaClient:
         self._retry = retry or RetryPolicy()
         self._shared = _Shared(session, verify, user_agent, self._api)
         self._bearer = False
+        self._signed_in = False
 
     @property
     def timeout(self) -> float:
@@ -272,12 +273,14 @@ class GiteaClient:
     def has_token(self) -> bool:
         return bool(self._token)
 
-    def with_token(self, token: str | None, bearer: bool = False) -> GiteaClient:
+    def with_token(self, token: str | None, bearer: bool = False, signed_in: bool = False) -> GiteaClient:
         """The same connection pool with another caller's token (one per HTTP request in multi-user mode);
-        `bearer`: the caller's own, sent in its Authorization header (a refusal is then said to the caller)."""
+        `bearer`: the caller's own, sent in its Authorization header (a refusal is then said to the caller);
+        `signed_in`: that token came from our sign-in, sealed in one of ours (a refusal: sign in again)."""
         clone = GiteaClient(self._api.removesuffix("/api/v1"), token, self._timeout, retry=self._retry)
         clone._shared = self._shared
         clone._bearer = bearer
+        clone._signed_in = signed_in
         return clone
 
     def get(self, segments: Sequence[Segment], params: Params | None = None, *, retry: bool = True) -> ApiResponse:
@@ -301,6 +304,34 @@ class GiteaClient:
             raise unclear(exc, where, _what_came(exc)) from None
         response.write = True
         return response
+
+    def site(self, method: str, path: str, form: dict[str, str] | None = None) -> tuple[int, Any]:
+        """One request outside the API (`/login/oauth/access_token`, `/.well-known/openid-configuration`): sent
+        once, never retried (a code is spent by its first use), no token header. The status and the JSON body
+        (None when it is not JSON); a transport failure is the GiteaError `_transport_error` tells apart."""
+        timeout = self._timeout_now(method, path)
+        deadline = time.monotonic() + timeout
+        site = self._api.removesuffix("/api/v1")
+        try:
+            response = self._shared.session().request(
+                method,
+                site + path,
+                data=form,
+                headers={"Accept": "application/json"},
+                timeout=timeout,
+                allow_redirects=False,
+                stream=True,
+            )
+            with response:
+                content = _read_body(response, deadline, _SITE_BODY)
+        except _requests().RequestException as exc:
+            raise self._transport_error(exc, method, path, timeout) from None
+        except _Overrun as exc:
+            raise self._overrun_error(exc, method, path, response.status_code, timeout) from None
+        try:
+            return response.status_code, json.loads(content)
+        except ValueError:
+            return response.status_code, None
 
     def parallel(self, *calls: Callable[[], T]) -> list[T]:
         """Run independent reads of one kind at once (pages, one per name) so a slow forge costs one round trip."""
@@ -522,8 +553,9 @@ class GiteaClient:
         if response.status == 404 and not message and not errors:
             return no_endpoint(method, path, self.url)
         error = from_status(
-            response.status, message, method, path, errors, anonymous=not self._token, bearer=self._bearer
-        )
+            response.status, message, method, path, errors, anonymous=not self._token, bearer=self._bearer,
+            signed_in=self._signed_in,
+        )  # fmt: skip
         error.from_gitea = body is not None
         return error
 
@@ -547,6 +579,7 @@ class GiteaClient:
 
 
 CALL_ROUNDS = 4  # a tool call's deadline, in GITEA_TIMEOUTs
+_SITE_BODY = 1 << 16  # bytes: a token answer or an OpenID document is a few hundred
 _LAST_MOMENT = 0.05  # seconds: with less of the call left, a request is not sent at all
 _CALL_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("gitea_call_deadline", default=None)
 

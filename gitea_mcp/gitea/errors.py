@@ -213,10 +213,12 @@ def from_status(
     gitea_errors: tuple[str, ...] = (),
     anonymous: bool = False,
     bearer: bool = False,
+    signed_in: bool = False,
 ) -> GiteaError:
     """Build the error for an HTTP error status. `path` is the API path, never a full URL with credentials;
     `anonymous`: the request carried no token (no GITEA_TOKEN; over HTTP every request must bring one); `bearer`:
-    the token is the HTTP caller's own, so a refusal is theirs to fix, not the operator's."""
+    the token is the HTTP caller's own, so a refusal is theirs to fix, not the operator's; `signed_in`: it came
+    from this server's sign-in, which the caller cannot fix by sending another token, only by signing in again."""
     # Gitea's message is quoted to the model; a proxy or server that echoes the Authorization header must not
     # hand it the token (the client also removes its own token, whatever its shape).
     msg = redact(gitea_message.strip())
@@ -227,6 +229,10 @@ def from_status(
             f"Gitea refused the token this request sent in its Authorization header (401).{said} Send a valid Gitea "
             "access token of your own: 'Authorization: Bearer <token>'."
         )
+    if status == 401 and signed_in:
+        # Revoked in Gitea (Settings, Applications) or expired there, within the minute the gate trusts Gitea's
+        # last answer on the token (server/bearers.py); after it the gate refuses it and the client signs in again.
+        text = "Gitea no longer accepts this sign-in (401): it was revoked or has expired in Gitea; sign in again."
     text = text or _explain(status, msg, method, path)
     return kind_of(status)(text, status=status, gitea_message=gitea_message, gitea_errors=gitea_errors, path=path)
 

@@ -26,6 +26,7 @@ from gitea_mcp.tools import (
     issue_list,
     issue_search,
     issue_update,
+    scopes,
     shared_flight,
 )
 from gitea_mcp.tools.base import Deps, ToolDefinition
@@ -111,6 +112,9 @@ class ToolServer(MCPServer):
         if tool is None:  # the SDK's own answer to a name it does not know
             return await super().call_tool(name, arguments, context)
         deps = self._deps_for(context)
+        ungranted = scopes.ungranted(tool.spec, deps.granted) if deps.granted is not None else None
+        if ungranted is not None:
+            return envelope.error(ungranted)
         client = deps.client
         # A call waits for a slot at most one GITEA_TIMEOUT, leaving it three of its four to do its work.
         async with self._admission.slot(client.cache_key, wait=client.timeout) as refused:
@@ -145,9 +149,9 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
         # Over HTTP a request acts with its own token (or the server's, unlocked by the operator's secret), read
         # exactly as the gate read it. A request without headers acts anonymously, never with the server's token.
         headers = (ctx.headers if ctx is not None else None) or {}
-        token = credential(headers.items(), settings).token
-        bearer = any(name.lower() == "authorization" for name in headers)
-        return dataclasses.replace(deps, client=deps.client.with_token(token, bearer))
+        said = credential(headers.items(), settings)
+        client = deps.client.with_token(said.token, said.bearer, signed_in=said.signed_in is not None)
+        return dataclasses.replace(deps, client=client, granted=said.granted)
 
     # Over HTTP each token is a caller with its share of the tool threads; stdio has one caller, who may use all.
     per_caller = settings.calls_per_token if settings.transport == "http" else TOOL_THREADS

@@ -3,8 +3,8 @@ Authorization Server Metadata (RFC 8414), served when sign-in is on.
 
 This server is the authorization server its MCP clients see (Gitea, where the user signs in, is behind it), so
 both documents name this server's public URL. They are built with the MCP SDK's own models, whose field names
-follow the MCP authorization spec (`client_id_metadata_document_supported`, say). `/authorize`, `/token` and
-`/register` are named here but not served yet (the flow is the next step of issue 24).
+follow the MCP authorization spec (`client_id_metadata_document_supported`, say). The endpoints they name are
+served by server/signin.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
 
 from gitea_mcp.server.app import offered
 from gitea_mcp.settings import Settings
-from gitea_mcp.tools.scopes import needed
+from gitea_mcp.tools.scopes import READ_USER, folded, needed
 
 MCP_PATH = "/mcp"
 RESOURCE_METADATA = "/.well-known/oauth-protected-resource"
@@ -34,6 +34,12 @@ def _origin(settings: Settings) -> str:
 def scopes(settings: Settings) -> list[str]:
     """The scopes a client may ask for: exactly the Gitea scopes the offered tools need (read-only asks less)."""
     return needed(offered(settings.read_only))
+
+
+def gitea_scopes(asked: list[str]) -> list[str]:
+    """What Gitea is asked for on a sign-in: the client's scopes, and read:user, by which the server learns who
+    signed in (the session's subject and its log line) even in read-only mode."""
+    return folded([*asked, READ_USER])
 
 
 def resource_metadata(settings: Settings) -> dict[str, Any]:
@@ -67,6 +73,9 @@ def server_metadata(settings: Settings) -> dict[str, Any]:
             "code_challenge_methods_supported": ["S256"],
             "token_endpoint_auth_methods_supported": ["none"],  # public clients: PKCE, not a client secret
             "client_id_metadata_document_supported": True,
+            # Every redirect back to the client carries iss (RFC 9207): a client can tell our answer from a
+            # mix-up with another authorization server's.
+            "authorization_response_iss_parameter_supported": True,
         }
     )
     return document.model_dump(mode="json", exclude_none=True)

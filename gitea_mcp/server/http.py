@@ -18,9 +18,12 @@ import json
 import re
 import socket
 import sys
-from collections.abc import Iterable
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
@@ -35,12 +38,17 @@ from gitea_mcp.server.bearers import Bearers, Verdict, asking
 from gitea_mcp.server.limits import HEAD_BYTES, Guarded, Limits, Load, exception_handler, limits, plan
 from gitea_mcp.settings import CannotListen, Settings
 
+if TYPE_CHECKING:
+    from gitea_mcp.server.signin.seal import Sealer
+
 MCP_PATH = "/mcp"
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 SECRET_HEADER = "x-gitea-mcp-secret"
-_BEARER = re.compile(r"(?i)(?:bearer|token) ([!-~]+)")  # one scheme, one space, a token of visible characters
+# One scheme (in any case), one space, a token of visible ASCII. The case is ignored in the scheme alone: over the
+# token too, [!-~] took in U+212A and U+017F (their folds are K and s) and cost 30 µs a 1 KB token (ours are).
+_BEARER = re.compile(r"(?i:bearer|token) ([!-~]+)")
 _ONE = "send exactly one credential: 'Authorization: Bearer <your Gitea token>'"
 
 
@@ -48,10 +56,22 @@ _ONE = "send exactly one credential: 'Authorization: Bearer <your Gitea token>'"
 class Credential:
     token: str | None  # the Gitea token the request acts with
     refused: str | None = None  # why the request is refused (401), in words for the caller
+    bearer: bool = False  # the caller's own (a Gitea token, or one of ours holding one), not the server's
+    signed_in: str | None = None  # the Gitea login of a token our sign-in issued
+    granted: tuple[str, ...] | None = None  # the scopes its client was granted (None: not ours)
+    invalid_token: bool = False  # a bearer that is not (or no longer) good: the challenge says so (RFC 6750 §3.1)
 
 
-def credential(headers: Iterable[tuple[str, str]], settings: Settings) -> Credential:
-    """The one way `Authorization` and the operator's secret header are read, by the gate and by the tools alike."""
+# A JWT: what Gitea's OAuth2 access tokens are (a personal access token is 40 hex digits).
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
+
+
+Clock = Callable[[], float]
+
+
+def credential(headers: Iterable[tuple[str, str]], settings: Settings, clock: Clock = time.time) -> Credential:
+    """The one way `Authorization` and the operator's secret header are read, by the gate and by the tools alike;
+    `clock` says when our access tokens expire (tests move it)."""
     pairs = [(name.lower(), value) for name, value in headers]
     auths = [value for name, value in pairs if name == "authorization"]
     secrets = [value for name, value in pairs if name == SECRET_HEADER]
@@ -65,7 +85,64 @@ def credential(headers: Iterable[tuple[str, str]], settings: Settings) -> Creden
     found = _BEARER.fullmatch(auths[0].strip())
     if found is None:
         return Credential(None, f"malformed Authorization header: {_ONE}")
-    return Credential(found.group(1))
+    token = found.group(1)
+    if settings.signin:
+        return _signed_in(token, settings, clock)
+    return Credential(token, bearer=True)
+
+
+def _signed_in(token: str, settings: Settings, clock: Clock) -> Credential:
+    """With sign-in on: one of our access tokens (the Gitea token sealed inside is what acts), a personal access
+    token as before, and never a Gitea OAuth token issued to some other application (the MCP authorization spec
+    forbids passing through tokens not issued for this server)."""
+    from gitea_mcp.server.signin.context import sealer_for
+    from gitea_mcp.server.signin.seal import OURS, Unsealable
+
+    if token.startswith(OURS):
+        try:
+            return _OPENED.credential(sealer_for(settings, clock), token)
+        except Unsealable as exc:
+            return Credential(None, f"{exc}: refresh it, or sign in again", invalid_token=True)
+    if _JWT.fullmatch(token):
+        return Credential(
+            None,
+            "a Gitea OAuth2 token is not accepted here: sign in through this server (your MCP client does it when "
+            "given the URL), or send a personal access token",
+            invalid_token=True,
+        )
+    return Credential(token, bearer=True)
+
+
+class Opened:
+    """Access tokens of ours already opened, by their SHA-256 (never the token): one request reads its credential
+    four times (the gate three, the tools once), and a Fernet open of a 1 KB token costs some 35 µs. The expiry is
+    checked against the clock on every read; a token opened by another sealer (other keys) is opened afresh. What
+    is kept is the credential (the Gitea token inside), as the request itself holds it, never our token."""
+
+    def __init__(self, kept: int = 1_024) -> None:
+        self.kept = kept
+        self._opened: OrderedDict[bytes, tuple[Sealer, int, Credential]] = OrderedDict()
+        self._lock = threading.Lock()  # the gate reads on the event loop, the tools in worker threads
+
+    def credential(self, sealer: Sealer, token: str) -> Credential:
+        key = hashlib.sha256(token.encode()).digest()
+        with self._lock:
+            found = self._opened.get(key)
+            if found is not None and found[0] is sealer and found[1] > sealer.clock():
+                self._opened.move_to_end(key)
+                return found[2]
+            self._opened.pop(key, None)
+        claims = sealer.open("access", token)  # Unsealable: forged, altered, expired (said in its own words)
+        granted = tuple(str(scope) for scope in claims.get("scopes", ()))
+        said = Credential(str(claims["ga"]), bearer=True, signed_in=str(claims["sub"]), granted=granted)
+        with self._lock:
+            self._opened[key] = (sealer, claims["exp"], said)
+            while len(self._opened) > self.kept:
+                self._opened.popitem(last=False)
+        return said
+
+
+_OPENED = Opened()
 
 
 def security(settings: Settings) -> TransportSecuritySettings:
@@ -82,21 +159,38 @@ class RequireToken:
     (asked once per token, `Bearers`), a free request slot and a body within the limit — or no MCP."""
 
     def __init__(
-        self, app: ASGIApp, settings: Settings, load: Load | None = None, bearers: Bearers | None = None
+        self,
+        app: ASGIApp,
+        settings: Settings,
+        load: Load | None = None,
+        bearers: Bearers | None = None,
+        clock: Clock = time.time,
     ) -> None:
         self.app = app
         self.settings = settings
+        self.clock = clock
         self.load = load or Load(limits(settings))
         self.bearers = bearers  # None: tokens are not checked with Gitea here (the tools meet Gitea's verdict)
         self.hosts = HostCheck(settings)
         self.by_caller: dict[str, int] = {}  # requests in flight per token hash
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith(_WELL_KNOWN):
-            # Discovery needs no credential (a client reads it before it has one), but answers only to the
-            # Host names MCP answers to.
+        if scope["type"] == "http" and _signin_path(scope["path"]):
+            # Discovery and the sign-in endpoints need no credential (a client reads them before it has one),
+            # but answer only to the Host names MCP answers to. Web-based clients read them from their own
+            # origin (CORS), so Origin is not checked here; the consent form checks its own.
             headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-            await (self.hosts.refusal(headers) or self.app)(scope, receive, send)
+            refusal = self.hosts.refusal(headers, origin=False)
+            if refusal is None and self.load.requests >= self.load.limits.requests:
+                refusal = _reply(503, "the server is busy; retry shortly", {"Retry-After": "1", **_CLOSE})
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
+            self.load.requests += 1
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                self.load.requests -= 1
             return
         if scope["type"] != "http" or not scope["path"].startswith(MCP_PATH):
             await self.app(scope, receive, send)
@@ -131,7 +225,7 @@ class RequireToken:
     def _caller(self, scope: Scope) -> str:
         """Who sends the request: its token's hash (the token itself is kept nowhere)."""
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-        return hashlib.sha256((credential(headers, self.settings).token or "").encode()).hexdigest()
+        return hashlib.sha256((credential(headers, self.settings, self.clock).token or "").encode()).hexdigest()
 
     def _refusal(self, scope: Scope) -> Response | None:
         """What is wrong with the request's head (its Host, Origin, method or credential), before anything else."""
@@ -143,9 +237,12 @@ class RequireToken:
             # Stateless: there is no stream to open and no session to end. Without this a GET holds a
             # connection open for as long as the client likes.
             return _reply(405, "this server is stateless: POST MCP requests to /mcp", {"Allow": "POST"})
-        refused = credential(headers, self.settings).refused
-        if refused is not None:
-            return _reply(401, refused, {"WWW-Authenticate": discovery.challenge(self.settings), **_CLOSE})
+        said = credential(headers, self.settings, self.clock)
+        if said.refused is not None:
+            error = None
+            if said.invalid_token:
+                error = f'error="invalid_token", error_description="{_quoted(said.refused)}"'
+            return _reply(401, said.refused, {"WWW-Authenticate": discovery.challenge(self.settings, error), **_CLOSE})
         return None
 
     async def _admitted(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -155,12 +252,15 @@ class RequireToken:
             await _too_large(declared, limit)(scope, receive, send)
             return
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-        token = _bearer(headers)
+        said = credential(headers, self.settings, self.clock)
+        token = said.token if said.bearer else None
         if token is not None and self.bearers is not None and await self.bearers.verdict(token) is Verdict.REFUSED:
-            challenge = discovery.challenge(
-                self.settings, 'error="invalid_token", error_description="Gitea refused this token"'
-            )
-            await _reply(401, REFUSED_TOKEN, {"WWW-Authenticate": challenge, **_CLOSE})(scope, receive, send)
+            # A signed-in user's Gitea token refused: the app was revoked in Gitea (or the token expired there).
+            # The client's refresh then fails too, and it signs the user in again.
+            why = "Gitea no longer accepts this sign-in" if said.signed_in else "Gitea refused this token"
+            challenge = discovery.challenge(self.settings, f'error="invalid_token", error_description="{why}"')
+            message = f"{why}: refresh it, or sign in again" if said.signed_in else REFUSED_TOKEN
+            await _reply(401, message, {"WWW-Authenticate": challenge, **_CLOSE})(scope, receive, send)
             return
         body = await _read_body(receive, limit)
         if body is None:
@@ -175,6 +275,13 @@ class RequireToken:
 
 
 _WELL_KNOWN = "/.well-known/"
+SIGNIN_PATHS = ("/authorize", "/callback", "/token", "/register")
+
+
+def _signin_path(path: str) -> bool:
+    return path.startswith(_WELL_KNOWN) or path in SIGNIN_PATHS
+
+
 _CLOSE = {"Connection": "close"}  # refused before its body was read: the rest of it is not waited for
 REFUSED_TOKEN = (
     "the token sent in the Authorization header was refused by Gitea (401): send a valid Gitea access token of "
@@ -182,11 +289,9 @@ REFUSED_TOKEN = (
 )
 
 
-def _bearer(headers: list[tuple[str, str]]) -> str | None:
-    """The token the Authorization header carries (the gate has made sure there is exactly one credential)."""
-    auths = [value for name, value in headers if name.lower() == "authorization"]
-    found = _BEARER.fullmatch(auths[0].strip()) if len(auths) == 1 else None
-    return found.group(1) if found else None
+def _quoted(text: str) -> str:
+    """`text` as an auth-param's quoted string (RFC 9110 §5.6.4): no quote or backslash inside."""
+    return text.replace("\\", "").replace('"', "'")
 
 
 def _content_length(scope: Scope) -> int | None:
@@ -267,7 +372,7 @@ class HostCheck:
         self.hosts = rules.allowed_hosts
         self.origins = rules.allowed_origins
 
-    def refusal(self, headers: list[tuple[str, str]]) -> Response | None:
+    def refusal(self, headers: list[tuple[str, str]], origin: bool = True) -> Response | None:
         if not self.on:
             return None
         host = next((value for name, value in headers if name.lower() == "host"), "")
@@ -278,10 +383,10 @@ class HostCheck:
                 "adds the name clients use to GITEA_MCP_ALLOWED_HOSTS (e.g. mcp.example.com:*)"
             )
             return _reply(421, message, _CLOSE)
-        origin = next((value for name, value in headers if name.lower() == "origin"), "")
-        if origin and not _listed(origin, self.origins):
+        sent = next((value for name, value in headers if name.lower() == "origin"), "") if origin else ""
+        if sent and not _listed(sent, self.origins):
             message = (
-                f"requests from the web page at {shown(origin, 100)} are refused (DNS-rebinding guard); the "
+                f"requests from the web page at {shown(sent, 100)} are refused (DNS-rebinding guard); the "
                 "operator adds its host to GITEA_MCP_ALLOWED_HOSTS if it may call this server"
             )
             return _reply(403, message, _CLOSE)
@@ -296,7 +401,14 @@ def _reply(status: int, error: str, headers: dict[str, str]) -> Response:
     return Response(json.dumps({"error": error}), status_code=status, media_type="application/json", headers=headers)
 
 
-def app(server: MCPServer, settings: Settings, load: Load | None = None, bearers: Bearers | None = None) -> ASGIApp:
+def app(
+    server: MCPServer,
+    settings: Settings,
+    load: Load | None = None,
+    bearers: Bearers | None = None,
+    clock: Clock = time.time,
+) -> ASGIApp:
+    """The HTTP app; `clock` is the sign-in's (its codes' and tokens' expiry), moved by tests."""
     load = load or Load(limits(settings))
 
     async def healthz(request: Request) -> Response:
@@ -307,7 +419,12 @@ def app(server: MCPServer, settings: Settings, load: Load | None = None, bearers
 
     server.custom_route("/healthz", methods=["GET"])(healthz)
     if settings.signin:
+        from gitea_mcp.server.app import make_client
+        from gitea_mcp.server.signin import routes
+        from gitea_mcp.server.signin.context import build
+
         _discovery_routes(server, settings)
+        routes(server, build(settings, make_client(settings, warn=False), clock))
 
     starlette = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -317,23 +434,25 @@ def app(server: MCPServer, settings: Settings, load: Load | None = None, bearers
         host=settings.host,
         max_request_body_size=load.limits.body,
     )
-    return RequireToken(starlette, settings, load, bearers)
+    return RequireToken(starlette, settings, load, bearers, clock)
 
 
 def _discovery_routes(server: MCPServer, settings: Settings) -> None:
-    """The two metadata documents, fixed at start (they depend on the settings alone). /authorize, /token and
-    /register are not served yet: they answer 404 like any other path."""
+    """The two metadata documents, fixed at start (they depend on the settings alone), readable from any origin."""
     resource, authority = discovery.resource_metadata(settings), discovery.server_metadata(settings)
 
     async def protected_resource(request: Request) -> Response:
-        return JSONResponse(resource)
+        return JSONResponse(resource, headers=_CORS)
 
     async def authorization_server(request: Request) -> Response:
-        return JSONResponse(authority)
+        return JSONResponse(authority, headers=_CORS)
 
     for path in discovery.RESOURCE_METADATA_PATHS:
         server.custom_route(path, methods=["GET"])(protected_resource)
     server.custom_route(discovery.SERVER_METADATA, methods=["GET"])(authorization_server)
+
+
+_CORS = {"Access-Control-Allow-Origin": "*"}
 
 
 def serve(server: MCPServer, settings: Settings) -> None:
@@ -418,8 +537,7 @@ def _limits(plan: Limits) -> str:
 def auth_mode(settings: Settings) -> str:
     own = "each request's own Gitea token (Authorization: Bearer)"
     if settings.signin:
-        # Said so that no operator takes the discovery documents for a working sign-in (issue 24, first step).
-        own += f"; sign-in discovery at {settings.public_url}/.well-known/ (sign-in itself not served yet)"
+        own = f"sign-in at {settings.public_url} (tokens this server issues), or {own}"
     if settings.http_secret is None:
         unused = " (GITEA_TOKEN unused: it needs GITEA_MCP_HTTP_SECRET)" if settings.token is not None else ""
         return own + unused

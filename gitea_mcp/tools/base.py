@@ -40,6 +40,8 @@ class Deps:
     catalog: Catalog = field(default_factory=Catalog)
     now: Callable[[], datetime] = field(default=utc_now)  # the clock the duplicate window reads; tests set it
     flights: SharedFlights | None = None  # the write guard replicas share (GITEA_MCP_REDIS_URL), if set
+    # The scopes a signed-in caller's client was granted (our sign-in); None for a token Gitea alone judges.
+    granted: tuple[str, ...] | None = None
 
 
 def guard(call: Callable[[], CallToolResult], tool: ToolSpec, deps: Deps) -> CallToolResult:

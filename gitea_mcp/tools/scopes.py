@@ -48,6 +48,19 @@ def lacking(tool: ToolSpec, scope: str, has: tuple[str, ...] | None) -> str:
     return f"{said} Create a token with {_and(needs)} and set GITEA_TOKEN."
 
 
+def ungranted(tool: ToolSpec, granted: tuple[str, ...]) -> str | None:
+    """Why a signed-in client may not call `tool`, or None. Gitea is always asked for every scope the offered tools
+    need (it keeps one grant per user and application, and refuses a sign-in asking for other scopes), so what a
+    client asked for at sign-in is held to here: a client that asked read:issue alone cannot write."""
+    missing = [scope for scope in folded(tool.scopes) if not _covered(scope, granted)]
+    if not missing:
+        return None
+    return (
+        f"This client was granted {' '.join(granted) or 'no scope'} when it signed in, and {tool.name} needs "
+        f"{_and(missing)}: sign in again from the client, asking for {_and(missing)}."
+    )
+
+
 def _covered(scope: str, has: tuple[str, ...]) -> bool:
     return scope in has or "all" in has or (scope.startswith("read:") and f"write:{scope[5:]}" in has)
 

@@ -181,6 +181,11 @@ class Unusable(Exception):
 
 def connect(url: str, lease: float) -> SharedFlights:
     """The guard at the Redis `url`. redis-py is imported only here, once a URL is set."""
+    return SharedFlights(cast(Store, store(url)), redis_display(url), lease=lease)
+
+
+def store(url: str) -> Any:
+    """A redis.Redis for `url` (the sign-in's spent marks use it too), or Unusable saying why."""
     try:
         import redis
         from redis.backoff import NoBackoff
@@ -204,4 +209,4 @@ def connect(url: str, lease: float) -> SharedFlights:
             f"GITEA_MCP_REDIS_URL {redis_display(url)} is not a URL redis-py can use; check its database number "
             "and options (e.g. redis://host:6379/0)"
         ) from None
-    return SharedFlights(cast(Store, client), redis_display(url), lease=lease)
+    return client

@@ -17,6 +17,7 @@ from responses import matchers
 
 from gitea_mcp.cli.check import render, run_checks
 from gitea_mcp.cli.main import main
+from gitea_mcp.cli.signin_check import gitea_redirects
 from gitea_mcp.gitea.release import ServerInfo
 from gitea_mcp.server.discovery import resource_metadata
 from gitea_mcp.settings import Settings
@@ -185,6 +186,31 @@ def test_no_signin_lines_without_the_signin_settings(mocked: responses.RequestsM
     serve(mocked, answers())
     lines = run_checks(settings(), client())
     assert [line for line in lines if "sign-in" in line.text] == []
+
+
+LOOPBACK = "http://127.0.0.1:57513/callback"
+
+
+@pytest.mark.parametrize(
+    ("registered", "callback", "confidential", "redirects"),
+    [
+        pytest.param([f"{PUBLIC}/callback"], f"{PUBLIC}/callback", False, True, id="exact"),
+        pytest.param(["http://127.0.0.1/callback"], LOOPBACK, False, True, id="loopback-any-port"),
+        pytest.param(["http://127.0.0.1/callback"], LOOPBACK, True, False, id="confidential"),
+        pytest.param(["http://127.0.0.1:8765/callback"], LOOPBACK, False, False, id="other-port"),
+        pytest.param(["http://127.0.0.1/other"], LOOPBACK, False, False, id="other-path"),
+        pytest.param(["http://[::1]/callback"], "http://[::1]:57513/callback", False, False, id="ipv6-loopback"),
+        pytest.param(["http://localhost/callback"], "http://localhost:57513/callback", False, False, id="a-name"),
+        pytest.param(["https://mcp.acme.test/callback"], "https://mcp.acme.test:8443/callback", False, False, id="tls"),
+    ],
+)
+def test_which_redirect_uris_gitea_takes_for_the_callback(
+    registered: list[str], callback: str, confidential: bool, redirects: bool
+) -> None:
+    """Gitea's rule, seen live at 1.22.6 and 1.25.4 (tests/signin/test_check_live.py): a public application with
+    http://127.0.0.1/callback signs users in through our server on any port, where check said "Gitea would refuse
+    every sign-in"; [::1] and localhost are matched with their port."""
+    assert gitea_redirects(registered, callback, confidential) is redirects
 
 
 @pytest.mark.parametrize(

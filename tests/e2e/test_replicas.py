@@ -5,13 +5,10 @@ Needs Debian's redis-server (apt-get install redis-server); without it these tes
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -25,40 +22,9 @@ from gitea_mcp.tools.shared_flight import RELEASE, Store
 from tests.e2e.conftest import HttpServer, free_port
 from tests.e2e.test_http import call
 from tests.support.fake_redis import FakeRedis
+from tests.support.redis_server import PASSWORD
 
-PASSWORD = "replica-guard-pw-7"
-REDIS_SERVER = shutil.which("redis-server")
 TITLE = "Slow create, retried on another replica"
-
-
-@pytest.fixture
-def redis_url(tmp_path: Path) -> Iterator[str]:
-    """A redis-server of its own on 127.0.0.1, with a password, no persistence; stopped by its pid."""
-    if REDIS_SERVER is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server): the real-Redis tests need it")
-    port = free_port()
-    command = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-    command += ["--requirepass", PASSWORD, "--dir", str(tmp_path)]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        client = redis.Redis(port=port, password=PASSWORD, socket_timeout=1)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                assert process.poll() is None and time.monotonic() < deadline, "redis-server did not start"
-                time.sleep(0.05)
-        client.close()
-        yield f"redis://:{PASSWORD}@127.0.0.1:{port}/0"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
 
 
 @pytest.fixture(params=["stand-in", "redis-server"])

@@ -76,9 +76,16 @@ def test_the_documents_agree_with_each_other_and_the_mcp_client(signin: TestClie
     assert authority["issuer"] == PUBLIC and authority["scopes_supported"] == resource["scopes_supported"]
 
 
-@pytest.mark.parametrize("path", ["/authorize", "/token", "/register", "/.well-known/openid-configuration"])
-def test_the_flow_is_not_served_yet(signin: TestClient, path: str) -> None:
-    assert signin.get(path).status_code == 404 and signin.post(path).status_code == 404
+METHODS = [("/token", 405, 400), ("/register", 405, 400), ("/callback", 400, 405)]
+
+
+@pytest.mark.parametrize(("path", "get", "post"), METHODS)
+def test_the_endpoints_are_served_by_their_methods(signin: TestClient, path: str, get: int, post: int) -> None:
+    assert (signin.get(path).status_code, signin.post(path).status_code) == (get, post)
+
+
+def test_this_server_is_no_openid_provider(signin: TestClient) -> None:
+    assert signin.get("/.well-known/openid-configuration").status_code == 404
 
 
 @pytest.mark.parametrize("path", [RESOURCE, RESOURCE + "/mcp", AUTHORITY])
@@ -98,6 +105,6 @@ def test_a_request_without_a_token_is_told_where_to_sign_in(settings: dict[str, 
     assert answer.status_code == 401 and answer.headers["WWW-Authenticate"] == challenge
 
 
-def test_the_startup_line_says_sign_in_is_not_served_yet() -> None:
+def test_the_startup_line_says_where_users_sign_in() -> None:
     line = http.startup_line(Settings.model_validate(SIGNIN), 8000)
-    assert f"sign-in discovery at {PUBLIC}/.well-known/ (sign-in itself not served yet)" in line
+    assert f"auth: sign-in at {PUBLIC} (tokens this server issues), or each request's own Gitea token" in line

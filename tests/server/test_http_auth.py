@@ -25,8 +25,8 @@ ONE = "send exactly one credential: 'Authorization: Bearer <your Gitea token>'"
 @pytest.mark.parametrize(
     ("headers", "expected"),
     [
-        pytest.param([("Authorization", f"Bearer {TOKEN}")], Credential(TOKEN), id="bearer"),
-        pytest.param([("authorization", f"token {TOKEN}")], Credential(TOKEN), id="gitea-scheme"),
+        pytest.param([("Authorization", f"Bearer {TOKEN}")], Credential(TOKEN, bearer=True), id="bearer"),
+        pytest.param([("authorization", f"token {TOKEN}")], Credential(TOKEN, bearer=True), id="gitea-scheme"),
         pytest.param([("X-Gitea-MCP-Secret", "ops-secret")], Credential("server-token"), id="secret"),
         pytest.param([], Credential(None, f"{ONE}, or the operator's secret in X-Gitea-MCP-Secret"), id="none"),
         pytest.param(
@@ -47,6 +47,9 @@ ONE = "send exactly one credential: 'Authorization: Bearer <your Gitea token>'"
                      id="empty"),
         pytest.param([("Authorization", f"Basic {TOKEN}")], Credential(None, f"malformed Authorization header: {ONE}"),
                      id="basic"),
+        pytest.param([("Authorization", "Bearer k\u212a")], Credential(None, f"malformed Authorization header: {ONE}"),
+                     id="kelvin-sign-folds-to-k"),
+        pytest.param([("Authorization", f"BeArEr {TOKEN}")], Credential(TOKEN, bearer=True), id="scheme-any-case"),
         pytest.param(
             [("X-Gitea-MCP-Secret", "guess")],
             Credential(None, "wrong or unconfigured operator secret (X-Gitea-MCP-Secret)"),
@@ -88,11 +91,19 @@ def test_the_gate(method: str, headers: list[tuple[str, str]], status: int) -> N
         assert response.text == "reached"
 
 
-@pytest.mark.parametrize(("bearer", "phrase"), [(True, "Authorization header"), (False, "Set GITEA_TOKEN")])
-def test_a_refused_token_is_said_to_whoever_sent_it(mocked: responses.RequestsMock, bearer: bool, phrase: str) -> None:
-    """Over HTTP the token is the caller's: a 401 tells them what to send, not the operator what to set."""
+@pytest.mark.parametrize(
+    ("bearer", "signed_in", "phrase"),
+    [(True, False, "Authorization header"), (False, False, "Set GITEA_TOKEN"), (True, True, "sign in again")],
+)
+def test_a_refused_token_is_said_to_whoever_sent_it(
+    mocked: responses.RequestsMock, bearer: bool, signed_in: bool, phrase: str
+) -> None:
+    """Over HTTP the token is the caller's: a 401 tells them what to send, not the operator what to set; a signed-in
+    caller (a grant revoked in Gitea) is told to sign in again, not to send a token they never held."""
     mocked.get(f"{API}/user", status=401, json={"message": "invalid username, password or token"})
-    client = GiteaClient(ROOT, None, timeout=5, retry=RetryPolicy(attempts=1)).with_token("wrong", bearer=bearer)
+    retry = RetryPolicy(attempts=1)
+    client = GiteaClient(ROOT, None, timeout=5, retry=retry).with_token("wrong", bearer=bearer, signed_in=signed_in)
     with pytest.raises(Unauthorized) as refused:
         client.get(["user"])
     assert phrase in str(refused.value) and ("GITEA_TOKEN" in str(refused.value)) is not bearer
+    assert ("Authorization header" in str(refused.value)) is (bearer and not signed_in)

@@ -8,6 +8,7 @@ signs in with) and its own OAuth2 application, both named after the run, and del
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from dataclasses import dataclass
 from typing import Any
@@ -86,3 +87,26 @@ class LiveGitea:
         )  # fmt: skip
         assert answer.status_code == 201, f"filing the issue answered {answer.status_code}: {answer.text[:200]}"
         return name
+
+    def revoke_grants(self, account: Account) -> list[str]:
+        """Revoke every OAuth2 application the account authorized, as the user does in Gitea's web UI (Settings,
+        Applications, "Authorized OAuth2 Applications", Revoke); the revoke URLs posted. There is no API for it.
+        Each Revoke button names its URL (Gitea 1.25: /user/settings/applications/oauth2/{app}/revoke/{grant})."""
+        web = requests.Session()
+        web.trust_env = False
+        page = web.get(f"{self.url}/user/login", timeout=30)
+        form = {"user_name": account.login, "password": account.password, "_csrf": _csrf(page.text)}
+        signed_in = web.post(f"{self.url}/user/login", data=form, allow_redirects=False, timeout=30)
+        assert signed_in.status_code == 303, f"signing in to Gitea's web UI answered {signed_in.status_code}"
+        settings = web.get(f"{self.url}/user/settings/applications", timeout=30)
+        revokes = sorted(set(re.findall(r'data-url="(/[^"]*/revoke/\d+)"', settings.text)))
+        for path in revokes:
+            revoked = web.post(f"{self.url}{path}", data={"_csrf": _csrf(settings.text)}, timeout=30)
+            assert revoked.ok, f"POST {path} answered {revoked.status_code}: {revoked.text[:200]}"
+        return revokes
+
+
+def _csrf(page: str) -> str:
+    found = re.search(r'name="_csrf" value="([^"]+)"', page) or re.search(r"csrfToken: '([^']+)'", page)
+    assert found, "Gitea's page carries no _csrf"
+    return found[1]

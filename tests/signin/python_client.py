@@ -101,7 +101,7 @@ async def session_run(
         await session.initialize()
         run.tools = [tool.name for tool in (await session.list_tools()).tools]
         result = await session.call_tool("issue_list", arguments)
-        run.issue_list = json.loads(result.model_dump_json(exclude_none=True))
+        run.issue_list = json.loads(result.model_dump_json(exclude_none=True, by_alias=True))
 
 
 def run_client(

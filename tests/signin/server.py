@@ -7,6 +7,7 @@ import base64
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import requests
@@ -19,20 +20,26 @@ def new_key() -> str:
 
 
 class SigninServer:
-    def __init__(self, gitea_url: str, client_id: str, client_secret: str | None = None, **env: str) -> None:
+    def __init__(
+        self, gitea_url: str, client_id: str, client_secret: str | None = None, key: str | None = None, **env: str
+    ) -> None:
+        """`key`: GITEA_MCP_OAUTH_KEY, shared by replicas (each opens what the other sealed); a new one if None.
+        `env` overrides any setting, GITEA_MCP_PUBLIC_URL included (replicas behind one public URL)."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         settings = {
             "GITEA_URL": gitea_url,
             "GITEA_MCP_PUBLIC_URL": self.url,
             "GITEA_MCP_OAUTH_CLIENT_ID": client_id,
-            "GITEA_MCP_OAUTH_KEY": new_key(),
+            "GITEA_MCP_OAUTH_KEY": key or new_key(),
             **({"GITEA_MCP_OAUTH_CLIENT_SECRET": client_secret} if client_secret else {}),
             **env,
         }
         command = [sys.executable, "-m", "gitea_mcp", "serve", "--transport", "http", "--port", str(self.port)]
+        # Its stderr kept, to say in a failure what the server said (its one line per sign-in, its warnings).
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 -- kept open for the server's life, closed by stop()
         self.process = subprocess.Popen(
-            command, env={**os.environ, **settings}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            command, env={**os.environ, **settings}, stdout=subprocess.DEVNULL, stderr=self.stderr
         )
         self._wait(20)
 
@@ -56,7 +63,13 @@ class SigninServer:
         self.stop()
         raise RuntimeError(f"the server with sign-in on did not start on {self.url}")
 
+    def said(self) -> str:
+        """What the server wrote to stderr so far."""
+        self.stderr.seek(0)
+        return self.stderr.read().decode(errors="replace")
+
     def stop(self) -> None:
+        self.stderr.close()
         self.process.terminate()
         try:
             self.process.wait(timeout=10)

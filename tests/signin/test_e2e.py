@@ -59,6 +59,16 @@ def world() -> Iterator[World]:
         forge.delete_user(account)
 
 
+def assert_one_sign_in_line(world: World, client: str) -> None:
+    """The server's one line for the sign-in: who, with which client; no token of any kind in anything it said."""
+    said = world.server.said()
+    lines = [line for line in said.splitlines() if "sign-in:" in line]
+    assert lines == [
+        f"INFO gitea_mcp.signin: sign-in: {world.account.login} signed in with {client} (scopes write:issue read:user)"
+    ], said
+    assert "gmcp." not in said and "gta_" not in said and "eyJ" not in said, said
+
+
 def listed_titles(result: dict[str, object]) -> list[str]:
     assert result.get("isError") is not True, result
     structured = result["structuredContent"]
@@ -80,11 +90,12 @@ def test_the_typescript_sdk_client_signs_in_and_calls_the_tools(world: World) ->
 
     done = run_ts_client(world.server.mcp, port, world.arguments(), browser, seconds=90)
     assert failures == [], failures
-    assert done.returncode == 0, (done.errors, done.exchanges)
+    assert done.returncode == 0, (done.errors, done.exchanges, world.server.said())
     assert [url.startswith(f"{world.server.url}/authorize?") for url in done.authorize_urls] == [True]
     tools, called = done.results
     assert "issue_list" in tools["tools"]
     assert listed_titles(called["issue_list"]) == [TITLE]
+    assert_one_sign_in_line(world, "gitea-mcp signin-e2e (TypeScript SDK)")
 
 
 def test_the_python_sdk_client_signs_in_and_calls_the_tools(world: World) -> None:
@@ -101,3 +112,4 @@ def test_the_python_sdk_client_signs_in_and_calls_the_tools(world: World) -> Non
     assert run.issue_list is not None
     assert listed_titles(run.issue_list) == [TITLE]
     assert run.storage.tokens is not None and run.storage.tokens.refresh_token, "no refresh token was issued"
+    assert_one_sign_in_line(world, "gitea-mcp signin-e2e (Python SDK)")

@@ -1,0 +1,240 @@
+"""Who the MCP client is, and where its codes may go: the three ways a client is known here.
+
+- **A client ID metadata document** (the MCP spec's default): the client ID is an https URL; the document there
+  names the client and its redirect URIs, and must give that same URL as its `client_id`. Fetched when the user
+  is sent to sign in, with a short timeout, a small size cap, no redirects, and never from an address that is not
+  public (a client ID may not make this server reach into its own network).
+- **Dynamic registration** (RFC 7591, `POST /register`): the metadata is checked and sealed into the client ID
+  itself, so registering keeps nothing here (a flood of registrations costs nothing to keep).
+- **Pre-registered**: a client ID the operator made ahead with `POST /register`, handed to the client.
+
+Redirect URIs are matched exactly, except that a loopback one (127.0.0.1, [::1], localhost; RFC 8252 §7.3) may use
+any port: native clients listen on whichever port is free.
+"""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import json
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from gitea_mcp.redaction import shown
+
+MAX_REDIRECTS = 10
+MAX_URI = 2_000  # characters of one redirect URI
+MAX_NAME = 100  # characters of a client name shown on the consent page
+MAX_METADATA = 8_000  # bytes of a registration or a client metadata document
+FETCH_SECONDS = 5.0
+_LOOPBACK = ("127.0.0.1", "::1", "localhost")
+# Schemes that would run or read something in the browser instead of handing the code to an app.
+_NEVER = {"javascript", "data", "file", "vbscript", "about", "blob", "filesystem", "view-source", "ws", "wss"}
+
+
+class BadClient(Exception):
+    """A client or redirect URI this server will not send a code to; `str(exc)` says why, for the client's
+    developer (and the error page)."""
+
+
+@dataclass(frozen=True)
+class Client:
+    client_id: str
+    name: str
+    redirect_uris: tuple[str, ...]
+    kind: str  # "metadata document" | "registered"
+
+    def redirect_for(self, asked: str | None) -> str:
+        """The redirect URI a request may use: `asked` if it is one of the client's, else BadClient. Without one
+        asked, the client's only URI (RFC 6749 §3.1.2.3: with several, it must say which)."""
+        if asked is None:
+            if len(self.redirect_uris) == 1:
+                return self.redirect_uris[0]
+            raise BadClient("the request names no redirect_uri and the client has several: send redirect_uri")
+        if any(matches(registered, asked) for registered in self.redirect_uris):
+            return asked
+        raise BadClient(f"redirect_uri {shown(asked, 120)} is not one this client registered")
+
+
+def matches(registered: str, asked: str) -> bool:
+    if registered == asked:
+        return True
+    mine, theirs = urlsplit(registered), urlsplit(asked)
+    if mine.scheme != "http" or theirs.scheme != "http" or mine.hostname not in _LOOPBACK:
+        return False
+    # Only the port is free: a fragment (which would swallow the code we append) or credentials are not.
+    same = (mine.hostname, mine.path, mine.query) == (theirs.hostname, theirs.path, theirs.query)
+    return same and "#" not in asked and "@" not in theirs.netloc and _port(theirs.netloc) is not None
+
+
+def _port(netloc: str) -> int | None:
+    try:
+        return urlsplit(f"//{netloc}").port or 80
+    except ValueError:
+        return None
+
+
+def check_redirect(uri: object) -> str:
+    """A redirect URI a client may register: https; http on a loopback address only; or an app's own scheme
+    (`com.example.app:/callback`, `cursor://…`). Never a fragment, credentials, or a scheme a browser runs."""
+    if not isinstance(uri, str) or not uri or len(uri) > MAX_URI or not uri.isprintable() or " " in uri:
+        raise BadClient(f"each redirect URI must be a URL of at most {MAX_URI} characters")
+    parts = urlsplit(uri)
+    scheme = parts.scheme.lower()
+    if not scheme or scheme in _NEVER:
+        raise BadClient(f"redirect URI {shown(uri, 120)} has no scheme or one a browser would run")
+    if parts.fragment or "#" in uri:
+        raise BadClient(f"redirect URI {shown(uri, 120)} has a fragment (#…), which RFC 6749 forbids")
+    if parts.username is not None or parts.password is not None:
+        raise BadClient(f"redirect URI {shown(uri, 120)} carries a user name or password")
+    if scheme == "http" and parts.hostname not in _LOOPBACK:
+        raise BadClient(
+            f"redirect URI {shown(uri, 120)} is plain http on a host that is not loopback: use https, or "
+            "http://127.0.0.1:PORT/… for a native client"
+        )
+    if scheme in ("http", "https") and (not parts.hostname or _port(parts.netloc) is None):
+        raise BadClient(f"redirect URI {shown(uri, 120)} has no host or a port that is not a number")
+    return uri
+
+
+def from_metadata(metadata: Any, client_id: str, kind: str) -> Client:
+    """A client from registration metadata (RFC 7591 §2) or a metadata document: its name and redirect URIs."""
+    if not isinstance(metadata, dict):
+        raise BadClient("client metadata must be a JSON object")
+    uris = metadata.get("redirect_uris")
+    if not isinstance(uris, list) or not uris or len(uris) > MAX_REDIRECTS:
+        raise BadClient(f"client metadata must list 1 to {MAX_REDIRECTS} redirect_uris")
+    method = metadata.get("token_endpoint_auth_method", "none")
+    if method != "none" and kind == "metadata document":
+        raise BadClient("a client metadata document must use token_endpoint_auth_method none (a public client)")
+    grants = metadata.get("grant_types", ["authorization_code"])
+    if not isinstance(grants, list) or "authorization_code" not in grants:
+        raise BadClient("this server issues codes only: grant_types must include authorization_code")
+    name = metadata.get("client_name")
+    # One line of printable text: it reaches the consent page and the log line (no forged log lines).
+    name = " ".join("".join(c for c in name if c.isprintable()).split())[:MAX_NAME] if isinstance(name, str) else ""
+    name = name or "an unnamed client"
+    return Client(client_id, name, tuple(check_redirect(uri) for uri in uris), kind)
+
+
+REGISTERED = "gmcp.c."  # + the checked metadata, compact JSON in URL-safe base64
+
+
+def register(metadata: Any, now: float) -> tuple[Client, dict[str, Any]]:
+    """RFC 7591: the client, and the answer that gives it its ID: the checked metadata itself, encoded, so nothing
+    is kept. Not sealed: registration is open to anyone, so an ID made by hand is no more than a registration
+    anyone could make, and it is checked again whenever it is used; unsealed, it outlives every key rotation.
+    A confidential method asked for is answered `none`: a public client proves itself with PKCE."""
+    client = from_metadata(metadata, "", "registered")
+    plain = json.dumps({"n": client.name, "r": list(client.redirect_uris)}, separators=(",", ":"))
+    client_id = REGISTERED + base64.urlsafe_b64encode(plain.encode()).decode("ascii").rstrip("=")
+    answer = {
+        "client_id": client_id,
+        "client_id_issued_at": int(now),
+        "client_name": client.name,
+        "redirect_uris": list(client.redirect_uris),
+        "token_endpoint_auth_method": "none",
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+    }
+    return Client(client_id, client.name, client.redirect_uris, "registered"), answer
+
+
+def _registered(client_id: str) -> Client:
+    unknown = BadClient("client_id is not one this server registered (register at /register)")
+    if not client_id.startswith(REGISTERED) or len(client_id) > MAX_METADATA * 2:
+        raise unknown
+    encoded = client_id[len(REGISTERED) :]
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)))
+        metadata = {"client_name": claims["n"], "redirect_uris": claims["r"]}
+    except (ValueError, TypeError, KeyError, RecursionError):
+        raise unknown from None
+    return from_metadata(metadata, client_id, "registered")  # checked again: anyone can write one
+
+
+Fetch = Callable[[str], bytes]  # the metadata document's bytes, or BadClient
+
+
+@dataclass(frozen=True)
+class Clients:
+    fetch: Fetch
+    trial: bool  # GITEA_MCP_PUBLIC_URL is http://127.0.0.1: documents on 127.0.0.1 over http may be read
+
+    def find(self, client_id: str | None) -> Client:
+        if not client_id:
+            raise BadClient("the request names no client_id")
+        if client_id.startswith(("https://", "http://")):
+            return self._document(client_id)
+        return _registered(client_id)
+
+    def _document(self, url: str) -> Client:
+        parts = urlsplit(url)
+        allowed = parts.scheme == "https" or (self.trial and parts.hostname == "127.0.0.1")
+        credentials = "@" in parts.netloc  # https://:pw@host/ has a password and an empty (falsy) user name
+        if not allowed or parts.path in ("", "/") or parts.fragment or credentials or len(url) > MAX_URI:
+            raise BadClient(
+                "a client ID that is a URL must be https with a path (a client ID metadata document), without a "
+                "fragment or credentials"
+            )
+        body = self.fetch(url)
+        try:
+            document = json.loads(body)
+        except (ValueError, RecursionError):  # RecursionError: 8,000 bytes of "[" nest deeper than Python's stack
+            raise BadClient(f"the client metadata document at {shown(url, 120)} is not JSON") from None
+        if not isinstance(document, dict) or document.get("client_id") != url:
+            raise BadClient(f"the client metadata document at {shown(url, 120)} does not give its own URL as client_id")
+        return from_metadata(document, url, "metadata document")
+
+
+def fetcher(trial: bool, session_get: Callable[..., Any]) -> Fetch:
+    """Reads a metadata document with `session_get` (requests' `get` on a cookieless session)."""
+
+    def fetch(url: str) -> bytes:
+        host = urlsplit(url).hostname or ""
+        _public_only(host, trial)
+        deadline = time.monotonic() + FETCH_SECONDS
+        try:
+            with session_get(url, timeout=FETCH_SECONDS, allow_redirects=False, stream=True) as response:
+                body = _capped(response, deadline)
+                status = response.status_code
+        except Exception:  # every failure (transport, TLS, a broken body) is the same to the user: unreadable
+            raise BadClient(f"the client metadata document at {shown(url, 120)} could not be read") from None
+        if status != 200:
+            raise BadClient(f"the client metadata document at {shown(url, 120)} answered {status}, not 200")
+        if len(body) > MAX_METADATA:
+            raise BadClient(f"the client metadata document at {shown(url, 120)} is over {MAX_METADATA:,} bytes")
+        return body
+
+    return fetch
+
+
+def _capped(response: Any, deadline: float) -> bytes:
+    """At most MAX_METADATA + 1 bytes of the body, read by `deadline`: requests' timeout bounds each socket read,
+    which a server sending a byte at a time never trips (a thread held for hours per client ID)."""
+    body = b""
+    while len(body) <= MAX_METADATA:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the document took too long")
+        chunk: bytes = response.raw.read1(MAX_METADATA + 1 - len(body), decode_content=True)
+        if not chunk:
+            break
+        body += chunk
+    return body
+
+
+def _public_only(host: str, trial: bool) -> None:
+    """Refuse a host that resolves to an address that is not public: the client ID comes from anyone."""
+    if trial and host == "127.0.0.1":
+        return
+    try:
+        addresses = {str(info[4][0]) for info in socket.getaddrinfo(host, 443, proto=socket.IPPROTO_TCP)}
+    except (OSError, UnicodeError):
+        raise BadClient(f"the host of the client ID, {shown(host, 80)}, is not known") from None
+    for address in addresses:
+        if not ipaddress.ip_address(address.split("%")[0]).is_global:
+            raise BadClient(f"the host of the client ID, {shown(host, 80)}, is not a public address")
