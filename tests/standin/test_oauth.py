@@ -151,10 +151,23 @@ def test_the_api_scopes_of_a_grant(asked: str, kept: tuple[str, ...]) -> None:
 
 
 def test_full_access_before_gitea_1_23() -> None:
-    """Gitea 1.22 and Forgejo: the grant's scopes do not narrow the token (issue 24; not measured here)."""
+    """Gitea 1.22 and Forgejo: the grant's scopes do not narrow the token (measured on 1.22.6; Forgejo not)."""
     with _standin(Profile("1.22.6")) as old:
         old.store.add_repo(LOGIN, "signin")
         found = _tokens(old, _app(old, ["http://127.0.0.1:9999/cb"]), scope="read:issue")
         issues = f"{old.url}/api/v1/repos/{LOGIN}/signin/issues"
         created = requests.post(issues, headers=bearer(found["access_token"]), json={"title": "t"}, timeout=10)
         assert created.status_code == 201, created.text
+
+
+@pytest.mark.parametrize(("version", "name"), [("1.22.6", ""), ("1.25.4", LOGIN)])
+def test_userinfo_names_a_user_without_a_full_name(version: str, name: str) -> None:
+    """Gitea 1.22 answers the empty full name, later releases the login (both measured; the contract's probe user
+    on the stand-in has a full name)."""
+    with _standin(Profile(version)) as standin:
+        user = standin.store.user(LOGIN)
+        assert user is not None
+        user.full_name = ""
+        found = _tokens(standin, _app(standin, ["http://127.0.0.1:9999/cb"]))
+        info = requests.get(f"{standin.url}/login/oauth/userinfo", headers=bearer(found["access_token"]), timeout=10)
+        assert info.status_code == 200 and info.json()["name"] == name

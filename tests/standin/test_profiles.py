@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 
@@ -138,3 +139,30 @@ def test_catalogues_come_whole_without_page() -> None:
 def test_a_token_is_checked_everywhere(each: Client) -> None:
     assert each.get(ISSUES, token="0" * 40).status_code == 401
     assert each.get(ISSUES, token=DEMO_TOKEN).status_code == 200
+
+
+def _basic(login: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{login}:{password}".encode()).decode()
+
+
+@pytest.mark.parametrize(
+    ("header", "named"),
+    [
+        ("token " + "0" * 40, None),
+        ("Bearer not-a-token", None),
+        (_basic("demo", "wrong-password"), "demo"),  # a user that exists: its password was wrong
+        (_basic("ghost", "x"), "ghost"),
+        (_basic("", "0" * 40), ""),
+    ],
+)
+def test_a_bad_credential_is_worded_as_the_release_words_it(each: Client, header: str, named: str | None) -> None:
+    """Gitea 1.22 names the user the attempt ended on (measured on 1.22.6); later releases one sentence for all."""
+    answer = each.session.get(f"{each.standin.url}/api/v1/user", headers={"Authorization": header}, timeout=10)
+    user = each.standin.store.user(named)
+    if _profile(each).version != "1.22.6":
+        expected = "invalid username, password or token"
+    elif user is not None:
+        expected = f"user's password is invalid [uid: {user.id}, name: {user.login}]"
+    else:
+        expected = f"user does not exist [uid: 0, name: {named or ''}]"
+    assert answer.status_code == 401 and answer.json()["message"] == expected

@@ -1,4 +1,5 @@
-"""A user's OAuth2 applications: `POST /user/applications/oauth2` and `DELETE …/{id}` (measured on Gitea 1.25.4).
+"""A user's OAuth2 applications: `POST /user/applications/oauth2` and `DELETE …/{id}` (measured on Gitea 1.25.4,
+and 1.22.6, which has no `skip_secondary_authorization`: its JSON lacks it and a body's is ignored).
 
 The answer carries the client secret in plain text once; Gitea keeps only its hash. Name and redirect URIs are
 required (`[Name]: Required`, `[RedirectURIs]: Required`), an empty list of URIs is not; the URIs are not checked.
@@ -17,7 +18,9 @@ APP_FIELDS = {"name": "string", "confidential_client": "bool", "skip_secondary_a
 
 def create_app(call: Call) -> Response:
     owner = call.require_token()
-    form = bind(call, "CreateOAuth2ApplicationOptions", APP_FIELDS)
+    skips = call.profile.oauth_app_skips_secondary_authorization
+    fields = APP_FIELDS if skips else {k: v for k, v in APP_FIELDS.items() if k != "skip_secondary_authorization"}
+    form = bind(call, "CreateOAuth2ApplicationOptions", fields)
     if not form.get("name"):
         raise ApiError(422, "[Name]: Required")
     uris = form.get("redirect_uris")
@@ -27,7 +30,8 @@ def create_app(call: Call) -> Response:
         raise ApiError(422, "[]: json: cannot unmarshal into Go struct field of type []string")
     provider = call.store.oauth
     app, secret = provider.create_app(owner.login, form["name"], list(uris), bool(form.get("confidential_client")))
-    app.skip_secondary_authorization = bool(form.get("skip_secondary_authorization"))
+    if skips:
+        app.skip_secondary_authorization = bool(form.get("skip_secondary_authorization"))
     return json_response(_app(call, app, secret), 201)
 
 
@@ -45,13 +49,14 @@ def delete_app(call: Call) -> Response:
 
 
 def _app(call: Call, app: OAuthApp, secret: str) -> dict[str, Any]:
-    return {
+    shown: dict[str, Any] = {
         "id": app.id,
         "name": app.name,
         "client_id": app.client_id,
         "client_secret": secret,
         "confidential_client": app.confidential,
-        "skip_secondary_authorization": app.skip_secondary_authorization,
-        "redirect_uris": app.redirect_uris,
-        "created": call.view.time(app.created.replace(microsecond=0)),
     }
+    if call.profile.oauth_app_skips_secondary_authorization:
+        shown["skip_secondary_authorization"] = app.skip_secondary_authorization
+    shown.update(redirect_uris=app.redirect_uris, created=call.view.time(app.created.replace(microsecond=0)))
+    return shown

@@ -2,6 +2,7 @@
 
 Each handler follows Gitea 1.25.4's routers/web/auth/oauth2_provider.go in the order it checks things, which decides
 the error a client sees; the wording and statuses were measured on a live 1.25.4 (tests/contract/test_oauth.py).
+Where Gitea 1.22.6 answers otherwise (measured live too), the profile says so.
 The sign-in is the least of Gitea's form (`user_name`, `password`; `_csrf` is served and not required, as 1.25 does
 for a same-origin post), enough for a test to drive consent with plain HTTP.
 """
@@ -68,7 +69,7 @@ class Web:
         base = self.root
         claims = "aud exp iat iss sub name preferred_username profile picture website locale updated_at email"
         document = {
-            "issuer": base,  # [oauth2] JWT_CLAIM_ISSUER, by default ROOT_URL without its slash
+            "issuer": self._issuer(),
             "authorization_endpoint": f"{base}/login/oauth/authorize",
             "token_endpoint": f"{base}/login/oauth/access_token",
             "jwks_uri": f"{base}/login/oauth/keys",
@@ -85,6 +86,11 @@ class Web:
         # A template in Gitea, indented by four spaces.
         return Response(200, json.dumps(document, indent=4).encode(), "application/json")
 
+    def _issuer(self) -> str:
+        """[oauth2] JWT_CLAIM_ISSUER by default: ROOT_URL, without its slash after Gitea 1.22 (1.22 keeps it, in the
+        document and in ID tokens alike; measured)."""
+        return self.root + "/" if self.profile.oauth_issuer_has_slash else self.root
+
     def keys(self, request: Request) -> Response:
         """An HMAC key is not published: its JWK names the algorithm only (hmacSigningKey.ToJWK)."""
         body = json.dumps({"keys": [{"alg": ALGORITHM, "kty": "oct", "use": "sig"}]}, separators=(",", ":"))
@@ -92,14 +98,19 @@ class Web:
 
     def userinfo(self, request: Request) -> Response:
         """Any token the OAuth2 method accepts: an OAuth access token, or a personal access token (measured)."""
-        user = self._bearer_user(request)
+        given = _bearer_value(request)
+        user = self._bearer_user(given) if given else None
+        if given and user is None:
+            # The sign-in middleware refuses a token it cannot verify before the handler runs (Go's http.Error).
+            return Response(401, self.profile.oauth_userinfo_refusal.encode(), "text/plain; charset=utf-8")
         if user is None:
             response = Response(401, b"no valid authorization", "text/plain;charset=utf-8")
-            response.headers["WWW-Authenticate"] = 'Bearer realm="Gitea OAuth2"'
+            response.headers["WWW-Authenticate"] = f'Bearer realm="{self.profile.oauth_userinfo_realm}"'
             return response
+        fallback = user.login if self.profile.userinfo_name_falls_back_to_login else ""
         document = {
             "sub": str(user.id),
-            "name": user.full_name or user.login,
+            "name": user.full_name or fallback,
             "preferred_username": user.login,
             "email": f"{user.login.lower()}@example.com",
             "picture": _avatar(self.root, user),
@@ -107,14 +118,11 @@ class Web:
         }
         return _json(document, 200)
 
-    def _bearer_user(self, request: Request) -> User | None:
-        scheme, _, value = (request.authorization or "").strip().partition(" ")
-        if scheme.lower() not in ("bearer", "token") or not value.strip():
-            return None
-        token = self.store.token(value.strip())
+    def _bearer_user(self, value: str) -> User | None:
+        token = self.store.token(value)
         if token is not None:
             return self.store.user(token.login)
-        grant = self.oauth.access_token_grant(value.strip())
+        grant = self.oauth.access_token_grant(value)
         return self.store.user(grant.login) if grant else None
 
     # -- sign-in -------------------------------------------------------------------------------------------
@@ -177,9 +185,13 @@ class Web:
             # 1.25.4 keeps no S256 challenge for the consent page, so a consented S256 code checks no verifier
             # (read from source, measured).
             session.data.update(CodeChallengeMethod=method, CodeChallenge=challenge)
+            if self.profile.oauth_plain_challenge_as_method:
+                # 1.22 writes the challenge over the method: those codes name a method no verifier passes.
+                session.data.update(CodeChallengeMethod=challenge, CodeChallenge="")
         assert session.login is not None
         grant = self.oauth.grant_of(app, session.login)
-        if grant is not None and (app.confidential or app.skip_secondary_authorization):
+        skips = app.skip_secondary_authorization and self.profile.oauth_app_skips_secondary_authorization
+        if grant is not None and (app.confidential or skips):
             # Consent given before, to a client that can keep a secret: straight back with a code, whose PKCE
             # challenge is the one of this request.
             grant.nonce = form.get("nonce") or grant.nonce
@@ -219,8 +231,8 @@ class Web:
     def access_token(self, request: Request) -> Response:
         form = _form(request, json_body=True)
         client_id, secret = form.get("client_id", ""), form.get("client_secret", "")
-        if (not client_id or not secret) and request.authorization:
-            basic = _basic(request.authorization)
+        if (not client_id or not secret) and self._reads_authorization(request.authorization):
+            basic = _basic(request.authorization or "")
             if basic is None:
                 return _token_error("invalid_request", "cannot parse basic auth header")
             for name, given, told in (("client_id", client_id, basic[0]), ("client_secret", secret, basic[1])):
@@ -233,6 +245,13 @@ class Web:
         if grant_type == "authorization_code":
             return self._exchange(form, client_id, secret)
         return _token_error("unsupported_grant_type", f"Only refresh_token or authorization_code {_GRANT_TYPE_IS}")
+
+    def _reads_authorization(self, authorization: str | None) -> bool:
+        """Whether the header is taken for client credentials: any on 1.25 (refused unless Basic), Basic on 1.22."""
+        if not authorization:
+            return False
+        scheme = authorization.strip().partition(" ")[0]
+        return scheme.lower() == "basic" or not self.profile.oauth_token_reads_only_basic
 
     def _exchange(self, form: dict[str, str], client_id: str, secret: str) -> Response:
         app = self.oauth.apps.get(client_id)
@@ -284,7 +303,7 @@ class Web:
             return ""
         user = self.store.user(grant.login)
         now = int(self.oauth.clock())
-        claims: dict[str, Any] = {"iss": self.root, "sub": str(user.id if user else 0), "aud": [app.client_id],
+        claims: dict[str, Any] = {"iss": self._issuer(), "sub": str(user.id if user else 0), "aud": [app.client_id],
                                   "exp": now + 3600, "iat": now}  # fmt: skip
         if grant.nonce:
             claims["nonce"] = grant.nonce
@@ -369,6 +388,12 @@ def _cookies(request: Request) -> dict[str, str]:
     except CookieError:
         return {}
     return {name: unquote(morsel.value) for name, morsel in jar.items()}
+
+
+def _bearer_value(request: Request) -> str:
+    """The token of `Authorization: Bearer <t>` or `token <t>`; "" without one."""
+    scheme, _, value = (request.authorization or "").strip().partition(" ")
+    return value.strip() if scheme.lower() in ("bearer", "token") else ""
 
 
 def _basic(authorization: str) -> tuple[str, str] | None:
