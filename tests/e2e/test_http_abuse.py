@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import pytest
 import requests
 
+from gitea_mcp.server.limits import UNAVAILABLE_FOR
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
 from tests.e2e.conftest import HttpServer
 from tests.e2e.test_http import INIT, rpc
@@ -79,7 +80,13 @@ def test_idle_connections_beyond_the_cap_leave_room_for_a_call(forge: StandIn) -
         took = time.monotonic() - started
         time.sleep(2)
         spent, files = running.cpu_seconds() - cpu, running.open_files()
-        assert health.status_code == 200 and call.status_code == 200, call.text
+        assert call.status_code == 200, call.text
+        if health.status_code != 200:
+            # On a loaded machine the flood can outrun the connection cap for a moment: a connection turned away
+            # (or accept() short of descriptors) takes the replica out of rotation for UNAVAILABLE_FOR seconds, by
+            # design. Then it must say why, and come back.
+            assert health.status_code == 503 and health.json()["status"] == "unavailable", health.text
+            assert _healthy_within(running.url, UNAVAILABLE_FOR + 3), "the replica did not come back into rotation"
         assert not call.json()["result"]["isError"]
         assert took < 5 and spent < 1.0, f"answered in {took:.2f} s; {spent:.2f} s of CPU over {took + 2:.1f} s"
         assert files < 256, f"{files} files open"
@@ -90,6 +97,15 @@ def test_idle_connections_beyond_the_cap_leave_room_for_a_call(forge: StandIn) -
         for sock in idle:
             sock.close()
         running.stop()
+
+
+def _healthy_within(url: str, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if requests.get(f"{url}/healthz", timeout=10).status_code == 200:
+            return True
+        time.sleep(0.2)
+    return False
 
 
 SLOW = {
