@@ -11,7 +11,7 @@ from gitea_mcp.domain import dates
 from gitea_mcp.domain.issue_filter import USER_FILTERS, IssueFilter, Kind, State
 from gitea_mcp.domain.policy import DEFAULT_LIMIT, cap_limit, validate_name
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.tools import envelope, facts, render, repo_page, scopes
+from gitea_mcp.tools import envelope, facts, render, repo_page, scopes, table
 from gitea_mcp.tools.arguments import Arguments, Limit, Names, Owner, PageNumber, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition, guard
 from gitea_mcp.tools.spec import ToolSpec
@@ -27,6 +27,8 @@ _KIND: dict[Kind, str] = {"issues": "issues", "pulls": "pull requests", "all": "
 
 
 class IssueRow(BaseModel):
+    """One issue as the text face shows it; the structured face holds the same facts as a `Row`."""
+
     number: int
     title: str
     state: str
@@ -39,8 +41,16 @@ class IssueRow(BaseModel):
     html_url: str
 
 
+# The structured face's row: the values of COLUMNS, in that order (tools/table.py). The web address is not a column:
+# `urls` gives it for every row.
+COLUMNS = ("number", "title", "state", "is_pull", "labels", "assignees", "comments", "created_at", "updated_at")
+Row = tuple[int, str, str, bool, list[str], list[str], int, str, str]
+
+
 class IssueListResult(BaseModel):
-    issues: list[IssueRow]
+    columns: list[str]
+    issues: list[Row]
+    urls: table.WebUrls | None
     total: int | None = Field(description="All matches from X-Total-Count; null when Gitea sent none.")
     page: int
     limit: int
@@ -90,14 +100,17 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
         )
     )
     page = repo_page.repo_page(deps, owner, name, query, page=args.page, limit=limit)
+    rows = [_row(issue) for issue in page.rows]
     out = IssueListResult(
-        issues=[_row(issue) for issue in page.rows],
+        columns=list(COLUMNS),
+        issues=[_values(row) for row in rows],
+        urls=table.web_urls([_place(issue) for issue in page.rows], one_repository=True),
         total=page.total,
         page=page.number,
         limit=page.size,
         has_more=page.has_more,
     )
-    text = _text(owner, name, query, out, args.limit if page.size != args.limit else None)
+    text = _text(owner, name, query, rows, out, args.limit if page.size != args.limit else None)
     return envelope.result(text, out)
 
 
@@ -105,8 +118,19 @@ def _row(issue: Issue) -> IssueRow:
     return IssueRow(**facts.issue_facts(issue, IssueRow.model_fields))
 
 
-def _text(owner: str, name: str, query: IssueFilter, out: IssueListResult, asked: int | None) -> str:
-    count = len(out.issues)
+def _values(r: IssueRow) -> Row:
+    return (r.number, r.title, r.state, r.is_pull, r.labels, r.assignees, r.comments, r.created_at, r.updated_at)
+
+
+def _place(issue: Issue) -> table.Place:
+    repository = issue.repository.full_name if issue.repository else ""  # always named: repo_page.check_places
+    return table.Place(repository, issue.number, issue.pull_request is not None, issue.html_url)
+
+
+def _text(
+    owner: str, name: str, query: IssueFilter, rows: list[IssueRow], out: IssueListResult, asked: int | None
+) -> str:
+    count = len(rows)
     header = f"{owner}/{name} {_KIND[query.type]} ({query.describe()}): "
     header += render.span(count, out.page, out.limit, out.total, out.has_more)
     lines = [header]
@@ -114,11 +138,11 @@ def _text(owner: str, name: str, query: IssueFilter, out: IssueListResult, asked
         lines.append(f"note: {render.served_fewer(asked, out.limit)}")
     if count:
         lines.append("rows: #number title [labels] @assignees Nc=comments created/updated")
-    lines.extend(format_row(row, show_state=query.state == "all", show_kind=query.type == "all") for row in out.issues)
+    lines.extend(format_row(row, show_state=query.state == "all", show_kind=query.type == "all") for row in rows)
     repo_args = {"owner": owner, "name": name}
     hints = []
     if count:
-        hints.append(f"web URL: {url_template(out.issues)}")
+        hints.append(f"web URL: {url_template(rows)}")
         hints.append(f"details: issue_get {render.args_text(repo_args)} number=<number>")
     if out.has_more:
         hints.append(render.next_page(NAME, {**repo_args, **query.call_args()}, out.page, out.limit))

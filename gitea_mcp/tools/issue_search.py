@@ -23,7 +23,7 @@ from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.gitea.release import ServerInfo
-from gitea_mcp.tools import envelope, list_link, render, repo_page, scopes
+from gitea_mcp.tools import envelope, list_link, render, repo_page, scopes, table
 from gitea_mcp.tools.arguments import Arguments, Limit, PageNumber
 from gitea_mcp.tools.base import Deps, ToolDefinition, guard
 from gitea_mcp.tools.spec import ToolSpec
@@ -40,6 +40,8 @@ SPEC = ToolSpec.reading(NAME, DESCRIPTION, scopes.READ_ISSUE, scope_note="(and `
 
 
 class SearchHit(BaseModel):
+    """One match as the text face shows it; the structured face holds the same facts as a `Hit`."""
+
     number: int
     title: str
     state: str
@@ -50,11 +52,18 @@ class SearchHit(BaseModel):
     html_url: str
 
 
+# The structured face's row: the values of COLUMNS, in that order (tools/table.py); `urls` gives the web address.
+COLUMNS = ("number", "title", "state", "is_pull", "author", "created_at", "repository")
+Hit = tuple[int, str, str, bool, str, str, str]
+
+
 class SearchResult(BaseModel):
     query: str
     scope: str = Field(description="owner/name, or owner/* across the owner's repositories")
     params: dict[str, str] = Field(description="The Gitea parameters the query became.")
-    results: list[SearchHit]
+    columns: list[str]
+    results: list[Hit]
+    urls: table.WebUrls | None
     total: int | None
     page: int
     limit: int
@@ -186,17 +195,21 @@ def _first_page(
 def _answer(args: SearchArgs, scope: Scope, hits: Hits, notes: list[str], again: str | None = None) -> CallToolResult:
     """`again`: the query the next-page hint repeats (a link with its state pinned); the caller's by default."""
     page = hits.page
+    found = [_hit(issue, scope) for issue in page.rows]
+    places = [table.Place(h.repository, h.number, h.is_pull, h.html_url) for h in found]
     out = SearchResult(
         query=args.query,
         scope=str(scope),
         params=hits.params,
-        results=[_hit(issue, scope) for issue in page.rows],
+        columns=list(COLUMNS),
+        results=[(h.number, h.title, h.state, h.is_pull, h.author, h.created_at, h.repository) for h in found],
+        urls=table.web_urls(places, one_repository=scope.name is not None),
         total=page.total,
         page=page.number,
         limit=page.size,
         has_more=page.has_more,
     )
-    return envelope.result(_text(out, scope, args, notes, again or args.query), out)
+    return envelope.result(_text(out, found, scope, args, notes, again or args.query), out)
 
 
 _WEB_NOTE = "the link's list as its web page shows it: 20 per page, newest first."
@@ -403,16 +416,18 @@ def _hit(issue: Issue, scope: Scope) -> SearchHit:
     )
 
 
-def _text(out: SearchResult, scope: Scope, args: SearchArgs, notes: list[str], again: str) -> str:
+def _text(
+    out: SearchResult, found: list[SearchHit], scope: Scope, args: SearchArgs, notes: list[str], again: str
+) -> str:
     shown = render.args_text(out.params)
     header = f"search {scope} {args.query!r} → {shown}: "
-    lines = [header + render.span(len(out.results), out.page, out.limit, out.total, out.has_more)]
+    lines = [header + render.span(len(found), out.page, out.limit, out.total, out.has_more)]
     lines += [f"note: {note}" for note in notes]
     cross = scope.name is None
-    if out.results:  # the legend: here @name is the author (in issue_list rows it is the assignees)
+    if found:  # the legend: here @name is the author (in issue_list rows it is the assignees)
         lines.append(f"rows: {'owner/repo' if cross else ''}#number (state) title @author created")
-    lines += [_row(hit, cross) for hit in out.results]
-    lines += render.help_lines(_next_steps(out, scope, again))
+    lines += [_row(hit, cross) for hit in found]
+    lines += render.help_lines(_next_steps(out, found, scope, again))
     return "\n".join(lines)
 
 
@@ -422,8 +437,8 @@ def _row(hit: SearchHit, cross: bool) -> str:
     return f"{where} ({kind}{hit.state}) {render.inline(hit.title)} {render.user(hit.author)} {hit.created_at[:10]}"
 
 
-def _next_steps(out: SearchResult, scope: Scope, again: str) -> list[str]:
-    count = len(out.results)
+def _next_steps(out: SearchResult, found: list[SearchHit], scope: Scope, again: str) -> list[str]:
+    count = len(found)
     if count == 0 and out.page == 1:
         target = render.args_text({"owner": scope.owner, "name": scope.name or "<name>"})
         return [
@@ -432,11 +447,11 @@ def _next_steps(out: SearchResult, scope: Scope, again: str) -> list[str]:
         ]
     steps = []
     if count == 1 and out.total in (1, None) and not out.has_more:
-        hit = out.results[0]
+        hit = found[0]
         owner, _, name = hit.repository.partition("/")
         steps.append(f"open it: issue_get {render.args_text({'owner': owner, 'name': name, 'number': hit.number})}")
     elif count:
-        repos = {hit.repository for hit in out.results}
+        repos = {hit.repository for hit in found}
         # Across repositories the rows say where each issue lives; one repository can be filled in.
         owner, _, name = repos.pop().partition("/") if len(repos) == 1 else (scope.owner, "", "<name>")
         steps.append(f"open one: issue_get {render.args_text({'owner': owner, 'name': name})} number=<number>")

@@ -22,6 +22,7 @@ from gitea_mcp.tools.arguments import input_schema
 from gitea_mcp.tools.base import Deps, ToolDefinition
 from tests.acceptance.world import World
 from tests.contract.target import Target
+from tests.support.results import rows_of
 
 TOOLS: dict[str, ToolDefinition] = {
     tool.spec.name: tool
@@ -59,8 +60,7 @@ class Answer:
 
     @property
     def rows(self) -> list[dict[str, Any]]:
-        data = self.data
-        return list(data.get("issues", data.get("results", [])))
+        return rows_of(self.data)  # each with its html_url, filled in from the result's template
 
     def header(self) -> tuple[int, int, int] | None:
         """(total, first, last) as the text's first line says it; None when the text states no count."""

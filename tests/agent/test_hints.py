@@ -21,6 +21,7 @@ from gitea_mcp.standin import DEMO_TOKEN, StandIn
 from gitea_mcp.tools import issue_list, issue_search
 from gitea_mcp.tools.arguments import input_schema
 from gitea_mcp.tools.base import Deps, ToolDefinition
+from tests.support.results import rows_of
 
 TOOLS = {"issue_list": issue_list.TOOL, "issue_search": issue_search.TOOL}
 
@@ -50,9 +51,7 @@ def _next_call(text: str) -> tuple[ToolDefinition, dict[str, Any]] | None:
 
 
 def _rows(result: CallToolResult) -> list[tuple[str, int]]:
-    data = result.structured_content or {}
-    rows = data.get("issues", data.get("results", []))
-    return [(row.get("repository", ""), row["number"]) for row in rows]
+    return [(row.get("repository", ""), row["number"]) for row in rows_of(result.structured_content or {})]
 
 
 def _follow(deps: Deps, tool: ToolDefinition, args: dict[str, Any]) -> tuple[list[tuple[str, int]], int]:

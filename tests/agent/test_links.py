@@ -18,7 +18,7 @@ from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.standin import DEMO_TOKEN, MANY_COMMENTS_ISSUE, StandIn
 from gitea_mcp.tools import issue_get, issue_list, issue_search
 from gitea_mcp.tools.base import Deps
-from tests.support.results import failed, ok
+from tests.support.results import failed, ok, rows_of
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def deps(forge: StandIn) -> Deps:
 
 def numbers(result: CallToolResult) -> list[int]:
     _, data = ok(result)
-    return [row["number"] for row in data.get("results", data.get("issues", []))]
+    return [row["number"] for row in rows_of(data)]
 
 
 # -- issue pages -----------------------------------------------------------------------------------------------------
@@ -145,8 +145,8 @@ def test_a_list_page_gives_the_rows_of_its_api_equivalent(
 
 def test_a_keyword_in_the_link_is_the_same_q(forge: StandIn, deps: Deps) -> None:
     url = f"{forge.url}/acme/widgets/issues?q=export&state=all"
-    rows = forge_rows(forge, q="export", state="all")
-    assert rows and numbers(issue_search.TOOL.call(deps, {"query": url})) == rows
+    shown = forge_rows(forge, q="export", state="all")
+    assert shown and numbers(issue_search.TOOL.call(deps, {"query": url})) == shown
 
 
 def forge_rows(forge: StandIn, **params: str) -> list[int]:
@@ -193,7 +193,7 @@ def test_the_agents_own_page_and_limit_win(forge: StandIn, deps: Deps) -> None:
 def test_a_limit_above_the_cap_on_a_link_is_capped_and_said(forge: StandIn, deps: Deps) -> None:
     url = f"{forge.url}/acme/widgets/issues?state=all"
     text, data = ok(issue_search.TOOL.call(deps, {"query": url, "limit": 100}))
-    assert data["limit"] == 50 and len(data["results"]) == 50 and data["has_more"] is True
+    assert data["limit"] == 50 and len(rows_of(data)) == 50 and data["has_more"] is True
     assert "note: limit=100 is capped at 50, the most per page; pages are 50." in text.splitlines()
     assert text.splitlines()[-1].endswith(" limit=50 page=2")
 

@@ -27,6 +27,7 @@ from gitea_mcp.tools.issue_update import UpdateArgs
 from tests.contract.conftest import deps_for
 from tests.contract.lab import INLINE, REVIEW_BODY, Lab
 from tests.contract.target import Http, Target
+from tests.support.results import rows_of
 
 
 def text_of(result: CallToolResult) -> str:
@@ -53,9 +54,9 @@ def test_list_counts_issues_without_pull_requests(target: Target, lab: Lab) -> N
     _, data = ok(
         issue_list.run(deps_for(target, lab), ListArgs(owner=lab.org, name=lab.repo, labels=["bug"], state="all"))
     )
-    numbers = {row["number"] for row in data["issues"]}
+    numbers = {row["number"] for row in rows_of(data)}
     assert {lab.issues["auth"], lab.issues["export"]} <= numbers and lab.issues["pr"] not in numbers
-    assert data["total"] == len(data["issues"])
+    assert data["total"] == len(rows_of(data))
 
 
 def test_list_with_an_unknown_user_names_the_user(target: Target, lab: Lab) -> None:
@@ -77,7 +78,7 @@ def test_catalogue_is_read_whole_whatever_the_page_size(target: Target, lab: Lab
 
 def listed(target: Target, lab: Lab, deps: Deps | None = None, **args: Any) -> tuple[str, set[int]]:
     text, data = ok(issue_list.run(deps or deps_for(target, lab), ListArgs(owner=lab.org, name=lab.names_repo, **args)))
-    return text, {row["number"] for row in data["issues"]}
+    return text, {row["number"] for row in rows_of(data)}
 
 
 def test_list_by_names_with_commas(target: Target, lab: Lab) -> None:
@@ -140,7 +141,7 @@ def test_get_tells_a_missing_issue_from_a_missing_repository(target: Target, lab
 def test_search_finds_a_whole_word(target: Target, lab: Lab) -> None:
     args = SearchArgs(query="Authentication", owner=lab.org, name=lab.repo)
     text, data = ok(issue_search.run(deps_for(target, lab), args))
-    assert [hit["number"] for hit in data["results"]] == [lab.issues["auth"]]
+    assert [hit["number"] for hit in rows_of(data)] == [lab.issues["auth"]]
     assert "note: keywords on " in text
 
 
@@ -152,7 +153,7 @@ def test_search_describes_a_numeric_keyword_as_the_server_matches_it(target: Tar
     text, data = ok(issue_search.run(deps_for(target, lab), args))
     substring = f"containing {number}, inside longer numbers and words too" in text
     assert substring == target.version.gitea(low=(1, 23))
-    found = lab.issues["build"] in [hit["number"] for hit in data["results"]]
+    found = lab.issues["build"] in [hit["number"] for hit in rows_of(data)]
     assert found == (substring or number == "90210" or target.indexer == "db")
 
 
@@ -168,11 +169,11 @@ def test_before_and_updated_lt_mean_the_same_on_every_tool(target: Target, lab: 
 
     def listed(since: str | None = None, before: str | None = None) -> bool:
         args = ListArgs(owner=lab.org, name=lab.repo, state="closed", limit=50, since=since, before=before)
-        return number in [row["number"] for row in ok(issue_list.run(deps, args))[1]["issues"]]
+        return number in [row["number"] for row in rows_of(ok(issue_list.run(deps, args))[1])]
 
     def searched(query: str) -> bool:
         args = SearchArgs(query=f"is:closed {query}", owner=lab.org, name=lab.repo, limit=50)
-        return number in [hit["number"] for hit in ok(issue_search.run(deps, args))[1]["results"]]
+        return number in [hit["number"] for hit in rows_of(ok(issue_search.run(deps, args))[1])]
 
     assert listed(before=at_text) is searched(f"updated:<{at_text}") is False
     assert listed(since=at_text) is searched(f"updated:>={at_text}") is True
@@ -185,12 +186,12 @@ def test_before_and_updated_lt_mean_the_same_on_every_tool(target: Target, lab: 
 def test_search_keyword_with_assignee_finds_the_issue_on_every_release(target: Target, lab: Lab) -> None:
     args = SearchArgs(query=f"Authentication assignee:{lab.assignee}", owner=lab.org, name=lab.repo)
     _, data = ok(issue_search.run(deps_for(target, lab), args))
-    assert [hit["number"] for hit in data["results"]] == [lab.issues["auth"]]
+    assert [hit["number"] for hit in rows_of(data)] == [lab.issues["auth"]]
 
 
 def test_search_across_the_owner(target: Target, lab: Lab) -> None:
     _, data = ok(issue_search.run(deps_for(target, lab), SearchArgs(query="label:bug", owner=lab.org)))
-    assert {hit["number"] for hit in data["results"]} >= {lab.issues["auth"], lab.issues["export"]}
+    assert {hit["number"] for hit in rows_of(data)} >= {lab.issues["auth"], lab.issues["export"]}
 
 
 def test_search_of_an_unknown_owner(target: Target, lab: Lab) -> None:
@@ -472,7 +473,7 @@ def test_search_by_author_across_the_owner(target: Target, lab: Lab) -> None:
     _, data = ok(
         issue_search.run(deps_for(target, lab), SearchArgs(query=f"author:{lab.poster}", owner=lab.org, name=lab.repo))
     )
-    assert data["results"] and all(hit["author"] == lab.poster for hit in data["results"])
+    assert rows_of(data) and all(hit["author"] == lab.poster for hit in rows_of(data))
 
 
 # -- a repository that moved ------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from gitea_mcp.tools import issue_search
 from tests.contract.conftest import deps_for
 from tests.contract.lab import MANY_CLOSED, Lab
 from tests.contract.target import Http, Target
+from tests.support.results import rows_of
 
 ROW = re.compile(r'class="tw-no-underline issue-title" href="[^"]*/(\d+)"')
 
@@ -60,7 +61,7 @@ def test_a_web_list_page_and_its_link_in_issue_search_show_the_same_rows(
     )
     data = result.structured_content or {}
     assert not result.is_error, result.content
-    assert [row["number"] for row in data["results"]] == shown
+    assert [row["number"] for row in rows_of(data)] == shown
 
 
 def test_without_state_every_page_of_a_closed_only_list_shows_every_state(target: Target, lab: Lab) -> None:

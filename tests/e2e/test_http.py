@@ -13,6 +13,7 @@ import requests
 
 from gitea_mcp.standin import ALICE_TOKEN, DEMO_TOKEN, StandIn
 from tests.e2e.conftest import HttpServer
+from tests.support.results import rows_of
 
 PROTOCOL = "2025-11-25"
 
@@ -57,7 +58,7 @@ def test_two_replicas_alternately(servers: list[HttpServer], forge: StandIn) -> 
     got = call(a, "issue_get", {"owner": "acme", "name": "widgets", "number": number})
     assert got["structuredContent"]["title"] == "Filed via A"
     listed = call(b, "issue_list", {"owner": "acme", "name": "widgets", "limit": 1})
-    assert listed["structuredContent"]["issues"][0]["number"] == number
+    assert rows_of(listed["structuredContent"])[0]["number"] == number
 
 
 def test_each_request_acts_with_its_own_token(servers: list[HttpServer]) -> None:

@@ -23,6 +23,7 @@ from tests.e2e.conftest import HttpServer, free_port
 from tests.e2e.test_http import call
 from tests.support.fake_redis import FakeRedis
 from tests.support.redis_server import PASSWORD
+from tests.support.results import rows_of
 
 TITLE = "Slow create, retried on another replica"
 
@@ -115,7 +116,7 @@ def test_redis_down_refuses_writes_in_one_sentence_and_reads_still_work(forge: S
         "host), so nothing was sent; check GITEA_MCP_REDIS_URL and the Redis server."
     )
     assert not any(r.method == "POST" for r in forge.requests), "nothing was sent to Gitea"
-    assert not listed.get("isError") and listed["structuredContent"]["issues"]
+    assert not listed.get("isError") and rows_of(listed["structuredContent"])
 
 
 def test_check_reports_the_guard_it_reaches_and_a_wrong_password(redis_url: str) -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 from gitea_mcp.standin import DEMO_READ_TOKEN, Fault, StandIn
 from tests.e2e.conftest import env_for, over_stdio, text
+from tests.support.results import rows_of
 
 READ_TOOLS = {"issue_list", "issue_search", "issue_get"}
 WRITE_TOOLS = {"issue_create", "issue_update", "issue_comment"}
@@ -16,8 +17,8 @@ def test_every_tool_happy_path(forge: StandIn) -> None:
         assert {t.name for t in (await session.list_tools()).tools} == READ_TOOLS | WRITE_TOOLS
 
         listed = await session.call_tool("issue_list", {"owner": "acme", "name": "widgets", "limit": 50})
-        assert not listed.is_error and len(listed.structured_content["issues"]) == 50
-        assert all(not row["is_pull"] for row in listed.structured_content["issues"]), "PRs excluded by default"
+        assert not listed.is_error and len(rows_of(listed.structured_content)) == 50
+        assert all(not row["is_pull"] for row in rows_of(listed.structured_content)), "PRs excluded by default"
         assert text(listed).startswith("acme/widgets issues (state=open): ")
 
         found = await session.call_tool(

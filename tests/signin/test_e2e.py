@@ -22,6 +22,7 @@ from tests.signin.browser import sign_in, unavailable
 from tests.signin.python_client import Run, run_client
 from tests.signin.server import SigninServer
 from tests.signin.typescript import run_ts_client
+from tests.support.results import rows_of
 
 pytestmark = pytest.mark.slow
 
@@ -73,7 +74,7 @@ def listed_titles(result: dict[str, object]) -> list[str]:
     assert result.get("isError") is not True, result
     structured = result["structuredContent"]
     assert isinstance(structured, dict), result
-    return [issue["title"] for issue in structured["issues"]]
+    return [issue["title"] for issue in rows_of(structured)]
 
 
 def test_the_typescript_sdk_client_signs_in_and_calls_the_tools(world: World) -> None:

@@ -25,6 +25,7 @@ from tests.signin import live
 from tests.signin.browser import unavailable
 from tests.signin.plain_client import call_tool, exchange, refresh, refused, signed_in, tokens
 from tests.signin.server import SigninServer, new_key
+from tests.support.results import rows_of
 
 pytestmark = pytest.mark.slow
 
@@ -71,7 +72,7 @@ def listed(answer: Any) -> list[str]:
     assert answer.status_code == 200, f"/mcp answered {answer.status_code}: {answer.text[:300]}"
     result = answer.json()["result"]
     assert result.get("isError") is not True, result
-    return [issue["title"] for issue in result["structuredContent"]["issues"]]
+    return [issue["title"] for issue in rows_of(result["structuredContent"])]
 
 
 def test_a_refresh_works_once_and_a_revoked_sign_in_is_refused_at_once(world: World) -> None:

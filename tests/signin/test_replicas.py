@@ -29,6 +29,7 @@ from tests.signin.plain_client import Grant, call_tool, exchange, refused, signe
 from tests.signin.server import SigninServer, new_key
 from tests.support.proxy import Proxy, misbehaving_proxy
 from tests.support.redis_server import REDIS_SERVER, redis_server
+from tests.support.results import rows_of
 
 pytestmark = pytest.mark.slow
 
@@ -157,7 +158,7 @@ def test_each_token_works_on_either_replica_and_sees_only_what_gitea_lets_its_us
     own = result_of(call_tool(base, access, "issue_list", session.user.own()))
     FIGURES[f"user {index + 1}: issue_list on {replica}"] = time.monotonic() - began
     assert own.get("isError") is not True, own
-    assert [issue["title"] for issue in own["structuredContent"]["issues"]] == [session.user.title]
+    assert [issue["title"] for issue in rows_of(own["structuredContent"])] == [session.user.title]
     theirs = result_of(call_tool(base, access, "issue_list", other.own()))
     assert theirs.get("isError") is True, f"user {index + 1} listed user {2 - index}'s private repository: {theirs}"
     said = " ".join(block.get("text", "") for block in theirs["content"])

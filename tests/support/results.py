@@ -6,6 +6,7 @@ from typing import Any
 
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 
+from gitea_mcp.tools.table import WebUrls, address
 from tests.support import TOKEN
 
 
@@ -35,3 +36,15 @@ def failed(result: CallToolResult) -> str:
     assert result.structured_content is None
     assert "Traceback" not in text
     return text
+
+
+def rows_of(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """A listing's table (tools/table.py: `columns`, then each row's values in that order) as the rows an agent
+    reads, each with the web address filled in from `urls` as `html_url`."""
+    key = "issues" if "issues" in data else "results"
+    urls = WebUrls.model_validate(data["urls"]) if data.get("urls") else None
+    named = [dict(zip(data["columns"], values, strict=True)) for values in data[key]]
+    for row in named:
+        if urls is not None:
+            row["html_url"] = address(urls, row.get("repository", ""), row["number"], row["is_pull"])
+    return named

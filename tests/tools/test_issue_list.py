@@ -24,7 +24,7 @@ from tests.support.gitea_json import (
     unknown_user_404,
 )
 from tests.support.mocks import optional, refused_connection, sent_params
-from tests.support.results import failed, ok
+from tests.support.results import failed, ok, rows_of
 
 ISSUES = f"{API}/repos/acme/widgets/issues"
 LABELS_URL = f"{API}/repos/acme/widgets/labels"
@@ -78,7 +78,7 @@ def test_type_all_sends_no_type(mocked: responses.RequestsMock, deps: Deps) -> N
     mocked.get(ISSUES, json=[issue(2, pull=True), issue(1)], headers={"X-Total-Count": "2"})
     text, data = ok(run(deps, type="all"))
     assert "type" not in sent_params(mocked)
-    assert [row["is_pull"] for row in data["issues"]] == [True, False]
+    assert [row["is_pull"] for row in rows_of(data)] == [True, False]
     assert "#2 (PR)" in text
 
 
@@ -98,7 +98,7 @@ def test_happy_path_text_and_structure(mocked: responses.RequestsMock, deps: Dep
     assert "https://gitea.test/acme/widgets/issues/12" not in text, "no per-row URL"
     assert "Steps to reproduce" not in text, "no bodies in lists"
     assert data["total"] == 42 and data["page"] == 1 and data["limit"] == 2 and data["has_more"] is True
-    assert data["issues"][0] == {
+    assert rows_of(data)[0] == {
         "number": 12,
         "title": "Crash on login",
         "state": "open",
@@ -110,6 +110,13 @@ def test_happy_path_text_and_structure(mocked: responses.RequestsMock, deps: Dep
         "comments": 3,
         "html_url": "https://gitea.test/acme/widgets/issues/12",
     }
+    # As sent: the column names once, each row its values in that order, one web address template for every row.
+    assert data["issues"][0] == [12, "Crash on login", "open", False, ["bug", "ui"], ["bob"], 3, "2026-11-20T09:00:00Z",
+                                 "2026-11-28T09:00:00Z"]  # fmt: skip
+    assert data["urls"] == {
+        "issue": "https://gitea.test/acme/widgets/issues/{number}",
+        "pull": "https://gitea.test/acme/widgets/pulls/{number}",
+    }
 
 
 def test_empty_result_is_definitive(mocked: responses.RequestsMock, deps: Deps) -> None:
@@ -117,7 +124,8 @@ def test_empty_result_is_definitive(mocked: responses.RequestsMock, deps: Deps) 
     text, data = ok(run(deps))
     assert "0 matches" in text.splitlines()[0]
     assert "widen them" in text
-    assert data == {"issues": [], "total": 0, "page": 1, "limit": 30, "has_more": False}
+    assert data == {"columns": list(issue_list.COLUMNS), "issues": [], "urls": None, "total": 0, "page": 1, "limit": 30,
+                    "has_more": False}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -169,7 +177,7 @@ def test_limit_above_the_cap_is_capped_and_said(
     mocked.get(ISSUES, json=page_of(served), headers={"X-Total-Count": "120"})
     text, data = ok(run(deps, limit=asked))
     assert sent_params(mocked)["limit"] == "50"
-    assert data["limit"] == next_limit and len(data["issues"]) == served
+    assert data["limit"] == next_limit and len(rows_of(data)) == served
     assert f"note: {note}" in text.splitlines()
     assert f"help: next page: issue_list owner=acme name=widgets limit={next_limit} page=2" in text.splitlines()
 
@@ -350,7 +358,7 @@ def test_never_more_rows_than_asked(mocked: responses.RequestsMock, deps: Deps) 
     """A server or proxy that ignores `limit` cannot flood the agent's context."""
     mocked.get(ISSUES, json=[issue(n) for n in range(500, 0, -1)], headers={"X-Total-Count": "500"})
     _, data = ok(run(deps, limit=5))
-    assert [row["number"] for row in data["issues"]] == [500, 499, 498, 497, 496]
+    assert [row["number"] for row in rows_of(data)] == [500, 499, 498, 497, 496]
 
 
 def test_whitespace_in_titles_and_label_names_is_kept_exactly(mocked: responses.RequestsMock, deps: Deps) -> None:
@@ -359,8 +367,8 @@ def test_whitespace_in_titles_and_label_names_is_kept_exactly(mocked: responses.
     rows = [issue(5, "Double  spaced   title", labels=[label("needs  triage ", 9), label("bug", 1)])]
     mocked.get(ISSUES, json=rows, headers={"X-Total-Count": "1"})
     text, data = ok(run(deps))
-    assert data["issues"][0]["title"] == "Double  spaced   title"
-    assert data["issues"][0]["labels"] == ["needs  triage ", "bug"]
+    assert rows_of(data)[0]["title"] == "Double  spaced   title"
+    assert rows_of(data)[0]["labels"] == ["needs  triage ", "bug"]
     assert '#5 "Double  spaced   title" ["needs  triage ",bug] 2026-11-20/11-28' in text.splitlines()
 
 
@@ -380,7 +388,7 @@ def test_a_label_name_with_a_comma_is_filtered_here_by_id(mocked: responses.Requ
     rows = [issue(3, labels=[HELP]), issue(2, labels=[label("help", 21)]), issue(1)]
     mocked.get(ISSUES, json=rows, headers={"X-Total-Count": "3"})
     text, data = ok(run(deps, labels=["help, wanted"], state="all"))
-    assert [row["number"] for row in data["issues"]] == [3] and data["total"] == 1
+    assert [row["number"] for row in rows_of(data)] == [3] and data["total"] == 1
     assert all("help" not in params.get("labels", "") for params in list_requests(mocked)[-1:])
     assert text.splitlines()[0].startswith('acme/widgets issues (state=all labels=["help, wanted"]): 1 match')
 
@@ -420,7 +428,7 @@ def test_an_organisation_label_is_found_on_issues_and_filtered_here(mocked: resp
     rows = [issue(5, labels=[TRIAGE, LABELS[0]]), issue(4), issue(3, labels=[TRIAGE])]
     mocked.get(ISSUES, json=rows, headers={"X-Total-Count": "3"})
     text, data = ok(run(deps, labels="triage", state="all"))
-    assert [row["number"] for row in data["issues"]] == [5, 3] and data["total"] == 2
+    assert [row["number"] for row in rows_of(data)] == [5, 3] and data["total"] == 2
     assert "2 matches" in text.splitlines()[0]
     assert sent_params(mocked, path_end="/issues/search")["labels"] == "triage"
     # Read a moment ago, the repository's labels count as fresh: not read twice.
@@ -435,7 +443,7 @@ def test_an_organisation_label_and_a_repository_label(mocked: responses.Requests
     rows = [issue(5, labels=[TRIAGE, LABELS[0]]), issue(2, labels=[LABELS[0]])]
     mocked.get(ISSUES, json=rows, headers={"X-Total-Count": "2"})
     _, data = ok(run(deps, labels="bug,triage"))
-    assert [row["number"] for row in data["issues"]] == [5]
+    assert [row["number"] for row in rows_of(data)] == [5]
     assert list_requests(mocked)[-1]["labels"] == "bug"
 
 
@@ -472,7 +480,7 @@ def test_an_organisation_label_with_a_comma_is_found_on_the_repositorys_issues(
     rows = [issue(5, labels=[WIDE]), issue(4, labels=[org_label("org", 42)]), issue(3, labels=[WIDE, LABELS[0]])]
     mocked.get(ISSUES, json=rows, headers={"X-Total-Count": "3"})
     text, data = ok(run(deps, labels=["org, wide"], state="all"))
-    assert [row["number"] for row in data["issues"]] == [5, 3] and data["total"] == 2
+    assert [row["number"] for row in rows_of(data)] == [5, 3] and data["total"] == 2
     assert not any((c.request.url or "").startswith(SEARCH) for c in mocked.calls)
     assert all("labels" not in params for params in list_requests(mocked))
     assert text.splitlines()[0].startswith('acme/widgets issues (state=all labels=["org, wide"]): 2 matches')

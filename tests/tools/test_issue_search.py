@@ -12,7 +12,7 @@ from gitea_mcp.tools import issue_search
 from gitea_mcp.tools.base import Deps
 from tests.support.gitea_json import API, LABELS, api_error, issue, milestone, org_label, user
 from tests.support.mocks import optional, sent_params
-from tests.support.results import failed, ok
+from tests.support.results import failed, ok, rows_of
 
 REPO_ISSUES = f"{API}/repos/acme/widgets/issues"
 SEARCH = f"{API}/repos/issues/search"
@@ -97,7 +97,15 @@ def test_across_repositories(mocked: responses.RequestsMock, deps: Deps) -> None
         "limit": "30",
     }
     assert "acme/gadgets#4 (open) Crash on save @alice 2026-11-20" in text
-    assert data["scope"] == "acme/*" and [h["repository"] for h in data["results"]] == ["acme/gadgets", "acme/widgets"]
+    assert data["scope"] == "acme/*" and [h["repository"] for h in rows_of(data)] == ["acme/gadgets", "acme/widgets"]
+    # As sent: a table, and one address template naming the repository, since the rows come from several.
+    assert data["columns"] == ["number", "title", "state", "is_pull", "author", "created_at", "repository"]
+    assert data["results"][0] == [4, "Crash on save", "open", False, "alice", "2026-11-20T09:00:00Z", "acme/gadgets"]
+    assert data["urls"]["issue"] == "https://gitea.test/{repository}/issues/{number}"
+    assert [h["html_url"] for h in rows_of(data)] == [
+        "https://gitea.test/acme/gadgets/issues/4",
+        "https://gitea.test/acme/widgets/issues/12",
+    ]
 
 
 def test_zero_matches_suggests_listing_all_states(mocked: responses.RequestsMock, deps: Deps) -> None:
@@ -105,7 +113,7 @@ def test_zero_matches_suggests_listing_all_states(mocked: responses.RequestsMock
     text, data = ok(run(deps, "nothing-like-this", owner="acme", name="widgets"))
     assert "0 matches" in text.splitlines()[0]
     assert "try issue_list owner=acme name=widgets state=all" in text
-    assert data["results"] == [] and data["total"] == 0
+    assert rows_of(data) == [] and data["total"] == 0
 
 
 def test_one_match_fills_the_number(mocked: responses.RequestsMock, deps: Deps) -> None:
@@ -256,7 +264,7 @@ def test_keywords_with_assignee_are_filtered_here_where_the_index_ignores_assign
     ok(run(deps, "crash assignee:bob", owner="acme", name="widgets"))  # the release known: only its request
     sent = sent_params(mocked, path_end="/issues")
     assert sent["q"] == "crash" and "assigned_by" not in sent
-    assert [hit["number"] for hit in data["results"]] == [9, 7] and data["total"] == 2
+    assert [hit["number"] for hit in rows_of(data)] == [9, 7] and data["total"] == 2
     assert "note: assignee bob was filtered here: this server's keyword index ignores assignees." in text
 
 
@@ -268,7 +276,7 @@ def test_keywords_with_assignee_sent_to_servers_that_index_assignees(
     mocked.get(REPO_ISSUES, json=[assigned(9, "bob")], headers={"X-Total-Count": "1"}, match=[by_gitea])
     optional(mocked).get(REPO_ISSUES, json=[assigned(5), assigned(4)], headers={"X-Total-Count": "2"})
     _, data = ok(run(deps, "crash assignee:bob", owner="acme", name="widgets"))
-    assert [hit["number"] for hit in data["results"]] == [9] and data["total"] == 1
+    assert [hit["number"] for hit in rows_of(data)] == [9] and data["total"] == 1
 
 
 def test_keywords_with_assignee_refused_when_too_many_to_filter(mocked: responses.RequestsMock, deps: Deps) -> None:
@@ -308,7 +316,7 @@ def test_a_limit_above_the_cap_is_capped_and_said(
     mocked.get(url, json=[issue(n) for n in range(100, 50, -1)], headers={"X-Total-Count": "75"})
     text, data = ok(run(deps, "crash", limit=100, **kw))
     assert sent_params(mocked, path_end=url.rsplit("/api/v1", 1)[1])["limit"] == "50"
-    assert data["limit"] == 50 and len(data["results"]) == 50
+    assert data["limit"] == 50 and len(rows_of(data)) == 50
     assert "note: limit=100 is capped at 50, the most per page; pages are 50." in text.splitlines()
     assert f"help: next page: issue_search query=crash {expected_call} limit=50 page=2" in text.splitlines()
 
@@ -319,7 +327,7 @@ def test_keywords_with_assignee_filtered_here_are_capped_too(mocked: responses.R
     mocked.get(REPO_ISSUES, json=rows[:50], headers={"X-Total-Count": "60"})
     mocked.get(REPO_ISSUES, json=rows[50:], headers={"X-Total-Count": "60"})
     text, data = ok(run(deps, "crash assignee:bob", owner="acme", name="widgets", limit=80))
-    assert data["limit"] == 50 and len(data["results"]) == 50 and data["has_more"] is True
+    assert data["limit"] == 50 and len(rows_of(data)) == 50 and data["has_more"] is True
     assert "note: limit=80 is capped at 50, the most per page; pages are 50." in text.splitlines()
 
 
@@ -327,7 +335,7 @@ def test_titles_are_exact_in_both_faces(mocked: responses.RequestsMock, deps: De
     mocked.get(SEARCH, json=[issue(4, "Double  spaced   title", repo="gadgets"), issue(3, "Zero\u200bwidth")],
                headers={"X-Total-Count": "2"})  # fmt: skip
     text, data = ok(run(deps, "title", owner="acme"))
-    assert [hit["title"] for hit in data["results"]] == ["Double  spaced   title", "Zero\u200bwidth"]
+    assert [hit["title"] for hit in rows_of(data)] == ["Double  spaced   title", "Zero\u200bwidth"]
     lines = text.splitlines()
     assert 'acme/gadgets#4 (open) "Double  spaced   title" @alice 2026-11-20' in lines
     assert 'acme/widgets#3 (open) "Zero\\u200bwidth" @alice 2026-11-20' in lines
@@ -344,7 +352,7 @@ def test_a_quoted_organisation_label_with_a_comma_in_one_repository(mocked: resp
     rows = [issue(5, labels=[wide]), issue(4), issue(3, labels=[wide])]
     mocked.get(REPO_ISSUES, json=rows, headers={"X-Total-Count": "3"})
     _, data = ok(run(deps, 'label:"org, wide"', owner="acme", name="widgets"))
-    assert [row["number"] for row in data["results"]] == [5, 3] and data["total"] == 2
+    assert [row["number"] for row in rows_of(data)] == [5, 3] and data["total"] == 2
 
 
 def test_a_quoted_milestone_with_a_comma_in_one_repository(mocked: responses.RequestsMock, deps: Deps) -> None:
@@ -352,7 +360,7 @@ def test_a_quoted_milestone_with_a_comma_in_one_repository(mocked: responses.Req
     mocked.get(f"{API}/repos/acme/widgets/milestones", json=[sprint], headers={"X-Total-Count": "1"})
     mocked.get(REPO_ISSUES, json=[issue(3, milestone_=sprint)], headers={"X-Total-Count": "1"})
     _, data = ok(run(deps, 'milestone:"Sprint, week 3"', owner="acme", name="widgets"))
-    assert [row["number"] for row in data["results"]] == [3]
+    assert [row["number"] for row in rows_of(data)] == [3]
     assert sent_params(mocked, path_end="/widgets/issues")["milestones"] == "7"
 
 

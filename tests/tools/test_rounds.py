@@ -12,7 +12,7 @@ import responses
 from gitea_mcp.tools import issue_get, issue_search
 from gitea_mcp.tools.base import Deps
 from tests.support.gitea_json import API, LABELS, api_error, comment, issue, review, review_comment
-from tests.support.results import ok
+from tests.support.results import ok, rows_of
 from tests.support.rounds import Rounds, Timed
 
 REPO_ISSUES = f"{API}/repos/acme/widgets/issues"
@@ -82,7 +82,7 @@ def test_keyword_matches_filtered_here_come_in_at_most_two_rounds(mocked: respon
 
     mocked.add_callback(responses.GET, REPO_ISSUES, callback=page, content_type="application/json")
     _, data = ok(issue_search.TOOL.call(deps, {"query": "crash assignee:bob", "owner": "acme", "name": "widgets"}))
-    assert [hit["number"] for hit in data["results"]] == [n for n in range(45, 0, -1) if n % 3 == 0]
+    assert [hit["number"] for hit in rows_of(data)] == [n for n in range(45, 0, -1) if n % 3 == 0]
     assert gitea.count == 2, [t.path for t in gitea.seen]
 
 

@@ -29,7 +29,7 @@ from tests.support import TOKEN
 from tests.support.fake_redis import FakeRedis
 from tests.support.gitea_json import LABELS, ROOT, issue
 from tests.support.mocks import optional
-from tests.support.results import failed, ok, text_of
+from tests.support.results import failed, ok, rows_of, text_of
 from tests.tools.test_issue_create import ISSUES, gitea, now, posts, run
 
 __all__ = ["gitea"]  # the fixture, imported to be used here
@@ -224,7 +224,7 @@ def test_redis_down_refuses_writes_in_one_sentence_and_reads_still_work(
     assert len(gitea.calls) == 0, "nothing went to Gitea"
     gitea.get(ISSUES, json=[issue(300, "Old", author="demo", created=now(2))])
     listed = issue_list.TOOL.call(guarded, {"owner": "acme", "name": "widgets"})
-    assert ok(listed)[1]["issues"][0]["number"] == 300
+    assert rows_of(ok(listed)[1])[0]["number"] == 300
 
 
 @pytest.mark.parametrize(

@@ -27,6 +27,7 @@ from tests.server.signin.flow_driver import (
     gitea_app,
     pending_of,
 )
+from tests.support.results import rows_of
 
 
 @pytest.fixture
@@ -115,7 +116,7 @@ def test_a_client_signs_in_through_gitea_and_calls_a_tool_with_our_token(
     assert listed.status_code == 200, listed.text
     result = listed.json()["result"]
     assert result["isError"] is False, result
-    assert result["structuredContent"]["total"] > 0 and result["structuredContent"]["issues"]
+    assert result["structuredContent"]["total"] > 0 and rows_of(result["structuredContent"])
     _gitea_saw_its_own_token(received, standin, tokens["access_token"])
 
     # 8. A refresh: new tokens that work; the refresh token used is refused when replayed.
