@@ -342,7 +342,9 @@ def _parse(parser: argparse.ArgumentParser, args: list[str]) -> argparse.Namespa
         raise UsageProblem(no_command(args[at]).removesuffix("."))
     else:
         command, rest = args[at], args[:at] + args[at + 1 :]
-    _check_flags(command, rest, _value_flags(commands[command]), every)
+    taking = {name: _value_flags(each) for name, each in commands.items()}
+    owners = {flag: [name for name, flags in taking.items() if flag in flags] for flag in every}
+    _check_flags(command, rest, _value_flags(commands[command]), every, owners)
     if command == "call" and {"-h", "--help"}.intersection(rest):
         _command("call").list_tools_in(commands[command])  # only here: it imports the tools, which takes a moment
     # The command first: every flag, wherever it was typed, goes to the command's own parser.
@@ -397,8 +399,11 @@ def _command_index(args: list[str], flags: dict[str, bool]) -> int | None:
     return None
 
 
-def _check_flags(command: str, args: list[str], own: dict[str, bool], every: dict[str, bool]) -> None:
-    """Every option is the command's own, written as it takes it; else one sentence saying what is wrong."""
+def _check_flags(
+    command: str, args: list[str], own: dict[str, bool], every: dict[str, bool], owners: dict[str, list[str]]
+) -> None:
+    """Every option is the command's own, written as it takes it; else one sentence saying what is wrong. `owners`:
+    the commands that take each flag."""
     skip = False
     for index, arg in enumerate(args):
         if skip:
@@ -414,7 +419,7 @@ def _check_flags(command: str, args: list[str], own: dict[str, bool], every: dic
             elsewhere = _resolve(name, every)
             if elsewhere is None:
                 raise UsageProblem(_unknown(name, own, command, args[index + 1 : index + 2]))
-            raise UsageProblem(_refused(command, elsewhere))
+            raise UsageProblem(_refused(command, elsewhere, owners.get(elsewhere, [])))
         if eq and not own[flag]:
             raise UsageProblem(_switch(flag))
         skip = not eq and own[flag]
@@ -446,13 +451,16 @@ def _unknown(name: str, flags: dict[str, bool], command: str | None, after: list
     return f"unknown flag {name}; {see} lists the flags"
 
 
-def _refused(command: str, flag: str) -> str:
+def _refused(command: str, flag: str, owners: Sequence[str] = ()) -> str:
     if command == "config" and flag == "--token":
         reason = "it never writes the token: the client asks for it"
     elif command == "demo" and flag == "--http-secret":
         reason = "each request sends the stand-in's token itself"
-    else:
+    elif command in _WHY_NOT:
         reason = _WHY_NOT[command]
+    else:  # serve uses every setting: what it refuses is another command's own flag (`serve --json`)
+        taken = " and ".join(f"{PROG} {owner} --help" for owner in owners) or f"{PROG} --help"
+        reason = f"another command's flag: {taken}"
     return f"{flag} does nothing for {command} ({reason}); remove it"
 
 
