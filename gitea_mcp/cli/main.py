@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import importlib
 import logging
 import os
@@ -369,7 +368,9 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
 
 
 def no_command(word: str) -> str:
-    close = difflib.get_close_matches(word, COMMANDS, n=1)
+    from difflib import get_close_matches  # only after a mistake: not at start-up
+
+    close = get_close_matches(word, COMMANDS, n=1)
     guess = f"; did you mean {close[0]}?" if close else "."
     return f"no command {word!r}{guess} Commands: {', '.join(COMMANDS)}."
 
@@ -439,7 +440,9 @@ def _resolve(name: str, flags: dict[str, bool]) -> str | None:
 
 def _unknown(name: str, flags: dict[str, bool], command: str | None, after: list[str]) -> str:
     long_flags = [flag for flag in flags if flag.startswith("--")]
-    close = difflib.get_close_matches(name, long_flags, n=1, cutoff=0.75)
+    from difflib import get_close_matches  # only after a mistake: not at start-up
+
+    close = get_close_matches(name, long_flags, n=1, cutoff=0.75)
     if close:
         return f"unknown flag {name}; did you mean {close[0]}?"
     if command == "call" and name.startswith("--"):
