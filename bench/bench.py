@@ -652,7 +652,7 @@ def minted(settings: Settings, gitea_token: str) -> str:
     """An access token as our /token endpoint issues it (a registered client, the documented scopes), sealed
     directly: the browser's part of the sign-in is not what is measured."""
     sealer = sealer_for(settings)
-    _, answer = register({"redirect_uris": ["http://127.0.0.1:33418/callback"], "client_name": "bench"}, sealer)
+    _, answer = register({"redirect_uris": ["http://127.0.0.1:33418/callback"], "client_name": "bench"}, time.time())
     who = {"sub": "demo", "cid": answer["client_id"], "name": answer["client_name"]}
     claims = {**who, "scopes": ["write:issue", "read:user"], "ga": gitea_token}
     return sealer.seal("access", claims, SIGNIN_TOKEN_TTL)
