@@ -67,6 +67,12 @@ def session(command: list[str], env: dict[str, str]) -> AbstractAsyncContextMana
 
 def children_rss_peak(marker: str) -> int:
     """Peak RSS (VmHWM, kB) of this process's child whose command line contains `marker`."""
+    return child_status(marker, "VmHWM")
+
+
+def child_status(marker: str, name: str) -> int:
+    """A figure in kB from /proc/PID/status (VmRSS, VmHWM) of this process's child whose command line contains
+    `marker`; 0 when there is none."""
     me = str(os.getpid())
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -76,28 +82,72 @@ def children_rss_peak(marker: str) -> int:
             continue
         fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
         if fields.get("PPid", "").strip() == me and marker in cmdline:
-            return int(fields["VmHWM"].split()[0])
+            return int(fields[name].split()[0])
     return 0
 
 
 # --- 1. start-up --------------------------------------------------------------------------------------
 
 
-async def startup_once(command: list[str], env: dict[str, str]) -> float:
+async def startup_once(command: list[str], env: dict[str, str], marker: str) -> tuple[float, int]:
+    """Seconds from spawn to the tools/list answer, and the server's resident memory then (VmRSS, kB): idle, as a
+    client leaves it between turns."""
     start = time.perf_counter()
     async with session(command, env) as client:
         await client.list_tools()
-        return time.perf_counter() - start
+        took = time.perf_counter() - start
+        return took, child_status(marker, "VmRSS")
+
+
+# What gitea_mcp adds to the SDK's import on the stdio path: in a fresh interpreter, from the end of the SDK's own
+# import (what the floor imports) to the tools/list answer, less the floor's same span (its MCPServer, one tool).
+_SPAN = """
+import time
+import mcp.server.mcpserver, mcp.server.stdio
+start = time.perf_counter()
+{work}
+import anyio
+anyio.run(server.list_tools)
+print(time.perf_counter() - start)
+"""
+_OUR_SPAN = (
+    "from gitea_mcp.cli import main\n"
+    "ns = main.parse_args(['serve'])\n"
+    "main._command(ns.command)\n"
+    "main.configure_logging(ns.log_level)\n"
+    "from gitea_mcp.server.app import build_server\n"
+    "server = build_server(main.settings_from(ns))"
+)
+_FLOOR_SPAN = f"import runpy\nserver = runpy.run_path({str(FLOOR[1])!r})['server']"
+
+
+def span(work: str, env: dict[str, str]) -> float:
+    from mcp.client.stdio import get_default_environment  # the environment the SDK gives a stdio server
+
+    code = _SPAN.format(work=work)
+    done = subprocess.run([sys.executable, "-c", code], env={**get_default_environment(), **env}, cwd=ROOT,
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return float(done.stdout.split()[-1])
 
 
 def bench_startup(url: str, runs: int) -> None:
-    ours, floor = [], []
+    ours, floor, ours_rss, floor_rss, added = [], [], [], [], []
     for _ in range(runs):  # interleaved, so machine noise hits both alike
-        ours.append(anyio.run(startup_once, OURS, env_for(url)))
-        floor.append(anyio.run(startup_once, FLOOR, {}))
+        took, rss = anyio.run(startup_once, OURS, env_for(url), "gitea_mcp")
+        ours.append(took)
+        ours_rss.append(rss)
+        took, rss = anyio.run(startup_once, FLOOR, {}, "floor_server")
+        floor.append(took)
+        floor_rss.append(rss)
+        added.append(span(_OUR_SPAN, env_for(url)) - span(_FLOOR_SPAN, {}))
     o, f = statistics.median(ours), statistics.median(floor)
     record("start-up to tools/list (median)", f"{o * 1000:.0f} ms vs {f * 1000:.0f} ms", "≤ 1.15× floor", o <= 1.15 * f)
     record("  ratio", f"{o / f:.2f}×")
+    plus = statistics.median(added)
+    record("  what gitea_mcp adds to the SDK's import (median)", f"{plus * 1000:.0f} ms", "≤ 30 ms", plus <= 0.030)
+    ro, rf = statistics.median(ours_rss) / 1024, statistics.median(floor_rss) / 1024
+    record("idle stdio server RSS after tools/list (median)", f"{ro:.1f} vs {rf:.1f} MiB", "≤ 60 MiB", ro <= 60)
+    record("  ours less the floor's", f"{ro - rf:.1f} MiB")
 
 
 # --- 2. latency against a forge 50 ms away ----------------------------------------------------------
@@ -605,7 +655,7 @@ def minted(settings: Settings, gitea_token: str) -> str:
     """An access token as our /token endpoint issues it (a registered client, the documented scopes), sealed
     directly: the browser's part of the sign-in is not what is measured."""
     sealer = sealer_for(settings)
-    _, answer = register({"redirect_uris": ["http://127.0.0.1:33418/callback"], "client_name": "bench"}, sealer)
+    _, answer = register({"redirect_uris": ["http://127.0.0.1:33418/callback"], "client_name": "bench"}, time.time())
     who = {"sub": "demo", "cid": answer["client_id"], "name": answer["client_name"]}
     claims = {**who, "scopes": ["write:issue", "read:user"], "ga": gitea_token}
     return sealer.seal("access", claims, SIGNIN_TOKEN_TTL)

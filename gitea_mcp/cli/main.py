@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import importlib
 import logging
 import os
@@ -342,7 +341,9 @@ def _parse(parser: argparse.ArgumentParser, args: list[str]) -> argparse.Namespa
         raise UsageProblem(no_command(args[at]).removesuffix("."))
     else:
         command, rest = args[at], args[:at] + args[at + 1 :]
-    _check_flags(command, rest, _value_flags(commands[command]), every)
+    taking = {name: _value_flags(each) for name, each in commands.items()}
+    owners = {flag: [name for name, flags in taking.items() if flag in flags] for flag in every}
+    _check_flags(command, rest, _value_flags(commands[command]), every, owners)
     if command == "call" and {"-h", "--help"}.intersection(rest):
         _command("call").list_tools_in(commands[command])  # only here: it imports the tools, which takes a moment
     # The command first: every flag, wherever it was typed, goes to the command's own parser.
@@ -367,7 +368,9 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
 
 
 def no_command(word: str) -> str:
-    close = difflib.get_close_matches(word, COMMANDS, n=1)
+    from difflib import get_close_matches  # only after a mistake: not at start-up
+
+    close = get_close_matches(word, COMMANDS, n=1)
     guess = f"; did you mean {close[0]}?" if close else "."
     return f"no command {word!r}{guess} Commands: {', '.join(COMMANDS)}."
 
@@ -397,8 +400,11 @@ def _command_index(args: list[str], flags: dict[str, bool]) -> int | None:
     return None
 
 
-def _check_flags(command: str, args: list[str], own: dict[str, bool], every: dict[str, bool]) -> None:
-    """Every option is the command's own, written as it takes it; else one sentence saying what is wrong."""
+def _check_flags(
+    command: str, args: list[str], own: dict[str, bool], every: dict[str, bool], owners: dict[str, list[str]]
+) -> None:
+    """Every option is the command's own, written as it takes it; else one sentence saying what is wrong. `owners`:
+    the commands that take each flag."""
     skip = False
     for index, arg in enumerate(args):
         if skip:
@@ -414,7 +420,7 @@ def _check_flags(command: str, args: list[str], own: dict[str, bool], every: dic
             elsewhere = _resolve(name, every)
             if elsewhere is None:
                 raise UsageProblem(_unknown(name, own, command, args[index + 1 : index + 2]))
-            raise UsageProblem(_refused(command, elsewhere))
+            raise UsageProblem(_refused(command, elsewhere, owners.get(elsewhere, [])))
         if eq and not own[flag]:
             raise UsageProblem(_switch(flag))
         skip = not eq and own[flag]
@@ -434,7 +440,9 @@ def _resolve(name: str, flags: dict[str, bool]) -> str | None:
 
 def _unknown(name: str, flags: dict[str, bool], command: str | None, after: list[str]) -> str:
     long_flags = [flag for flag in flags if flag.startswith("--")]
-    close = difflib.get_close_matches(name, long_flags, n=1, cutoff=0.75)
+    from difflib import get_close_matches  # only after a mistake: not at start-up
+
+    close = get_close_matches(name, long_flags, n=1, cutoff=0.75)
     if close:
         return f"unknown flag {name}; did you mean {close[0]}?"
     if command == "call" and name.startswith("--"):
@@ -446,13 +454,16 @@ def _unknown(name: str, flags: dict[str, bool], command: str | None, after: list
     return f"unknown flag {name}; {see} lists the flags"
 
 
-def _refused(command: str, flag: str) -> str:
+def _refused(command: str, flag: str, owners: Sequence[str] = ()) -> str:
     if command == "config" and flag == "--token":
         reason = "it never writes the token: the client asks for it"
     elif command == "demo" and flag == "--http-secret":
         reason = "each request sends the stand-in's token itself"
-    else:
+    elif command in _WHY_NOT:
         reason = _WHY_NOT[command]
+    else:  # serve uses every setting: what it refuses is another command's own flag (`serve --json`)
+        taken = " and ".join(f"{PROG} {owner} --help" for owner in owners) or f"{PROG} --help"
+        reason = f"another command's flag: {taken}"
     return f"{flag} does nothing for {command} ({reason}); remove it"
 
 

@@ -7,7 +7,6 @@ The types every tool shares live here, so a name means one thing in every tool: 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import functools
 import json
 from collections import Counter
@@ -199,11 +198,13 @@ def _unknown(tool: str, key: str, valid: list[str]) -> str:
 
 def closest(key: str, valid: list[str]) -> str | None:
     """The argument an agent most likely meant: a known synonym (spelt closely), else the closest valid name."""
+    from difflib import get_close_matches  # only after a mistake: not at start-up
+
     word = key.strip().lower().replace("-", "_")
-    for candidate in difflib.get_close_matches(word, list(SYNONYMS), n=3, cutoff=0.8):
+    for candidate in get_close_matches(word, list(SYNONYMS), n=3, cutoff=0.8):
         if SYNONYMS[candidate] in valid:
             return SYNONYMS[candidate]
-    close = difflib.get_close_matches(word, valid, n=1, cutoff=0.6)
+    close = get_close_matches(word, valid, n=1, cutoff=0.6)
     return close[0] if close else None
 
 

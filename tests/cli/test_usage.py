@@ -116,6 +116,14 @@ CASES = [
     pytest.param(["config", "vscode", "--token", "x"], {},
                  "--token does nothing for config (it never writes the token: the client asks for it); remove it.",
                  id="config-token"),
+    # serve takes every setting: what it refuses is another command's own flag, named with where it belongs (this
+    # was a KeyError traceback)
+    pytest.param(["serve", "--json"], CLOSED_GITEA,
+                 f"--json does nothing for serve (another command's flag: {PROG} call --help); remove it.",
+                 id="serve-json"),
+    pytest.param(["--launcher", "python"], CLOSED_GITEA,
+                 f"--launcher does nothing for serve (another command's flag: {PROG} config --help); remove it.",
+                 id="serve-launcher-no-command"),
 ]  # fmt: skip
 
 
