@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, TypeVar, overload
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -418,7 +418,7 @@ class GiteaClient:
             response = self._shared.session().request(
                 method,
                 self._api + path,
-                params=params,
+                params=_query(params),
                 json=body,
                 headers=self._headers(),
                 timeout=timeout,
@@ -629,11 +629,14 @@ def _read_body(response: requests.Response, deadline: float, limit: int) -> byte
 
     chunks: list[bytes] = []
     size = 0
+    # Decoded only when encoded: urllib3's decoding path costs per read even with nothing to decode, and a chunked
+    # answer (Gitea's Go server sends 2 KiB chunks) takes a read per chunk — half the client's CPU on a 50-row list.
+    decode = bool(response.headers.get("Content-Encoding", "").strip())
     while True:
         if time.monotonic() > deadline:
             raise _Overrun(too_big=False)
         try:
-            chunk = response.raw.read1(65536, decode_content=True)  # what has arrived, at most a socket timeout later
+            chunk = response.raw.read1(65536, decode_content=decode)  # what has arrived, at most a socket timeout later
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             # A body cut off or garbled on the way: the same as a dropped connection, which requests would raise.
             raise _requests().ConnectionError(f"the answer broke off ({type(exc).__name__})") from None
@@ -643,6 +646,14 @@ def _read_body(response: requests.Response, deadline: float, limit: int) -> byte
         if size > limit:
             raise _Overrun(too_big=True)
         chunks.append(chunk)
+
+
+def _query(params: Params | None) -> str | None:
+    """The query string exactly as requests would encode `params` (in order, UTF-8, `quote_plus`, a None left out),
+    given to it ready: from a mapping it checks each value against a runtime Protocol, a tenth of a GET's CPU."""
+    if not params:
+        return None
+    return urlencode([(key, value) for key, value in params.items() if value is not None])
 
 
 class _NoCookies(http.cookiejar.DefaultCookiePolicy):
