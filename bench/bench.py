@@ -2,8 +2,9 @@
 
 Start-up, latency against a forge 50 ms away (and the number of round trips each tool makes), loopback
 overhead, the bytes an agent reads, peak memory, streamable-HTTP throughput, HTTP under abuse (idle
-connections, big bodies, many clients, a slow caller beside a fast one), and a signed-in call beside one made with
-a personal access token. Each figure is printed beside its budget; `--only SECTION` runs one. A benchmark, not a
+connections, big bodies, many clients, a slow caller beside a fast one), a signed-in call beside one made with
+a personal access token, and the server's CPU per call (stdio and HTTP; answers under a Content-Length and in
+chunks). Each figure is printed beside its budget; `--only SECTION` runs one. A benchmark, not a
 test: it never fails CI; run it on a quiet machine.
 """
 
@@ -756,7 +757,70 @@ def opening(settings: Settings, token: str, runs: int = 2_000) -> None:
 READS = 4  # credential() per request: the gate's _refusal, _caller and _admitted, and the tools' deps_for
 
 
-SECTIONS = ("startup", "latency", "loopback", "http", "abuse", "signin")
+# --- 8. CPU per call ------------------------------------------------------------------------------------
+# Issue 25: the server's CPU for one 50-row issue_list, its whole process (transport, SDK, tool, Gitea client) as
+# /proc counts it, over stdio and over streamable HTTP, against the stand-in answering under a Content-Length and
+# answering in 2 KiB chunks as Gitea's Go server does (`StandIn(chunked=True)`). Budgets from the issue.
+
+CPU_BUDGET = {False: 0.004, True: 0.005}  # seconds per call: Content-Length; chunked
+
+
+def child_pid(marker: str) -> int:
+    """The pid of this process's child whose command line contains `marker` (the stdio server)."""
+    me = str(os.getpid())
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if fields.get("PPid", "").strip() == me and marker in cmdline:
+            return int(pid)
+    raise RuntimeError(f"no child process {marker}")
+
+
+async def stdio_cpu(forge: StandIn, calls: int) -> list[float]:
+    list50 = {"owner": "acme", "name": "widgets", "limit": 50}
+    async with session(OURS, env_for(forge.url)) as client:
+        pid = child_pid("gitea_mcp")
+        for _ in range(20):  # warm: imports, the connection, caches
+            await client.call_tool("issue_list", list50)
+        samples = []
+        for _ in range(calls):
+            before = cpu_ns(pid)
+            result = await client.call_tool("issue_list", list50)
+            samples.append((cpu_ns(pid) - before) / 1e9)
+            assert not result.is_error, result.content
+        return samples
+
+
+def http_cpu(forge: StandIn, calls: int) -> list[float]:
+    caller = Caller("personal access token", DEMO_TOKEN)
+    with HttpChild(forge) as server:
+        for _ in range(20):
+            caller.call(server, forge)
+        caller.cpus.clear()
+        for _ in range(calls):
+            caller.call(server, forge)
+    return caller.cpus
+
+
+def bench_cpu(forge: StandIn, calls: int) -> None:
+    for chunked in (False, True):
+        forge.chunked = chunked
+        framing = "chunked" if chunked else "Content-Length"
+        budget = CPU_BUDGET[chunked]
+        for transport, measure in (("stdio", lambda: anyio.run(stdio_cpu, forge, calls)),
+                                   ("HTTP", lambda: http_cpu(forge, calls))):  # fmt: skip
+            samples = measure()
+            median = statistics.median(samples)
+            record(f"CPU per 50-row issue_list, {transport}, {framing} (median of {calls})",
+                   f"{median * 1000:.2f} ms", f"≤ {budget * 1000:.0f} ms", median <= budget)  # fmt: skip
+    forge.chunked = False
+
+
+SECTIONS = ("startup", "latency", "loopback", "http", "abuse", "signin", "cpu")
 
 
 def main() -> int:
@@ -769,6 +833,7 @@ def main() -> int:
     parser.add_argument("--abuse-clients", type=int, default=64, help="clients of the abuse section's long load")
     parser.add_argument("--abuse-seconds", type=float, default=60.0, help="seconds of the abuse section's long load")
     parser.add_argument("--signin-calls", type=int, default=200, help="calls of each token in the signin section")
+    parser.add_argument("--cpu-calls", type=int, default=300, help="calls of each kind in the cpu section")
     parser.add_argument("--quick", action="store_true", help="the abuse section's long load for 10 s, not 60")
     args = parser.parse_args()
     seconds = 10.0 if args.quick else args.abuse_seconds
@@ -784,6 +849,7 @@ def main() -> int:
             ("http", "streamable HTTP", lambda: bench_http(forge, args.http_seconds)),
             ("abuse", "HTTP under abuse", lambda: bench_abuse(forge, args.abuse_calls, args.abuse_clients, seconds)),
             ("signin", "signed in (issue 24)", lambda: bench_signin(forge, args.signin_calls)),
+            ("cpu", "CPU per call (issue 25)", lambda: bench_cpu(forge, args.cpu_calls)),
         ]
         for key, title, run in sections:
             if args.only is None or key in args.only:

@@ -72,8 +72,12 @@ class Fault:
 class StandIn:
     """A Gitea look-alike on 127.0.0.1 with the deterministic seed data; see the package docstring."""
 
-    def __init__(self, latency: float = 0.0, profile: Profile | None = None, seed: bool = True) -> None:
+    def __init__(
+        self, latency: float = 0.0, profile: Profile | None = None, seed: bool = True, chunked: bool = False
+    ) -> None:
         self.latency = latency
+        # Bodies framed as Gitea's Go server frames them (`chunked_body`), not under a Content-Length.
+        self.chunked = chunked
         self.profile = profile or Profile()
         self.store: Store = data.build() if seed else Store()
         self.api = Api(self.store, self.profile)
@@ -263,11 +267,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, response: Response) -> None:
         body = b"" if self.command == "HEAD" else response.body
+        chunked = self.server.standin.chunked and len(response.body) > GO_BUFFER
         lines = [
             f"HTTP/1.1 {response.status} {_phrase(response.status)}",
             f"Date: {email.utils.formatdate(usegmt=True)}",
-            f"Content-Length: {len(response.body)}",
+            "Transfer-Encoding: chunked" if chunked else f"Content-Length: {len(response.body)}",
         ]
+        if chunked and body:
+            body = chunked_body(body)
         if response.content_type and (response.body or response.status not in (204, 304)):
             lines.append(f"Content-Type: {response.content_type}")  # "": none, as Go's bare statuses and redirects
         lines += [f"{name}: {value}" for name, value in response.headers.items()]
@@ -276,6 +283,16 @@ class _Handler(BaseHTTPRequestHandler):
             lines.append("Connection: close")
         # One write: headers and body leave in a single sendall (see the module docstring).
         self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+
+
+GO_BUFFER = 2048  # bytes Go's net/http holds back before it sends a body in chunks (bufferBeforeChunkingSize)
+
+
+def chunked_body(body: bytes) -> bytes:
+    """`body` as Go's net/http sends a handler's answer larger than its buffer: no Content-Length, chunks of
+    GO_BUFFER bytes (seen on Gitea 1.25.4: a 72 KB list came as 36 chunks of 2,048 and one of 222), then the last."""
+    chunks = [body[at : at + GO_BUFFER] for at in range(0, len(body), GO_BUFFER)]
+    return b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for chunk in chunks) + b"0\r\n\r\n"
 
 
 def _phrase(status: int) -> str:

@@ -56,6 +56,14 @@ def drip(conn: socket.socket) -> None:
         time.sleep(0.05)
 
 
+def drip_chunked(conn: socket.socket) -> None:
+    """The same in chunks, as Go frames a long answer: a chunk of one byte every 50 ms."""
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n[\r\n")
+    for _ in range(200):
+        conn.sendall(b"1\r\n \r\n")
+        time.sleep(0.05)
+
+
 def huge(conn: socket.socket) -> None:
     size = MAX_BODY + 2**20
     conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {size}\r\n\r\n".encode())
@@ -74,7 +82,7 @@ def client(url: str, timeout: float = 1.0) -> GiteaClient:
     return GiteaClient(url, "t", timeout=timeout, retry=RetryPolicy(attempts=1))
 
 
-@pytest.mark.parametrize("upstream", [drip], indirect=True)
+@pytest.mark.parametrize("upstream", [drip, drip_chunked], indirect=True)
 def test_a_dripping_upstream_cannot_hold_a_call(upstream: str) -> None:
     started = time.monotonic()
     with pytest.raises(NoAnswer, match=r"did not finish answering GET /version within 1s \(GITEA_TIMEOUT\)") as slow:

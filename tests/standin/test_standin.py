@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -343,3 +344,48 @@ def test_concurrent_clients_are_all_served_and_recorded(fresh: Client) -> None:
         statuses = [status for batch in pool.map(worker, range(8)) for status in batch]
     assert statuses == [200] * 160
     assert len(fresh.standin.requests) == 160
+
+
+# -- chunked answers, as Gitea's Go server sends them ------------------------------------------------------
+
+
+def _raw_get(url: str, path: str) -> tuple[dict[str, str], bytes]:
+    """The head and the body bytes exactly as they came (no HTTP library to undo the framing)."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: token {DEMO_TOKEN}\r\n"
+                     "Connection: close\r\n\r\n".encode())  # fmt: skip
+        received = b"".join(iter(lambda: sock.recv(65536), b""))
+    head, _, body = received.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")[1:]
+    return {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}, body
+
+
+@pytest.mark.parametrize(
+    ("path", "framing"),
+    [
+        ("/api/v1/repos/acme/widgets/issues?limit=50", "chunked"),  # tens of KB: chunks
+        ("/api/v1/version", "length"),  # within Go's buffer: a Content-Length, as Go sets for a short answer
+    ],
+)
+def test_chunked_mode_frames_bodies_as_gos_server(path: str, framing: str) -> None:
+    with StandIn() as standin:
+        _, expected = _raw_get(standin.url, path)
+        standin.chunked = True
+        headers, body = _raw_get(standin.url, path)
+    if framing == "length":
+        assert "transfer-encoding" not in headers and body == expected
+        return
+    assert headers["transfer-encoding"] == "chunked" and "content-length" not in headers
+    sizes, pieces = [], []
+    while True:
+        size_line, _, body = body.partition(b"\r\n")
+        size = int(size_line, 16)
+        sizes.append(size)
+        pieces.append(body[:size])
+        assert body[size : size + 2] == b"\r\n"
+        body = body[size + 2 :]
+        if size == 0:
+            break
+    assert body == b"" and b"".join(pieces) == expected
+    assert len(sizes) > 3 and set(sizes[:-2]) == {2048} and 0 < sizes[-2] <= 2048 and sizes[-1] == 0
