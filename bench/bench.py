@@ -71,9 +71,8 @@ def children_rss_peak(marker: str) -> int:
     return child_status(marker, "VmHWM")
 
 
-def child_status(marker: str, name: str) -> int:
-    """A figure in kB from /proc/PID/status (VmRSS, VmHWM) of this process's child whose command line contains
-    `marker`; 0 when there is none."""
+def _child(marker: str) -> tuple[int, dict[str, str]] | None:
+    """This process's child whose command line contains `marker`: its pid and /proc/PID/status fields."""
     me = str(os.getpid())
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -83,8 +82,15 @@ def child_status(marker: str, name: str) -> int:
             continue
         fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
         if fields.get("PPid", "").strip() == me and marker in cmdline:
-            return int(fields[name].split()[0])
-    return 0
+            return int(pid), fields
+    return None
+
+
+def child_status(marker: str, name: str) -> int:
+    """A figure in kB from /proc/PID/status (VmRSS, VmHWM) of this process's child whose command line contains
+    `marker`; 0 when there is none."""
+    found = _child(marker)
+    return int(found[1][name].split()[0]) if found else 0
 
 
 # --- 1. start-up --------------------------------------------------------------------------------------
@@ -767,17 +773,10 @@ CPU_BUDGET = {False: 0.004, True: 0.005}  # seconds per call: Content-Length; ch
 
 def child_pid(marker: str) -> int:
     """The pid of this process's child whose command line contains `marker` (the stdio server)."""
-    me = str(os.getpid())
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if fields.get("PPid", "").strip() == me and marker in cmdline:
-            return int(pid)
-    raise RuntimeError(f"no child process {marker}")
+    found = _child(marker)
+    if found is None:
+        raise RuntimeError(f"no child process {marker}")
+    return found[0]
 
 
 async def stdio_cpu(forge: StandIn, calls: int) -> list[float]:
