@@ -82,7 +82,7 @@ def test_without_state_every_page_of_a_closed_only_list_shows_every_state(target
 
 def _results(result: CallToolResult) -> list[dict[str, Any]]:
     assert not result.is_error, result.content
-    return list((result.structured_content or {})["results"])
+    return rows_of(result.structured_content or {})
 
 
 def _text(result: CallToolResult) -> str:
