@@ -59,6 +59,8 @@ class Settings(BaseModel):
     # Over HTTP: the most tool calls one token may have running at once, so one caller cannot take all of the
     # server's TOOL_CALLS (gitea_mcp.server.admission); stdio has one caller, who may use them all.
     calls_per_token: int = 20
+    # HTTP worker processes sharing one listening socket (gitea_mcp.server.workers): 1 is one process, as before.
+    workers: int = 1
     # Sign-in with the forge (issue 24; docs/operators.md, "Sign-in"): on when public_url and oauth_client_id are
     # set. public_url is the origin clients reach (no trailing slash); oauth_key holds the keys every replica
     # shares, the first signing, all of them verifying, so a key can be rotated without signing everyone out.
@@ -206,6 +208,11 @@ class Settings(BaseModel):
         check_signin(self)
         return self
 
+    @model_validator(mode="after")
+    def _workers_safe(self) -> Settings:
+        check_workers(self)
+        return self
+
     @property
     def signin(self) -> bool:
         """Clients sign in at Gitea through this server (HTTP mode, a public URL and a Gitea app)."""
@@ -259,6 +266,7 @@ COUNT_BOUNDS: dict[str, tuple[int, int]] = {
     "max_connections": (1, 100_000),
     "max_requests": (1, 10_000),
     "max_body": (1_024, 64 * 1_048_576),
+    "workers": (1, 64),
 }
 
 
@@ -399,4 +407,26 @@ def check_signin(settings: Settings) -> None:
     if settings.oauth_key is None:
         raise ValueError(
             f"sign-in is on but GITEA_MCP_OAUTH_KEY is not set: give every replica the same key, made with {MAKE_KEY}"
+        )
+
+
+def check_workers(settings: Settings) -> None:
+    """More than one worker only over HTTP, and with writes or sign-in only when Redis holds what must be shared:
+    each process's own write guard and spent sign-in marks would let a repeated write, or a replayed code, through
+    on another worker."""
+    if not 1 <= settings.workers <= COUNT_BOUNDS["workers"][1]:
+        raise ValueError(f"GITEA_MCP_WORKERS must be a whole number from 1 to {COUNT_BOUNDS['workers'][1]}")
+    if settings.workers == 1:
+        return
+    if settings.transport != "http":
+        raise ValueError(
+            f"GITEA_MCP_WORKERS={settings.workers} needs the HTTP transport: stdio has one client and one process; "
+            "set GITEA_MCP_TRANSPORT=http (--transport http), or GITEA_MCP_WORKERS=1"
+        )
+    if settings.redis_url is None and (not settings.read_only or settings.signin):
+        needs = "sign-in" if settings.read_only else "write tools"
+        raise ValueError(
+            f"GITEA_MCP_WORKERS={settings.workers} with {needs} needs GITEA_MCP_REDIS_URL, so the workers share one "
+            "write guard and one record of spent sign-in codes; set it, or set GITEA_READ_ONLY=true without sign-in, "
+            "or GITEA_MCP_WORKERS=1"
         )

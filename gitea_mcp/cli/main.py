@@ -139,6 +139,13 @@ HTTP: tuple[Setting, ...] = (
         metavar="N",
     ),
     Setting(
+        "--workers",
+        ("GITEA_MCP_WORKERS",),
+        "HTTP worker processes sharing the port, the limits divided among them (default 1; more than 1 needs "
+        "GITEA_MCP_REDIS_URL unless read-only without sign-in)",
+        metavar="N",
+    ),
+    Setting(
         "--redis-url",
         ("GITEA_MCP_REDIS_URL",),
         "Redis or Valkey (redis://, rediss://, unix://) holding the write guard replicas share; prefer the environment",
@@ -601,7 +608,15 @@ def _secret(value: str | None) -> SecretStr | None:
 
 
 # Each HTTP limit's field in Settings: whole numbers within COUNT_BOUNDS, or seconds.
-_LIMIT_FIELDS = ("calls_per_token", "max_connections", "max_requests", "max_body", "header_timeout", "body_timeout")
+_LIMIT_FIELDS = (
+    "calls_per_token",
+    "max_connections",
+    "max_requests",
+    "max_body",
+    "header_timeout",
+    "body_timeout",
+    "workers",
+)
 
 
 def _limit(read: _Reader, field: str) -> Any:

@@ -35,7 +35,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gitea_mcp.redaction import shown
 from gitea_mcp.server import discovery
 from gitea_mcp.server.bearers import Bearers, Verdict, asking
-from gitea_mcp.server.limits import HEAD_BYTES, Guarded, Limits, Load, exception_handler, limits, plan
+from gitea_mcp.server.limits import HEAD_BYTES, Guarded, Limits, Load, exception_handler, limits, plan, share
 from gitea_mcp.settings import CannotListen, Settings
 
 if TYPE_CHECKING:
@@ -456,17 +456,35 @@ _CORS = {"Access-Control-Allow-Origin": "*"}
 
 
 def serve(server: MCPServer, settings: Settings) -> None:
+    whole = plan(settings)
+    sock = listening_socket(settings.host, settings.port)
+    if settings.workers == 1:
+        _serve(server, settings, Load(whole), sock, announce=True)
+        return
+    from gitea_mcp.server.workers import run_workers
+
+    # Listening before the line is printed (the first worker may take a moment), so it is true when it appears.
+    sock.listen(BACKLOG)
+    print(startup_line(settings, sock.getsockname()[1], whole), file=sys.stderr, flush=True)
+    mine = share(whole, settings.workers)
+    run_workers(settings.workers, lambda: _serve(server, settings, Load(mine), sock, announce=False), GRACE)
+
+
+BACKLOG = 2048  # uvicorn's own
+
+
+def _serve(server: MCPServer, settings: Settings, load: Load, sock: socket.socket, announce: bool) -> None:
+    """One uvicorn server on `sock`, the whole of HTTP mode or one worker's part; `announce`: print the start-up
+    line once listening."""
     import uvicorn
 
     from gitea_mcp.server.app import make_client
-
-    load = Load(plan(settings))
 
     class _Server(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             asyncio.get_running_loop().set_exception_handler(exception_handler(load))
             await super().startup(sockets)
-            if self.started:  # said once the port is bound, so the line is true when it appears
+            if self.started and announce:  # said once the port is bound, so the line is true when it appears
                 port = _bound_port(self) or settings.port
                 print(startup_line(settings, port, load.limits), file=sys.stderr, flush=True)
 
@@ -480,8 +498,9 @@ def serve(server: MCPServer, settings: Settings) -> None:
         http=Guarded.serving(load),
         ws="none",  # no WebSocket route: an upgrade is an ordinary request
         h11_max_incomplete_event_size=HEAD_BYTES,
+        backlog=BACKLOG,
     )
-    _Server(config).run(sockets=[listening_socket(settings.host, settings.port)])
+    _Server(config).run(sockets=[sock])
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -523,7 +542,12 @@ def startup_line(settings: Settings, port: int, plan: Limits | None = None) -> s
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
     url = f"http://{host}:{port}{MCP_PATH}"
     said = f"gitea-issues-mcp: serving MCP (streamable HTTP) at {url}; auth: {auth_mode(settings)}; {_hosts(settings)}"
-    return f"{said}; {_limits(plan or limits(settings))}"
+    whole = plan or limits(settings)
+    if settings.workers == 1:
+        return f"{said}; {_limits(whole)}"
+    mine = share(whole, settings.workers)
+    each = f"{mine.connections} connections and {mine.requests} requests at once each"
+    return f"{said}; {_limits(whole)}; {settings.workers} worker processes ({each})"
 
 
 def _limits(plan: Limits) -> str:

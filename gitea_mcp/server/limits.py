@@ -12,6 +12,7 @@ is one log line at most every LOG_EVERY seconds. The cap is planned against `uli
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import sys
 import time
@@ -87,6 +88,16 @@ def plan(settings: Settings) -> Limits:
             f"at least {reserve + 8}, or lower GITEA_MCP_MAX_REQUESTS"
         )
     return limits(settings, min(room, settings.max_connections or DEFAULT_CONNECTIONS), files)
+
+
+def share(whole: Limits, workers: int) -> Limits:
+    """One worker process's part of the limits, so that all of them together hold what the operator set (each
+    keeps at least one connection and one request)."""
+    if workers == 1:
+        return whole
+    return dataclasses.replace(
+        whole, connections=max(1, whole.connections // workers), requests=max(1, whole.requests // workers)
+    )
 
 
 @dataclass

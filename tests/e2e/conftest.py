@@ -64,9 +64,9 @@ class HttpServer:
     """`python -m gitea_mcp serve --transport http --port 0` as a subprocess: the port is the one its start-up line
     names, so no other test can take it between choosing and binding (a free port chosen here could be)."""
 
-    def __init__(self, env: dict[str, str], files: int | None = None) -> None:
-        """`files`: the open-files limit (`ulimit -n`) the server runs under."""
-        command = [sys.executable, "-m", "gitea_mcp", "serve", "--transport", "http", "--port", "0"]
+    def __init__(self, env: dict[str, str], files: int | None = None, args: tuple[str, ...] = ()) -> None:
+        """`files`: the open-files limit (`ulimit -n`) the server runs under; `args`: more flags for serve."""
+        command = [sys.executable, "-m", "gitea_mcp", "serve", "--transport", "http", "--port", "0", *args]
         self.err: list[str] = []  # every stderr line, as it comes
         self.process = subprocess.Popen(
             command,
@@ -119,6 +119,11 @@ class HttpServer:
         """User and system CPU time the server has used so far."""
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def children(self) -> list[int]:
+        """The server's child processes (its workers, with --workers)."""
+        found = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()
+        return [int(pid) for pid in found]
 
     def open_files(self) -> int:
         return len(os.listdir(f"/proc/{self.process.pid}/fd"))
