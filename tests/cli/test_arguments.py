@@ -25,6 +25,7 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--allowed-hosts", "mcp.example.com:*", "allowed_hosts", "mcp.example.com:*"),
     ("--http-secret", "s3", "http_secret", "s3"),
     ("--calls-per-token", "10", "calls_per_token", "10"),
+    ("--workers", "2", "workers", "2"),
     ("--redis-url", "redis://r.example:6379/0", "redis_url", "redis://r.example:6379/0"),
     ("--max-connections", "100", "max_connections", "100"),
     ("--max-requests", "8", "max_requests", "8"),
@@ -62,7 +63,8 @@ LIMITS = [
     "--header-timeout",
     "--body-timeout",
 ]
-HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret", "--redis-url", *LIMITS]
+# --workers is serve's alone: demo runs its stand-in in threads, and a fork takes one thread along.
+HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret", "--redis-url", "--workers", *LIMITS]
 SIGNIN = ["--public-url", "--oauth-client-id", "--oauth-client-secret", "--oauth-key"]  # issue 24: serve and check
 # The settings each command uses (written out here, not read from the code, so a change to them is a decision).
 USED: dict[str, list[str]] = {
