@@ -340,7 +340,8 @@ def _limit_files(files: int) -> None:
 
 
 # With --http-workers 2 (issue 25): the two cores used. Budgets from runs on the shared 2-core machine
-# (docs/performance.md): one worker alone had some 150 req/s at 8 clients.
+# (docs/performance.md, "Worker processes"): 120 to 157 req/s at 8 clients with 1 or 2 workers there, the bench
+# itself taking a third of a call's CPU on the same cores; the budgets want a quiet machine.
 WORKERS_RATE_8 = 220.0  # req/s at 8 clients
 WORKERS_P99_32 = 300.0  # ms at 32 clients
 
