@@ -418,6 +418,11 @@ def check_workers(settings: Settings) -> None:
         raise ValueError(f"GITEA_MCP_WORKERS must be a whole number from 1 to {COUNT_BOUNDS['workers'][1]}")
     if settings.workers == 1:
         return
+    if not hasattr(os, "fork"):
+        raise ValueError(
+            f"GITEA_MCP_WORKERS={settings.workers} needs os.fork, which this system lacks (Windows); set "
+            "GITEA_MCP_WORKERS=1 and run replicas behind a load balancer instead"
+        )
     if settings.transport != "http":
         raise ValueError(
             f"GITEA_MCP_WORKERS={settings.workers} needs the HTTP transport: stdio has one client and one process; "

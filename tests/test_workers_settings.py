@@ -3,6 +3,8 @@ stake (read-only without sign-in) or Redis holds it."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from gitea_mcp.cli.main import parse_args, settings_from
@@ -65,6 +67,14 @@ def test_refused(argv: list[str], phrase: str) -> None:
 )
 def test_allowed(argv: list[str], workers: int) -> None:
     assert settings_from(parse_args(argv)).workers == workers
+
+
+def test_refused_where_there_is_no_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(os, "fork")
+    with pytest.raises(ConfigError) as caught:
+        settings_from(parse_args(["--workers", "2", *HTTP, "--read-only"]))
+    assert "GITEA_MCP_WORKERS=2 needs os.fork, which this system lacks (Windows)" in str(caught.value)
+    assert settings_from(parse_args(["--workers", "1", *HTTP])).workers == 1
 
 
 def test_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
