@@ -15,13 +15,13 @@ import pytest
 from gitea_mcp.server.workers import MARGIN, run_workers
 
 # Two workers that ignore SIGTERM and say so; the parent gives them no grace, only MARGIN.
-DEAF = """
-import signal, sys, time
+DEAF = r"""
+import os, signal, time
 from gitea_mcp.server.workers import run_workers
 
 def work() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    print("ready", flush=True)
+    os.write(1, b"ready\n")  # one write: two workers' lines never interleave
     time.sleep(60)
 
 run_workers(2, work, 0.0)
