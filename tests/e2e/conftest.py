@@ -6,7 +6,6 @@ import functools
 import os
 import re
 import resource
-import socket
 import subprocess
 import sys
 import threading
@@ -22,6 +21,7 @@ from mcp_types import CallToolResult, TextContent
 
 from gitea_mcp.cli.stdio_client import stdio_session
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
+from tests.support.processes import stop
 
 
 @pytest.fixture
@@ -48,13 +48,6 @@ def text(result: CallToolResult) -> str:
     block = result.content[0]
     assert isinstance(block, TextContent)
     return block.text
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 STARTED = re.compile(r"serving MCP \(streamable HTTP\) at http://127\.0\.0\.1:(\d+)/")
@@ -101,12 +94,7 @@ class HttpServer:
         return found[0]
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # a server wedged by the test's own abuse
-            self.process.kill()
-            self.process.wait(timeout=10)
+        stop(self.process)
 
     def status(self, field: str) -> int:
         """A number from /proc/PID/status, e.g. VmHWM (peak resident memory, kB)."""

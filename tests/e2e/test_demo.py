@@ -17,8 +17,8 @@ from gitea_mcp.cli.main import INTERRUPTED
 from gitea_mcp.standin import DEMO_TOKEN
 from tests.cli.process import Running
 from tests.cli.test_demo import read_back
-from tests.e2e.conftest import free_port
 from tests.e2e.test_http import rpc
+from tests.support.processes import free_port
 
 LOCAL = "http://127.0.0.1"
 

@@ -19,9 +19,10 @@ from gitea_mcp.cli.check import check_guard
 from gitea_mcp.settings import Settings
 from gitea_mcp.standin import Fault, StandIn
 from gitea_mcp.tools.shared_flight import RELEASE, Store
-from tests.e2e.conftest import HttpServer, free_port
+from tests.e2e.conftest import HttpServer
 from tests.e2e.test_http import call
 from tests.support.fake_redis import FakeRedis
+from tests.support.processes import free_port
 from tests.support.redis_server import PASSWORD
 from tests.support.results import rows_of
 

@@ -12,7 +12,7 @@ import time
 
 import requests
 
-from tests.e2e.conftest import free_port
+from tests.support.processes import free_port, stop
 
 
 def new_key() -> str:
@@ -70,9 +70,4 @@ class SigninServer:
 
     def stop(self) -> None:
         self.stderr.close()
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        stop(self.process)

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 import pytest
 
 from gitea_mcp.standin import StandIn
-from tests.e2e.conftest import free_port
 from tests.signin.python_client import Run, run_client
 from tests.signin.server import SigninServer
 from tests.signin.typescript import run_ts_client
+from tests.support.processes import free_port
 
 pytestmark = pytest.mark.slow
 

@@ -5,7 +5,6 @@ process, so they are marked slow."""
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -14,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.support.processes import free_port, stop
 
 PASSWORD = "replica-guard-pw-7"
 REDIS_SERVER = shutil.which("redis-server")
@@ -26,21 +27,7 @@ class RedisServer:
     process: subprocess.Popen[bytes]
 
     def stop(self) -> None:
-        if self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=5)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+        stop(self.process, 5)
 
 
 @contextmanager
@@ -49,7 +36,7 @@ def redis_server(directory: Path) -> Iterator[RedisServer]:
         pytest.skip("redis-server is not installed (apt-get install redis-server): the real-Redis tests need it")
     import redis
 
-    port = _free_port()
+    port = free_port()
     command = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
     command += ["--requirepass", PASSWORD, "--dir", str(directory)]
     server = RedisServer(
