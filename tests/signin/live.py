@@ -13,6 +13,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 import requests
 
 ON = "GITEA_SIGNIN_E2E"
@@ -25,6 +26,17 @@ def missing() -> str | None:
         return f"{ON}=1 is not set: the live sign-in tests need a running Gitea with [oauth2] on (tests/signin/live.py)"
     unset = [name for name in NEEDED if not os.environ.get(name)]
     return f"{ON}=1 but {', '.join(unset)} unset (tests/signin/live.py)" if unset else None
+
+
+def forge_for_the_browser() -> LiveGitea:
+    """The live Gitea a browser sign-in test runs against; the test is skipped, saying why, when it is not
+    configured or the browser user cannot run."""
+    from tests.signin.browser import unavailable
+
+    reason = missing() or unavailable()
+    if reason:
+        pytest.skip(reason)
+    return LiveGitea.from_env()
 
 
 @dataclass(frozen=True)

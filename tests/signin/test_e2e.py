@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.e2e.conftest import free_port
 from tests.signin import live
-from tests.signin.browser import sign_in, unavailable
+from tests.signin.browser import sign_in
 from tests.signin.python_client import Run, run_client
 from tests.signin.server import SigninServer
 from tests.signin.typescript import run_ts_client
+from tests.support.processes import free_port
 from tests.support.results import rows_of
 
 pytestmark = pytest.mark.slow
@@ -41,10 +41,7 @@ class World:
 
 @pytest.fixture
 def world() -> Iterator[World]:
-    reason = live.missing() or unavailable()
-    if reason:
-        pytest.skip(reason)
-    forge = live.LiveGitea.from_env()
+    forge = live.forge_for_the_browser()
     account = forge.user()
     # A public application with a loopback redirect and no port: Gitea accepts our callback on any port (RFC 8252).
     app = forge.app(["http://127.0.0.1/callback"])

@@ -20,11 +20,10 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import free_port
 from tests.signin import live
-from tests.signin.browser import unavailable
 from tests.signin.plain_client import call_tool, exchange, refresh, refused, signed_in, tokens
 from tests.signin.server import SigninServer, new_key
+from tests.support.processes import free_port
 from tests.support.results import rows_of
 
 pytestmark = pytest.mark.slow
@@ -52,10 +51,7 @@ class World:
 
 @pytest.fixture
 def world() -> Iterator[World]:
-    reason = live.missing() or unavailable()
-    if reason:
-        pytest.skip(reason)
-    forge = live.LiveGitea.from_env()
+    forge = live.forge_for_the_browser()
     with ExitStack() as stack:
         account = forge.user("signin-refresh")
         stack.callback(forge.delete_user, account)

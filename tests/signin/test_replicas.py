@@ -22,11 +22,10 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import free_port
 from tests.signin import live
-from tests.signin.browser import unavailable
 from tests.signin.plain_client import Grant, call_tool, exchange, refused, signed_in, tokens
 from tests.signin.server import SigninServer, new_key
+from tests.support.processes import free_port
 from tests.support.proxy import Proxy, misbehaving_proxy
 from tests.support.redis_server import REDIS_SERVER, redis_server
 from tests.support.results import rows_of
@@ -65,10 +64,7 @@ class Pair:
 
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
-    reason = live.missing() or unavailable()
-    if reason:
-        pytest.skip(reason)
-    forge = live.LiveGitea.from_env()
+    forge = live.forge_for_the_browser()
     with ExitStack() as stack:
         users = []
         for number in (1, 2):
