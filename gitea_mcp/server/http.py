@@ -115,9 +115,10 @@ def _signed_in(token: str, settings: Settings, clock: Clock) -> Credential:
 
 class Opened:
     """Access tokens of ours already opened, by their SHA-256 (never the token): one request reads its credential
-    four times (the gate three, the tools once), and a Fernet open of a 1 KB token costs some 35 µs. The expiry is
-    checked against the clock on every read; a token opened by another sealer (other keys) is opened afresh. What
-    is kept is the credential (the Gitea token inside), as the request itself holds it, never our token."""
+    twice (the gate once, the tools once: they see only the headers, through the SDK), and a Fernet open of a 1 KB
+    token costs some 35 µs. The expiry is checked against the clock on every read; a token opened by another sealer
+    (other keys) is opened afresh. What is kept is the credential (the Gitea token inside), as the request itself
+    holds it, never our token."""
 
     def __init__(self, kept: int = 1_024) -> None:
         self.kept = kept
@@ -195,7 +196,9 @@ class RequireToken:
         if scope["type"] != "http" or not scope["path"].startswith(MCP_PATH):
             await self.app(scope, receive, send)
             return
-        refusal = self._refusal(scope)
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        said = credential(headers, self.settings, self.clock)  # read once here; the tools read it once more
+        refusal = self._refusal(scope, headers, said)
         if refusal is not None:
             await refusal(scope, receive, send)
             return
@@ -206,7 +209,7 @@ class RequireToken:
             return
         # One token may not take the last quarter of the request slots: while one caller's burst waits for its
         # share of the tool calls (server.admission), another caller's request still gets in.
-        caller = self._caller(scope)
+        caller = caller_key(said.token)
         mine, share = self.by_caller.get(caller, 0), load.limits.requests - load.limits.requests // 4
         if mine >= share:
             busy = f"this token has {mine} requests in flight, the most one token may have at once; retry shortly"
@@ -215,21 +218,15 @@ class RequireToken:
         load.requests += 1
         self.by_caller[caller] = mine + 1
         try:
-            await self._admitted(scope, receive, send)
+            await self._admitted(scope, receive, send, said)
         finally:
             load.requests -= 1
             left = self.by_caller.pop(caller) - 1
             if left:
                 self.by_caller[caller] = left
 
-    def _caller(self, scope: Scope) -> str:
-        """Who sends the request: its token's hash (the token itself is kept nowhere)."""
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-        return hashlib.sha256((credential(headers, self.settings, self.clock).token or "").encode()).hexdigest()
-
-    def _refusal(self, scope: Scope) -> Response | None:
+    def _refusal(self, scope: Scope, headers: list[tuple[str, str]], said: Credential) -> Response | None:
         """What is wrong with the request's head (its Host, Origin, method or credential), before anything else."""
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         wrong_host = self.hosts.refusal(headers)
         if wrong_host is not None:
             return wrong_host
@@ -237,7 +234,6 @@ class RequireToken:
             # Stateless: there is no stream to open and no session to end. Without this a GET holds a
             # connection open for as long as the client likes.
             return _reply(405, "this server is stateless: POST MCP requests to /mcp", {"Allow": "POST"})
-        said = credential(headers, self.settings, self.clock)
         if said.refused is not None:
             error = None
             if said.invalid_token:
@@ -245,14 +241,12 @@ class RequireToken:
             return _reply(401, said.refused, {"WWW-Authenticate": discovery.challenge(self.settings, error), **_CLOSE})
         return None
 
-    async def _admitted(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _admitted(self, scope: Scope, receive: Receive, send: Send, said: Credential) -> None:
         limit = self.load.limits.body
         declared = _content_length(scope)
         if declared is not None and declared > limit:  # said before a byte of it is read
             await _too_large(declared, limit)(scope, receive, send)
             return
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-        said = credential(headers, self.settings, self.clock)
         token = said.token if said.bearer else None
         if token is not None and self.bearers is not None and await self.bearers.verdict(token) is Verdict.REFUSED:
             # A signed-in user's Gitea token refused: the app was revoked in Gitea (or the token expired there).
@@ -272,6 +266,11 @@ class RequireToken:
             await _reply(413, _TOO_MANY, _CLOSE)(scope, receive, send)
             return
         await self.app(scope, _replay(body, receive), send)
+
+
+def caller_key(token: str | None) -> str:
+    """Who sends a request: its token's hash (the token itself is kept nowhere)."""
+    return hashlib.sha256((token or "").encode()).hexdigest()
 
 
 _WELL_KNOWN = "/.well-known/"

@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 
 from gitea_mcp.cli.main import parse_args, settings_from
 from gitea_mcp.server.bearers import Bearers, Verdict
-from gitea_mcp.server.http import MAX_VALUES, REFUSED_TOKEN, RequireToken, listening_socket, too_many_values
+from gitea_mcp.server.http import MAX_VALUES, REFUSED_TOKEN, RequireToken, caller_key, listening_socket, too_many_values
 from gitea_mcp.server.limits import Load, exception_handler, limits, plan
 from gitea_mcp.settings import ConfigError, Settings
 
@@ -76,7 +76,7 @@ def test_one_token_cannot_take_the_last_quarter_of_the_request_slots() -> None:
     gatekeeper = RequireToken(_echo, SETTINGS, load)
     client = TestClient(gatekeeper, base_url=LOCAL)
     load.requests = 3
-    gatekeeper.by_caller[gatekeeper._caller({"headers": [(b"authorization", b"Bearer good-token")]})] = 3
+    gatekeeper.by_caller[caller_key("good-token")] = 3
     mine = client.post("/mcp", content=b"{}", headers=AUTH)
     assert mine.status_code == 503 and mine.headers["Retry-After"] == "1"
     assert mine.json()["error"] == (
@@ -84,7 +84,7 @@ def test_one_token_cannot_take_the_last_quarter_of_the_request_slots() -> None:
     )
     other = client.post("/mcp", content=b"{}", headers={"Authorization": "Bearer other-token"})
     assert other.status_code == 200 and other.text == "2 bytes"
-    assert gatekeeper.by_caller == {gatekeeper._caller({"headers": [(b"authorization", b"Bearer good-token")]}): 3}
+    assert gatekeeper.by_caller == {caller_key("good-token"): 3}
 
 
 def test_running_out_of_descriptors_is_one_log_line_and_a_503_for_a_while(caplog: pytest.LogCaptureFixture) -> None:

@@ -1,5 +1,6 @@
-"""Our access tokens, opened once and remembered by the gate (`Opened`): a request reads its credential four times,
-and a Fernet open each time would cost some 35 µs. What is remembered must still expire, and never by the token."""
+"""Our access tokens, opened once and remembered by the gate (`Opened`): a request reads its credential twice (the
+gate, then the tools), and a Fernet open each time would cost some 35 µs. What is remembered must still expire,
+and never by the token."""
 
 from __future__ import annotations
 
