@@ -810,14 +810,26 @@ def child_pid(marker: str) -> int:
 
 async def stdio_cpu(forge: StandIn, calls: int) -> list[float]:
     list50 = {"owner": "acme", "name": "widgets", "limit": 50}
-    async with session(OURS, env_for(forge.url)) as client:
-        pid = child_pid("gitea_mcp")
+    return await stdio_calls_cpu(OURS, env_for(forge.url), "gitea_mcp", "issue_list", list50, calls)
+
+
+# The floor's answer: text of 4,500 bytes, about a 50-row issue_list's, which the SDK also sends as structured
+# content ({"result": …}): what the SDK itself spends on a call of that size, with no tool work.
+FLOOR_ANSWER = {"text": "#123 open  A title of an issue, some fifty chars\n"[:45], "times": 100}
+
+
+async def stdio_calls_cpu(
+    command: list[str], env: dict[str, str], marker: str, tool: str, arguments: dict[str, Any], calls: int
+) -> list[float]:
+    """The CPU the stdio server `command` spends on each of `calls` calls of `tool`, after 20 to warm it."""
+    async with session(command, env) as client:
+        pid = child_pid(marker)
         for _ in range(20):  # warm: imports, the connection, caches
-            await client.call_tool("issue_list", list50)
+            await client.call_tool(tool, arguments)
         samples = []
         for _ in range(calls):
             before = cpu_ns(pid)
-            result = await client.call_tool("issue_list", list50)
+            result = await client.call_tool(tool, arguments)
             samples.append((cpu_ns(pid) - before) / 1e9)
             assert not result.is_error, result.content
         return samples
@@ -846,6 +858,37 @@ def bench_cpu(forge: StandIn, calls: int) -> None:
             record(f"CPU per 50-row issue_list, {transport}, {framing} (median of {calls})",
                    f"{median * 1000:.2f} ms", f"≤ {budget * 1000:.0f} ms", median <= budget)  # fmt: skip
     forge.chunked = False
+    floor = statistics.median(anyio.run(stdio_calls_cpu, FLOOR, {}, "floor_server", "ping", FLOOR_ANSWER, calls))
+    record(f"  the floor: the SDK alone, a 4,500-byte answer, stdio (median of {calls})", f"{floor * 1000:.2f} ms")
+    floor = statistics.median(floor_http_cpu(calls))
+    record(f"  the floor: the SDK alone, a 4,500-byte answer, HTTP (median of {calls})", f"{floor * 1000:.2f} ms")
+
+
+def floor_http_cpu(calls: int) -> list[float]:
+    """The floor served over streamable HTTP (stateless, JSON answers, as ours is): its CPU for each call."""
+    port = free_port()
+    process = subprocess.Popen([*FLOOR, "http", str(port)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)  # fmt: skip
+    call = tool_call("ping", **FLOOR_ANSWER)
+    http, url = requests.Session(), f"http://127.0.0.1:{port}/mcp"
+    try:
+        for _ in range(200):  # until it listens
+            try:
+                http.post(url, json=call, headers=mcp_headers(), timeout=5)
+                break
+            except requests.ConnectionError:
+                time.sleep(0.05)
+        samples = []
+        for number in range(20 + calls):
+            before = cpu_ns(process.pid)
+            response = http.post(url, json=call, headers=mcp_headers(), timeout=5)
+            if number >= 20:
+                samples.append((cpu_ns(process.pid) - before) / 1e9)
+            assert response.status_code == 200 and not response.json()["result"].get("isError"), response.text[:300]
+        return samples
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 SECTIONS = ("startup", "latency", "loopback", "http", "abuse", "signin", "cpu")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from typing import Annotated
 
 from mcp_types import CallToolResult
@@ -26,8 +27,11 @@ SPEC = ToolSpec.reading(NAME, DESCRIPTION, scopes.READ_ISSUE)
 _KIND: dict[Kind, str] = {"issues": "issues", "pulls": "pull requests", "all": "issues and pull requests"}
 
 
-class IssueRow(BaseModel):
-    """One issue as the text face shows it; the structured face holds the same facts as a `Row`."""
+@dataclass(frozen=True, slots=True)
+class IssueRow:
+    """One issue as the text face shows it; the structured face holds the same facts as a `Row`. A plain dataclass:
+    its values come from an `Issue` pydantic has already checked, and checking them again cost each 50-row list
+    0.2 ms."""
 
     number: int
     title: str
@@ -114,8 +118,11 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
     return envelope.result(text, out)
 
 
+_ROW_FIELDS = tuple(field.name for field in fields(IssueRow))
+
+
 def _row(issue: Issue) -> IssueRow:
-    return IssueRow(**facts.issue_facts(issue, IssueRow.model_fields))
+    return IssueRow(**facts.issue_facts(issue, _ROW_FIELDS))
 
 
 def _values(r: IssueRow) -> Row:

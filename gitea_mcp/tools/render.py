@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 import unicodedata
@@ -78,6 +79,12 @@ def exact(text: str) -> str:
     return text if plain(text) else quoted(text)
 
 
+# Names recur from row to row (the same labels and assignees on most of a page), so their text face is kept: a
+# dictionary lookup instead of two or three pattern searches each. Bounded, and a pure function of the name.
+_NAMES_KEPT = 4096
+
+
+@functools.lru_cache(maxsize=_NAMES_KEPT)
 def user(name: str) -> str:
     """A user as the text face shows it: `@alice` when Gitea could have that user name, else the exact text quoted
     (a migrated issue's `original_author` is whatever the source forge sent: quoted, it is one string that cannot
@@ -96,6 +103,7 @@ def inline(text: str, risky: re.Pattern[str] = _FIELD_LIKE) -> str:
     return quoted(text) if risky.search(text) else exact(text)
 
 
+@functools.lru_cache(maxsize=_NAMES_KEPT)
 def label_inline(name: str) -> str:
     return inline(name, _LABEL_LIKE)
 
