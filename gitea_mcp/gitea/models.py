@@ -4,18 +4,29 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, GetPydanticSchema, field_validator
+from pydantic_core import core_schema
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
 
-def _list_or_empty(value: Any) -> Any:
-    # Gitea serialises an empty Go slice as null (assignees, labels on old versions).
+def _list_or_empty(value: list[Any] | None) -> list[Any]:
     return [] if value is None else value
+
+
+# A Go slice: Gitea serialises an empty one as null (assignees; labels on old versions), read here as an empty
+# list. The null is let through by pydantic-core and turned into [] after the list is checked: a "before"
+# validator would make pydantic build each issue's JSON array as Python objects first, which cost a 50-row page
+# 0.27 of its 0.97 ms of parsing.
+GoList = GetPydanticSchema(
+    lambda source, handler: core_schema.no_info_after_validator_function(
+        _list_or_empty, core_schema.nullable_schema(handler(source))
+    )
+)
 
 
 _CANONICAL_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
@@ -102,8 +113,8 @@ class Issue(_Model):
     state: str
     user: User | None = None
     original_author: str | None = None
-    labels: list[Label] = []
-    assignees: list[User] = []
+    labels: Annotated[list[Label], GoList] = []
+    assignees: Annotated[list[User], GoList] = []
     milestone: Milestone | None = None
     comments: int = 0
     created_at: str
@@ -115,7 +126,6 @@ class Issue(_Model):
     pull_request: PullRequestMeta | None = None
     repository: RepositoryMeta | None = None
 
-    _nulls = field_validator("labels", "assignees", mode="before")(_list_or_empty)
     _times = field_validator("created_at", "updated_at", "closed_at", mode="before")(_utc)
 
     _zone = field_validator("server_offset", mode="before")(_offset)
