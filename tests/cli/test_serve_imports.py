@@ -51,6 +51,7 @@ NEVER_ON_STDIO = [
     "difflib",  # the guess after a mistyped command or flag
     # Each tool's module is imported on its first call: tools/list is answered from the stored listing (issue 25).
     *(f"gitea_mcp.tools.{spec.name}" for spec in offered(read_only=False)),
+    "gitea_mcp.gitea.models",  # Gitea's JSON, read on the first call
 ]
 
 
