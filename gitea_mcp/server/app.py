@@ -7,7 +7,7 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -19,9 +19,12 @@ from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import CALL_ROUNDS, GiteaClient, call_deadline
 from gitea_mcp.server.admission import TOOL_THREADS, Admission
 from gitea_mcp.settings import ConfigError, Settings
-from gitea_mcp.tools import envelope, registry, scopes, shared_flight
+from gitea_mcp.tools import envelope, registry, scopes
 from gitea_mcp.tools.base import Deps, ToolDefinition, failed_inside
 from gitea_mcp.tools.spec import ToolSpec
+
+if TYPE_CHECKING:
+    from gitea_mcp.tools.shared_flight import SharedFlights
 
 log = logging.getLogger("gitea_mcp")
 
@@ -49,11 +52,13 @@ def make_client(settings: Settings, warn: bool = True) -> GiteaClient:
     return GiteaClient(settings.url, settings.token_value(), settings.timeout, verify=verify)
 
 
-def shared_flights(settings: Settings) -> shared_flight.SharedFlights | None:
+def shared_flights(settings: Settings) -> SharedFlights | None:
     """The guard GITEA_MCP_REDIS_URL names, or None (the in-process guard alone); its lease outlives a write's
     whole budget (CALL_ROUNDS GITEA_TIMEOUTs)."""
     if settings.redis_url is None:
         return None
+    from gitea_mcp.tools import shared_flight  # for GITEA_MCP_REDIS_URL alone: not on every start-up
+
     lease = CALL_ROUNDS * settings.timeout + shared_flight.LEASE_MARGIN
     try:
         return shared_flight.connect(settings.redis_url.get_secret_value(), lease)

@@ -38,6 +38,7 @@ NEVER_ON_STDIO = [
     "requests",  # the first Gitea call loads it
     "urllib3",
     "redis",  # the replicas' write guard, for GITEA_MCP_REDIS_URL only
+    "gitea_mcp.tools.shared_flight",  # the same guard, ours
     "uvicorn",  # the SDK loads it already; named so that a change there is seen here
     "cryptography",  # the same: the SDK's own, never ours on this path
     "gitea_mcp.server.http",
