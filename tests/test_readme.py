@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from gitea_mcp.server.app import READ_TOOLS, WRITE_TOOLS
-from gitea_mcp.tools import render
+from gitea_mcp.tools import registry, render
 from tests.golden.test_screens import CASES, EVERY_SCOPE, SCREENS, SHOWN_URL, WRITES
 from tests.support import readme
 
@@ -55,7 +54,7 @@ def _screen(name: str) -> str:
 
 def tools_reference() -> str:
     parts = []
-    for tool in READ_TOOLS + WRITE_TOOLS:
+    for tool in registry.definitions():
         name = tool.spec.name
         parts += [f"### `{name}`", tool.spec.description, readme.argument_table(tool)]
         parts += [_example(screen) for screen in EXAMPLES[name]]
@@ -76,7 +75,7 @@ def test_readme_tools_reference_is_generated() -> None:
     assert found.group(2) == wanted, "the tools reference changed: review, then UPDATE_README=1"
 
 
-@pytest.mark.parametrize("tool", READ_TOOLS + WRITE_TOOLS, ids=lambda t: t.spec.name)
+@pytest.mark.parametrize("tool", registry.definitions(), ids=lambda t: t.spec.name)
 def test_every_argument_has_a_meaning_in_the_reference(tool: Any) -> None:
     """An argument whose schema leaves the words out (its name, the description or its enum says it to the agent)
     still has a meaning for the README's reader."""
@@ -87,7 +86,7 @@ def test_every_argument_has_a_meaning_in_the_reference(tool: Any) -> None:
 def test_every_example_and_error_screen_exists() -> None:
     for name in [*(screen for screens in EXAMPLES.values() for screen in screens), *ERRORS]:
         assert (SCREENS / f"{name}.txt").exists(), name
-    assert set(EXAMPLES) == {tool.spec.name for tool in READ_TOOLS + WRITE_TOOLS}
+    assert set(EXAMPLES) == {spec.name for spec in registry.offered(read_only=False)}
 
 
 @pytest.mark.slow

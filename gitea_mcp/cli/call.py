@@ -45,13 +45,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def list_tools_in(parser: argparse.ArgumentParser) -> None:
-    """`call --help` ends with the tools and what each does (read from the tools: the SDK import, only for it)."""
-    from gitea_mcp.server.app import READ_TOOLS, WRITE_TOOLS
+    """`call --help` ends with the tools and what each does (from their specs: no tool module, no SDK import)."""
+    from gitea_mcp.tools.registry import offered
 
-    width = max(len(tool.spec.name) for tool in (*READ_TOOLS, *WRITE_TOOLS))
+    tools = offered(read_only=False)
+    width = max(len(spec.name) for spec in tools)
     lines = ["tools (GITEA_READ_ONLY hides the writing ones):"]
-    for tool in (*READ_TOOLS, *WRITE_TOOLS):
-        lines.append(f"  {tool.spec.name:<{width}}  {_first_sentence(tool.spec.description)}")
+    for spec in tools:
+        lines.append(f"  {spec.name:<{width}}  {_first_sentence(spec.description)}")
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = "\n".join(lines)
 

@@ -277,9 +277,9 @@ def _version_fix(exc: GiteaError) -> str:
 
 
 def _offered(settings: Settings) -> list[ToolSpec]:
-    from gitea_mcp.server.app import offered  # the SDK import: only once a check runs, never for --help
+    from gitea_mcp.tools.registry import offered
 
-    return offered(settings.read_only)
+    return list(offered(settings.read_only))
 
 
 def new_token_fix(url: str, tools: list[ToolSpec]) -> str:
@@ -347,9 +347,9 @@ def check_read(client: GiteaClient, url: str, anonymous: bool = False, fix: str 
 
 
 def _write_tools() -> str:
-    from gitea_mcp.server.app import WRITE_TOOLS  # the SDK import: only once a check runs, never for --help
+    from gitea_mcp.tools.registry import WRITE
 
-    return ", ".join(tool.spec.name for tool in WRITE_TOOLS)
+    return ", ".join(spec.name for spec in WRITE)
 
 
 def check_write(settings: Settings, client: GiteaClient, login: str | None, new_token: str = "") -> Line:

@@ -352,7 +352,7 @@ def _parse(parser: argparse.ArgumentParser, args: list[str]) -> argparse.Namespa
     owners = {flag: [name for name, flags in taking.items() if flag in flags] for flag in every}
     _check_flags(command, rest, _value_flags(commands[command]), every, owners)
     if command == "call" and {"-h", "--help"}.intersection(rest):
-        _command("call").list_tools_in(commands[command])  # only here: it imports the tools, which takes a moment
+        _command("call").list_tools_in(commands[command])  # only for its help: the tools and what each does
     # The command first: every flag, wherever it was typed, goes to the command's own parser.
     ns, extra = parser.parse_known_args([command, *rest])
     if extra:  # said here: the top-level parser would name itself, not the command

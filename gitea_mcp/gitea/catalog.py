@@ -17,14 +17,16 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from gitea_mcp.gitea.client import ApiResponse, GiteaClient, Segment, adapter
 from gitea_mcp.gitea.errors import CatalogTooBig, GiteaError, NotFound
-from gitea_mcp.gitea.models import Issue, Label, Milestone, User
 from gitea_mcp.gitea.release import ServerInfo
+
+if TYPE_CHECKING:  # Gitea's JSON models (their class creation ~10 ms): imported on first use, not at start-up
+    from gitea_mcp.gitea.models import Label, Milestone, User
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -59,6 +61,8 @@ class Catalog:
 
     def labels(self, client: GiteaClient, owner: str, repo: str, since: float | None = None) -> list[Label]:
         """Every label of the repository itself (Gitea's list filter resolves names against these only)."""
+        from gitea_mcp.gitea.models import Label
+
         return self._cached(
             ("labels", client.cache_key, owner.lower(), repo.lower()),
             lambda: rows_as(
@@ -73,6 +77,8 @@ class Catalog:
         None when the token may not read them: `/orgs/…` needs read:organization, which gitea_mcp does not ask
         for. Label names are then resolved by Gitea itself when they are added (see tools/labels.py).
         """
+
+        from gitea_mcp.gitea.models import Label
 
         def load() -> list[Label] | None:
             try:
@@ -89,6 +95,8 @@ class Catalog:
         return self._cached(("org_labels", client.cache_key, owner.lower()), load, since)
 
     def milestones(self, client: GiteaClient, owner: str, repo: str, since: float | None = None) -> list[Milestone]:
+        from gitea_mcp.gitea.models import Milestone
+
         return self._cached(
             ("milestones", client.cache_key, owner.lower(), repo.lower()),
             lambda: rows_as(
@@ -105,6 +113,8 @@ class Catalog:
 
     def me(self, client: GiteaClient) -> User:
         """The token's own user (for duplicate checks and @me); needs read:user."""
+        from gitea_mcp.gitea.models import User
+
         return self._cached(("me", client.cache_key), lambda: client.get(["user"]).one(User))
 
     def server(self, client: GiteaClient) -> ServerInfo:
@@ -206,6 +216,8 @@ def org_labels_seen(client: GiteaClient, owner: str, names: list[str]) -> list[L
     (docs/server-behaviour.md). Only labels some issue carries can be seen so, and the search splits `labels` on
     commas, so a name holding one cannot be looked up.
     """
+    from gitea_mcp.gitea.models import Issue
+
     wanted = [name for name in names if "," not in name]
 
     def look(name: str) -> Callable[[], ApiResponse]:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -18,33 +19,19 @@ from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import CALL_ROUNDS, GiteaClient, call_deadline
 from gitea_mcp.server.admission import TOOL_THREADS, Admission
 from gitea_mcp.settings import ConfigError, Settings
-from gitea_mcp.tools import (
-    envelope,
-    issue_comment,
-    issue_create,
-    issue_get,
-    issue_list,
-    issue_search,
-    issue_update,
-    scopes,
-    shared_flight,
-)
-from gitea_mcp.tools.base import Deps, ToolDefinition
+from gitea_mcp.tools import envelope, registry, scopes
+from gitea_mcp.tools.base import Deps, ToolDefinition, failed_inside
 from gitea_mcp.tools.spec import ToolSpec
+
+if TYPE_CHECKING:
+    from gitea_mcp.tools.shared_flight import SharedFlights
 
 log = logging.getLogger("gitea_mcp")
 
 
-READ_TOOLS: tuple[ToolDefinition, ...] = (issue_list.TOOL, issue_search.TOOL, issue_get.TOOL)
-WRITE_TOOLS: tuple[ToolDefinition, ...] = (issue_create.TOOL, issue_update.TOOL, issue_comment.TOOL)
-
-
-def _definitions(read_only: bool) -> tuple[ToolDefinition, ...]:
-    return READ_TOOLS if read_only else READ_TOOLS + WRITE_TOOLS
-
-
 def offered(read_only: bool) -> list[ToolSpec]:
-    return [tool.spec for tool in _definitions(read_only)]
+    """The specs of the tools served; no tool module is imported for them (tools/registry.py)."""
+    return list(registry.offered(read_only))
 
 
 INSTRUCTIONS = (
@@ -65,11 +52,13 @@ def make_client(settings: Settings, warn: bool = True) -> GiteaClient:
     return GiteaClient(settings.url, settings.token_value(), settings.timeout, verify=verify)
 
 
-def shared_flights(settings: Settings) -> shared_flight.SharedFlights | None:
+def shared_flights(settings: Settings) -> SharedFlights | None:
     """The guard GITEA_MCP_REDIS_URL names, or None (the in-process guard alone); its lease outlives a write's
     whole budget (CALL_ROUNDS GITEA_TIMEOUTs)."""
     if settings.redis_url is None:
         return None
+    from gitea_mcp.tools import shared_flight  # for GITEA_MCP_REDIS_URL alone: not on every start-up
+
     lease = CALL_ROUNDS * settings.timeout + shared_flight.LEASE_MARGIN
     try:
         return shared_flight.connect(settings.redis_url.get_secret_value(), lease)
@@ -85,21 +74,27 @@ class ToolServer(MCPServer):
     MCPServer takes a tool only as a Python function whose signature it reads; the lowlevel Server takes schemas
     but would leave the transports, routes and logging to rebuild. Nothing here depends on the SDK's internals:
     tests/test_sdk_surface.py checks that, and that a client session still lists and calls these tools.
+
+    Tools are listed from `listed` (the stored listing) and each tool's module is imported by `load` on its first
+    call, on the call's worker thread: start-up imports none of them (issue 25).
     """
 
     def __init__(
         self,
-        definitions: Sequence[ToolDefinition],
+        tools: Sequence[ToolSpec],
+        listed: Sequence[Tool],
         deps_for: Callable[[Context | None], Deps],
         *,
         version: str,
         admission: Admission | None = None,
+        load: Callable[[str], ToolDefinition] = registry.definition,
     ) -> None:
         super().__init__("gitea-issues-mcp", version=version, instructions=INSTRUCTIONS, log_level="WARNING")
-        self._ours = {tool.spec.name: tool for tool in definitions}
-        self._listed = [tool.listing() for tool in definitions]
+        self._ours = {spec.name: spec for spec in tools}
+        self._listed = list(listed)
         self._deps_for = deps_for
         self._admission = admission or Admission()
+        self._load = load
 
     async def list_tools(self) -> list[Tool]:
         return [*self._listed, *await super().list_tools()]
@@ -108,11 +103,11 @@ class ToolServer(MCPServer):
         self, name: str, arguments: dict[str, Any], context: Context | None = None
     ) -> CallToolResult | InputRequiredResult:
         arrived = time.monotonic()  # the call's time starts now: a wait for a thread is part of it
-        tool = self._ours.get(name)
-        if tool is None:  # the SDK's own answer to a name it does not know
+        spec = self._ours.get(name)
+        if spec is None:  # the SDK's own answer to a name it does not know
             return await super().call_tool(name, arguments, context)
         deps = self._deps_for(context)
-        ungranted = scopes.ungranted(tool.spec, deps.granted) if deps.granted is not None else None
+        ungranted = scopes.ungranted(spec, deps.granted) if deps.granted is not None else None
         if ungranted is not None:
             return envelope.error(ungranted)
         client = deps.client
@@ -121,10 +116,23 @@ class ToolServer(MCPServer):
             if refused is not None:
                 log.info("%s refused: %s", name, refused)
                 return envelope.error(refused)
-            # The tools block on HTTP: each call on a worker thread, as the SDK runs a synchronous tool.
+            # The tools block on HTTP: each call on a worker thread, as the SDK runs a synchronous tool; the first
+            # call of a tool imports its module there too, off the event loop.
+            served = functools.partial(_served, self._load, name)
             return await anyio.to_thread.run_sync(
-                _timed, client.call_budget, arrived, tool.served, deps, arguments, limiter=self._admission.limiter()
+                _timed, client.call_budget, arrived, served, deps, arguments, limiter=self._admission.limiter()
             )
+
+
+def _served(load: Callable[[str], ToolDefinition], name: str, deps: Deps, arguments: Any) -> CallToolResult:
+    """The tool `name` served, its module imported first if this is its first call. A module that cannot be imported
+    is a bug of ours: said in the log (stderr), the call gets the sentence any failure inside gets."""
+    try:
+        tool = load(name)
+    except Exception as exc:
+        log.exception("%s could not be loaded", name)
+        return failed_inside(name, exc)
+    return tool.served(deps, arguments)
 
 
 def _timed(
@@ -156,4 +164,12 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
     # Over HTTP each token is a caller with its share of the tool threads; stdio has one caller, who may use all.
     per_caller = settings.calls_per_token if settings.transport == "http" else TOOL_THREADS
     admission = Admission(TOOL_THREADS, per_caller)
-    return ToolServer(_definitions(settings.read_only), deps_for, version=__version__, admission=admission)
+    tools = registry.offered(settings.read_only)
+    return ToolServer(tools, listing(settings.read_only), deps_for, version=__version__, admission=admission)
+
+
+@functools.cache
+def listing(read_only: bool) -> tuple[Tool, ...]:
+    """tools/list's tools, from the listing stored with the package: the models it is generated from are the tool
+    modules', not imported at start-up (tests/server/test_app.py keeps the two the same)."""
+    return tuple(Tool.model_validate(tool) for tool in registry.stored_listing(read_only))

@@ -21,21 +21,16 @@ from gitea_mcp.tools import (
     labels,
     milestones,
     missing,
+    registry,
     render,
-    scopes,
     writes,
     written,
 )
 from gitea_mcp.tools.arguments import Arguments, Flag, Names, Owner, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition
-from gitea_mcp.tools.spec import ToolSpec
 
-NAME = "issue_create"
-DESCRIPTION = (
-    "File a new issue; returns it (number, URL). Safe to retry: the same title and body filed by you in the "
-    "last 10 minutes returns that issue instead of a duplicate (allow_duplicate=true files anyway)."
-)
-SPEC = ToolSpec.written_once(NAME, DESCRIPTION, scopes.WRITE_ISSUE, scopes.READ_USER)
+SPEC = registry.ISSUE_CREATE  # declared there, so that listing it needs no import of this module
+NAME = SPEC.name
 
 
 class CreateArgs(Arguments):

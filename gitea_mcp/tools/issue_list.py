@@ -8,21 +8,15 @@ from typing import Annotated
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
-from gitea_mcp.domain import dates
 from gitea_mcp.domain.issue_filter import USER_FILTERS, IssueFilter, Kind, State
 from gitea_mcp.domain.policy import DEFAULT_LIMIT, cap_limit, validate_name
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.tools import envelope, facts, render, repo_page, scopes, table
+from gitea_mcp.tools import envelope, facts, registry, render, repo_page, table
 from gitea_mcp.tools.arguments import Arguments, Limit, Names, Owner, PageNumber, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition, guard
-from gitea_mcp.tools.spec import ToolSpec
 
-NAME = "issue_list"
-DESCRIPTION = (
-    f"List a repo's issues, newest first, with the total. since/before: updated time. {dates.RULE} Text search: "
-    "issue_search; body, comments: issue_get."
-)
-SPEC = ToolSpec.reading(NAME, DESCRIPTION, scopes.READ_ISSUE)
+SPEC = registry.ISSUE_LIST  # declared there, so that listing it needs no import of this module
+NAME = SPEC.name
 
 _KIND: dict[Kind, str] = {"issues": "issues", "pulls": "pull requests", "all": "issues and pull requests"}
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
-from gitea_mcp.domain import dates, links
+from gitea_mcp.domain import links
 from gitea_mcp.domain import query as ql
 from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.domain.policy import DEFAULT_LIMIT, cap_limit, validate_name
@@ -23,20 +23,12 @@ from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.gitea.release import ServerInfo
-from gitea_mcp.tools import envelope, list_link, render, repo_page, scopes, table
+from gitea_mcp.tools import envelope, list_link, registry, render, repo_page, table
 from gitea_mcp.tools.arguments import Arguments, Limit, PageNumber
 from gitea_mcp.tools.base import Deps, ToolDefinition, guard
-from gitea_mcp.tools.spec import ToolSpec
 
-NAME = "issue_search"
-DESCRIPTION = (
-    "Find issue/PR numbers by query or list page URL. Words match title/body/comments as the server's index does: "
-    "Gitea whole adjacent words (auth misses Authentication), a lone number N also #N and text containing N (1.23+); "
-    'Forgejo any word, "exact phrases". Qualifiers: is:open|closed, state:all, is:issue|pr, label:X (repeat: all '
-    "must match), milestone:X, author:X, assignee:X, mentions:X (X may be @me), updated:>=DATE (>, <, <=, A..B), "
-    f"repo:owner/name, org:X; others refused. Default: all states. {dates.RULE}"
-)
-SPEC = ToolSpec.reading(NAME, DESCRIPTION, scopes.READ_ISSUE, scope_note="(and `read:user` for `@me`)")
+SPEC = registry.ISSUE_SEARCH  # declared there, so that listing it needs no import of this module
+NAME = SPEC.name
 
 
 class SearchHit(BaseModel):

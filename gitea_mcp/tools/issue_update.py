@@ -15,20 +15,12 @@ from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer, NotFound
 from gitea_mcp.gitea.models import Issue, Label
-from gitea_mcp.tools import envelope, labels, milestones, missing, scopes, writes, written
+from gitea_mcp.tools import envelope, labels, milestones, missing, registry, writes, written
 from gitea_mcp.tools.arguments import Arguments, Names, Number, Owner, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition, guard
-from gitea_mcp.tools.spec import ToolSpec
 
-NAME = "issue_update"
-DESCRIPTION = "Change an issue: only the fields given change; labels by name. Returns the issue as it now is."
-SPEC = ToolSpec(
-    name=NAME,
-    description=DESCRIPTION,
-    writes=True,
-    scopes=(scopes.WRITE_ISSUE,),
-    destructive=True,
-)
+SPEC = registry.ISSUE_UPDATE  # declared there, so that listing it needs no import of this module
+NAME = SPEC.name
 # What an issue can be set to (a filter also takes "all"): a Literal, so the schema's enum and our code agree.
 NewState = Literal["open", "closed"]
 

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from mcp_types import TextContent
 
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-from gitea_mcp.server.app import READ_TOOLS, WRITE_TOOLS, build_server
+from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
+from gitea_mcp.tools import registry
 from tests.support.results import answered
 
 CLOSED = "http://127.0.0.1:9"  # nothing listens: a call that passes the checks fails at once, without a Gitea
@@ -21,7 +22,7 @@ SERVER = build_server(
     Settings(url=CLOSED, allowed_owners=frozenset({"acme"})),
     GiteaClient(CLOSED, None, timeout=2, retry=RetryPolicy(attempts=1)),
 )
-TOOLS = {tool.spec.name: list(tool.args.model_fields) for tool in READ_TOOLS + WRITE_TOOLS}
+TOOLS = {tool.spec.name: list(tool.args.model_fields) for tool in registry.definitions()}
 LIBRARY_TEXT = re.compile(r"validation error|pydantic|\[type=|input_value|Traceback|Field required", re.IGNORECASE)
 
 values = st.one_of(

@@ -2,7 +2,8 @@
 
 What gitea_mcp loads beyond the SDK's own import (`mcp.server.mcpserver`, `mcp.server.stdio`: what a bare MCPServer
 loads) must not hold the HTTP server, the sign-in, the stand-in, the Gitea HTTP library (loaded on the first call)
-or the replicas' write guard: each costs start-up time and resident memory a stdio user never uses.
+or the replicas' write guard: each costs start-up time and resident memory a stdio user never uses. Nor the tool
+modules: each is imported on its first call.
 """
 
 from __future__ import annotations
@@ -13,15 +14,18 @@ import sys
 
 import pytest
 
+from gitea_mcp.tools.registry import offered
 from tests.cli.process import CLOSED_GITEA, clean_env
 
-# The path `serve` takes until tools/list can be answered, after what the SDK itself imports.
+# The path `serve` takes until tools/list is answered, after what the SDK itself imports.
 SERVE = """
 from gitea_mcp.cli import main
 ns = main.parse_args(["serve"])
 main._command(ns.command)
 from gitea_mcp.server.app import build_server
-build_server(main.settings_from(ns))
+server = build_server(main.settings_from(ns))
+import anyio
+anyio.run(server.list_tools)
 """
 PROBE = """
 import sys
@@ -34,6 +38,7 @@ NEVER_ON_STDIO = [
     "requests",  # the first Gitea call loads it
     "urllib3",
     "redis",  # the replicas' write guard, for GITEA_MCP_REDIS_URL only
+    "gitea_mcp.tools.shared_flight",  # the same guard, ours
     "uvicorn",  # the SDK loads it already; named so that a change there is seen here
     "cryptography",  # the same: the SDK's own, never ours on this path
     "gitea_mcp.server.http",
@@ -45,6 +50,9 @@ NEVER_ON_STDIO = [
     "gitea_mcp.cli.stdio_client",
     "gitea_mcp.standin",
     "difflib",  # the guess after a mistyped command or flag
+    # Each tool's module is imported on its first call: tools/list is answered from the stored listing (issue 25).
+    *(f"gitea_mcp.tools.{spec.name}" for spec in offered(read_only=False)),
+    "gitea_mcp.gitea.models",  # Gitea's JSON, read on the first call
 ]
 
 
@@ -77,3 +85,5 @@ def test_the_probe_sees_what_the_path_loads() -> None:
     """The check can fail: the serve path itself is seen, and a module loaded on it is caught."""
     assert {"gitea_mcp.cli.main", "gitea_mcp.server.app"} <= serve_path()
     assert holds(loaded_beyond_the_sdk(SERVE + "import requests, gitea_mcp.standin\n"), "requests")
+    called = SERVE + "anyio.run(server.call_tool, 'issue_get', {'owner': 'acme', 'name': 'w', 'number': 1})\n"
+    assert "gitea_mcp.tools.issue_get" in loaded_beyond_the_sdk(called)

@@ -161,13 +161,13 @@ def test_help_lists_only_the_flags_the_command_uses(command: str, capfd: pytest.
 
 
 def test_call_help_lists_the_tools(capfd: pytest.CaptureFixture[str]) -> None:
-    from gitea_mcp.server.app import READ_TOOLS, WRITE_TOOLS
+    from gitea_mcp.tools.registry import offered
 
     with pytest.raises(SystemExit):
         main(["call", "--help"])
     text = capfd.readouterr().out
-    for tool in (*READ_TOOLS, *WRITE_TOOLS):
-        assert f"\n  {tool.spec.name} " in text, tool.spec.name
+    for spec in offered(read_only=False):
+        assert f"\n  {spec.name} " in text, spec.name
 
 
 def test_a_port_in_use_is_named_with_the_remedy() -> None:

@@ -156,7 +156,14 @@ def test_time_waiting_for_a_slot_is_part_of_the_calls_budget() -> None:
 
     tool = dataclasses.replace(issue_get.TOOL, run=run)
     deps = Deps(client=client, policy=Policy(frozenset({"acme"})))
-    server = ToolServer([tool], lambda _: deps, version="test", admission=Admission(threads=1, per_caller=1))
+    server = ToolServer(
+        [tool.spec],
+        [tool.listing()],
+        lambda _: deps,
+        version="test",
+        admission=Admission(threads=1, per_caller=1),
+        load=lambda _: tool,
+    )
     arguments = {"owner": "acme", "name": "widgets", "number": 1}
 
     async def main() -> None:

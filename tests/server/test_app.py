@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +19,10 @@ from hypothesis import strategies as st
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
+from gitea_mcp.tools import issue_list, registry
 from tests.support.results import answered, failed
 
-SNAPSHOT = Path(__file__).parent.parent / "snapshots" / "tools.json"
+SNAPSHOT = registry.LISTING  # the one copy: the server lists it, this file checks it against the models
 
 
 def tools(read_only: bool = False) -> list[dict[str, Any]]:
@@ -28,13 +31,36 @@ def tools(read_only: bool = False) -> list[dict[str, Any]]:
     return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed]
 
 
-def test_tools_match_snapshot() -> None:
-    """Regenerate deliberately with: UPDATE_SNAPSHOTS=1 pytest tests/server/test_app.py"""
-    current = json.dumps(tools(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    if os.environ.get("UPDATE_SNAPSHOTS"):
-        SNAPSHOT.parent.mkdir(exist_ok=True)
+def test_the_stored_listing_is_the_one_the_models_generate() -> None:
+    """tools/list is answered from gitea_mcp/tools/listing.json, not from the models (their import is most of a
+    start-up): it must be what they generate. Regenerate deliberately with UPDATE_GOLDEN=1 pytest
+    tests/server/test_app.py, and review the diff: it is the contract with every agent prompt."""
+    current = registry.generated_listing()
+    if os.environ.get("UPDATE_GOLDEN"):
         SNAPSHOT.write_text(current, encoding="utf-8")
-    assert current == SNAPSHOT.read_text(encoding="utf-8"), "tool interface changed; review and update the snapshot"
+    assert current == SNAPSHOT.read_text(encoding="utf-8"), "tool interface changed; review, then UPDATE_GOLDEN=1"
+
+
+def test_the_server_lists_the_stored_listing() -> None:
+    """In its order and its shape, every key as stored (a client sees the schemas in the models' order)."""
+    stored = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    assert json.dumps(tools()) == json.dumps(stored)
+    assert [t["name"] for t in tools(read_only=True)] == ["issue_list", "issue_search", "issue_get"]
+
+
+def test_the_check_of_the_stored_listing_can_fail(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A description changed in a tool's spec is seen: the listing generated then is not the stored one."""
+    changed = dataclasses.replace(issue_list.TOOL, spec=dataclasses.replace(registry.ISSUE_LIST, description="Lists."))
+    every = registry.definitions()
+    monkeypatch.setattr(registry, "definitions", lambda: (changed, *every[1:]))
+    assert registry.generated_listing() != SNAPSHOT.read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_the_stored_listing_ships_in_the_package() -> None:
+    """listing.json is package data (pyproject.toml): the wheel without it would fail on the first tools/list."""
+    config = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "tools/listing.json" in config["tool"]["setuptools"]["package-data"]["gitea_mcp"]
 
 
 def _type_lists(node: Any, where: str) -> list[str]:
