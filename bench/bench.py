@@ -396,14 +396,11 @@ class StandInProcess:
         self.process = subprocess.Popen([sys.executable, "-m", "gitea_mcp.standin", "--port", str(port)], cwd=ROOT,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
         self.pid = self.process.pid
-        for _ in range(200):
-            try:
-                if requests.get(f"{self.url}/api/v1/version", timeout=1).ok:
-                    return
-            except requests.ConnectionError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("the stand-in did not start")
+        try:
+            wait_answering(f"{self.url}/api/v1/version", "the stand-in")
+        except BaseException:
+            self.stop()
+            raise
 
     def stop(self) -> None:
         self.process.terminate()
@@ -421,13 +418,18 @@ class StandInProcess:
 
 
 def wait_healthy(base: str) -> None:
+    wait_answering(f"{base}/healthz", "the HTTP server")
+
+
+def wait_answering(url: str, what: str) -> None:
+    """Until a GET of `url` answers 2xx (about 10 s at most)."""
     for _ in range(200):
         try:
-            if requests.get(f"{base}/healthz", timeout=1).ok:
+            if requests.get(url, timeout=1).ok:
                 return
         except requests.ConnectionError:
             time.sleep(0.05)
-    raise RuntimeError("HTTP server did not start")
+    raise RuntimeError(f"{what} did not start")
 
 
 def mcp_headers(token: str = DEMO_TOKEN) -> dict[str, str]:
