@@ -76,6 +76,7 @@ READ = (ISSUE_LIST, ISSUE_SEARCH, ISSUE_GET)
 WRITE = (ISSUE_CREATE, ISSUE_UPDATE, ISSUE_COMMENT)
 # Each tool's module, holding its ToolDefinition as TOOL: gitea_mcp.tools.<name>.
 _MODULE = {spec.name: f"gitea_mcp.tools.{spec.name}" for spec in READ + WRITE}
+_SPECS = {spec.name: spec for spec in READ + WRITE}
 
 
 def offered(read_only: bool) -> tuple[ToolSpec, ...]:
@@ -96,14 +97,10 @@ def definition(name: str) -> ToolDefinition:
     with _lock:
         if name not in _loaded:
             tool: ToolDefinition = importlib.import_module(_MODULE[name]).TOOL
-            if tool.spec is not _spec(name):  # the module's TOOL must be the tool declared here
+            if tool.spec is not _SPECS[name]:  # the module's TOOL must be the tool declared here
                 raise RuntimeError(f"{_MODULE[name]}.TOOL is not {name}'s spec")
             _loaded[name] = tool
         return _loaded[name]
-
-
-def _spec(name: str) -> ToolSpec:
-    return next(spec for spec in READ + WRITE if spec.name == name)
 
 
 def definitions(read_only: bool = False) -> tuple[ToolDefinition, ...]:
