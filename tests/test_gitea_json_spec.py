@@ -23,6 +23,8 @@ from tests.support.gitea_spec import validate_definition
         ("Comment", fixtures.comment(9, "hello")),
         ("PullReview", fixtures.review(1, comments_count=2)),
         ("PullReviewComment", fixtures.review_comment(31, resolver="dave", old_line=4, line=0)),
+        ("TimelineComment", fixtures.timeline_entry(101, "review", "Looks good", review_id=1)),
+        ("TimelineComment", fixtures.timeline_entry(9, "comment", "hello", pull=False)),
         ("APIError", fixtures.api_error("not found")),
     ],
 )

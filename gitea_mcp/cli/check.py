@@ -389,19 +389,20 @@ _UNPROVEN = (
 
 
 def check_reviews(settings: Settings, client: GiteaClient, login: str | None) -> list[Line]:
-    """read:repository is optional (issue_get reads pull request reviews with it): say whether the token has it,
-    asking for the probe repository, which Gitea looks up only after the scope check (404 with it, 403 without)."""
+    """read:repository is optional (issue_get reads the state and inline comments of pull request reviews with it):
+    say whether the token has it, asking for the probe repository, which Gitea looks up only after the scope check
+    (404 with it, 403 without)."""
     if settings.token is None:
         return []
     try:
         client.get(["repos", _probe_owner(settings, login), PROBE_REPO])
     except GiteaError as exc:
         if lacks_scope(exc) and exc.missing_scope == scopes.READ_REPOSITORY:
-            return [Line("skip", f"no {_OPTIONAL}: issue_get shows pull requests without their reviews; add it to "
-                         "the token to see them")]  # fmt: skip
+            return [Line("skip", f"no {_OPTIONAL}: issue_get shows a pull request's reviews without their state "
+                         "or inline comments; add it to the token to see them")]  # fmt: skip
         if not isinstance(exc, NotFound):
             return []  # not Gitea's own answer: nothing to tell about an optional scope
-    return [Line("ok", f"{_OPTIONAL}: issue_get shows pull request reviews")]
+    return [Line("ok", f"{_OPTIONAL}: issue_get shows pull request reviews with their state and inline comments")]
 
 
 _OPTIONAL = f"{scopes.READ_REPOSITORY} (optional)"

@@ -6,7 +6,7 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, GetPydanticSchema, field_validator
+from pydantic import BaseModel, ConfigDict, Field, GetPydanticSchema, RootModel, field_validator
 from pydantic_core import core_schema
 
 
@@ -195,3 +195,29 @@ class PullReviewComment(_Model):
     html_url: str = ""
 
     _times = field_validator("created_at", mode="before")(_utc)
+
+
+class TimelineEntry(_Model):
+    """One entry of `GET /repos/{o}/{r}/issues/{n}/timeline` (an issue route: read:issue). `type` names the event:
+    `comment`, `review` (a submitted review: its body, `review_id`, no state), `dismiss_review` (its message, the
+    dismissed review's `review_id`), `review_request`, `label`, `close`, … Inline comments of reviews (`code`) are
+    never listed (docs/server-behaviour.md)."""
+
+    id: int = 0
+    type: str = ""
+    user: User | None = None
+    body: str = ""
+    review_id: int = 0
+    created_at: str = ""
+    html_url: str = ""
+
+    _times = field_validator("created_at", mode="before")(_utc)
+
+
+class Timeline(RootModel[Annotated[list[TimelineEntry | None], GoList]]):
+    """The timeline as Gitea sends it: `null` when it has no entry (a Go nil slice), and a `null` in place of an
+    entry Gitea failed to convert (it logs the error and goes on: a reference to an issue since deleted)."""
+
+    @property
+    def entries(self) -> list[TimelineEntry]:
+        return [entry for entry in self.root if entry is not None]

@@ -24,6 +24,7 @@ from gitea_mcp.standin.store import (
     Review,
     ReviewComment,
     Store,
+    TimelineRow,
     User,
 )
 
@@ -227,6 +228,42 @@ class View:
             "updated_at": self.time(review.updated_at),
             "html_url": f"{pull_html}#issuecomment-{review.comment_id}",
             "pull_request_url": pull_html,
+        }
+
+    def timeline_entry(self, issue: Issue, entry: TimelineRow) -> Json:
+        """`services/convert.ToTimelineComment`: every field of Gitea's struct, null or zero where the event has
+        none (as Gitea 1.25.4 and Forgejo 12.0.4 send it)."""
+        issue_html = self.issue_html(issue)
+        return {
+            "id": entry.id,
+            "type": entry.kind,
+            "html_url": f"{issue_html}#issuecomment-{entry.id}",
+            "pull_request_url": issue_html if issue.is_pull else "",
+            "issue_url": "" if issue.is_pull else issue_html,
+            "user": self.user_named(entry.poster),
+            "body": entry.body,
+            "created_at": self.time(entry.created_at),
+            "updated_at": self.time(entry.updated_at),
+            "old_project_id": 0,
+            "project_id": 0,
+            "old_milestone": None,
+            "milestone": None,
+            "tracked_time": None,
+            "old_title": "",
+            "new_title": "",
+            "old_ref": "",
+            "new_ref": "",
+            "ref_issue": None,
+            "ref_comment": None,
+            "ref_action": "none",
+            "ref_commit_sha": "",
+            "review_id": entry.review_id,
+            "label": None,
+            "assignee": self.user_named(entry.assignee) if entry.assignee else None,
+            "assignee_team": None,
+            "removed_assignee": False,
+            "resolve_doer": None,
+            "dependent_issue": None,
         }
 
     def review_comment(self, review: Review, comment: ReviewComment) -> Json:

@@ -152,6 +152,36 @@ class ReviewComment:
 
 
 @dataclass
+class Event:
+    """An entry of an issue's timeline that is neither a comment nor a review: here, a review's dismissal
+    (`dismiss_review`: the dismisser, the message, the dismissed review's id)."""
+
+    id: int  # from the comments' id sequence, as in Gitea (one table holds every timeline entry)
+    issue_id: int
+    kind: str
+    poster: str
+    body: str
+    created_at: datetime
+    review_id: int = 0
+
+
+@dataclass(frozen=True)
+class TimelineRow:
+    """One row of an issue's timeline, whatever it came from (a comment, a review, an event): Gitea keeps them all
+    in one table, ordered by creation (whole seconds), then id. A review's inline comment is a row too (`code`),
+    which the API counts in its pages but never lists."""
+
+    id: int
+    kind: str
+    poster: str
+    body: str
+    created_at: datetime
+    updated_at: datetime
+    review_id: int = 0
+    assignee: str | None = None  # a review request's reviewer
+
+
+@dataclass
 class Review:
     """A pull request review; `state` as the API names it (APPROVED, REQUEST_CHANGES, COMMENT, PENDING,
     REQUEST_REVIEW)."""
@@ -241,6 +271,7 @@ class Store:
         self.issues: dict[int, Issue] = {}
         self.comments: dict[int, list[Comment]] = {}  # by issue id, oldest first
         self.reviews: dict[int, list[Review]] = {}  # by issue id, oldest first
+        self.events: dict[int, list[Event]] = {}  # by issue id, oldest first: the timeline's other entries
         self.oauth = OAuthProvider()  # OAuth2 applications, grants, web sessions
         self.indexer_lag: float = 0.0  # seconds before a write is visible to keyword (q) search
         self._ids: dict[str, int] = {}
@@ -523,6 +554,35 @@ class Store:
 
     def reviews_of(self, issue: Issue) -> list[Review]:
         return self.reviews.get(issue.id, [])
+
+    def dismiss_review(self, review: Review, by: str, message: str, at: datetime | None = None) -> Event:
+        """Dismiss a review, as Gitea does: the review is marked, and the timeline gains a `dismiss_review` entry."""
+        with self.lock:
+            when = at or utcnow()
+            review.dismissed = True
+            event = Event(self.next_id("comment"), review.issue_id, "dismiss_review", by, message, when, review.id)
+            self.events.setdefault(review.issue_id, []).append(event)
+            return event
+
+    def timeline_of(self, issue: Issue) -> list[TimelineRow]:
+        """Every row of the issue's timeline, as Gitea orders them: comments, each submitted review's entry and
+        its inline comments (`code`), review requests, dismissals. A draft review (PENDING) has no entry; its
+        inline comments are rows already."""
+        with self.lock:
+            rows = [TimelineRow(c.id, "comment", c.poster, c.body, c.created_at, c.updated_at)
+                    for c in self.comments_of(issue)]  # fmt: skip
+            for review in self.reviews_of(issue):
+                rows += [TimelineRow(c.id, "code", c.poster, c.body, c.created_at, c.updated_at, review.id)
+                         for c in review.comments]  # fmt: skip
+                if review.state == "REQUEST_REVIEW":
+                    rows.append(TimelineRow(review.comment_id, "review_request", issue.poster, "", review.created_at,
+                                            review.created_at, review.id, assignee=review.reviewer))  # fmt: skip
+                elif review.state != "PENDING":
+                    rows.append(TimelineRow(review.comment_id, "review", review.reviewer, review.body,
+                                            review.created_at, review.updated_at, review.id))  # fmt: skip
+            rows += [TimelineRow(e.id, e.kind, e.poster, e.body, e.created_at, e.created_at, e.review_id)
+                     for e in self.events.get(issue.id, [])]  # fmt: skip
+        return sorted(rows, key=lambda row: (int(row.created_at.timestamp()), row.id))
 
     # -- the indexer ------------------------------------------------------------------------------
 

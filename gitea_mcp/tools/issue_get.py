@@ -1,10 +1,12 @@
 """issue_get: one issue or pull request with its body and comments, other people's text marked as such.
 
 A pull request also shows its reviews (state, reviewer, body) with their inline comments (file and line). Gitea
-serves those only to a token with read:repository, beyond the documented scopes; without it the reviews are
-left out and the result says why (docs/server-behaviour.md, test_pull_reviews_need_read_repository). The reviews
-are asked with the issue and its comments, before the issue says whether it is a pull request: one round either way,
-a second only for the inline comments of reviews that have any.
+serves those only to a token with read:repository, beyond the documented scopes; without it the reviews are read
+from the issue's timeline (an issue route), which gives each submitted review's author, time and text but neither
+its state nor its inline comments, and the result says what is missing and why (docs/server-behaviour.md,
+test_the_timeline_carries_each_review_to_an_issue_scoped_token). The reviews and the timeline are asked with the
+issue and its comments, before the issue says whether it is a pull request: one round either way, a second only
+for the inline comments of reviews that have any.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from gitea_mcp.domain import links
 from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.gitea.client import ApiResponse, Segment, transient
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound
-from gitea_mcp.gitea.models import Comment, Issue, PullReview, PullReviewComment, User
+from gitea_mcp.gitea.models import Comment, Issue, PullReview, PullReviewComment, Timeline, TimelineEntry, User
 from gitea_mcp.tools import envelope, facts, missing, registry, render, scopes
 from gitea_mcp.tools.arguments import MAX_PAGE, Arguments, Number, Owner, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition, guard
@@ -56,15 +58,18 @@ class ReviewCommentOut(BaseModel):
 
 class ReviewOut(BaseModel):
     id: int
-    state: str = Field(description="APPROVED, REQUEST_CHANGES, COMMENT, or PENDING (a draft, not submitted).")
+    state: str | None = Field(
+        description="APPROVED, REQUEST_CHANGES, COMMENT, or PENDING (a draft, not submitted); null: not known "
+        "(reviews_note)."
+    )
     reviewer: str
     submitted_at: str
     dismissed: bool
-    stale: bool = Field(description="Given on an older commit than the PR's head.")
+    stale: bool | None = Field(description="Given on an older commit than the PR's head; null: not known.")
     body: str
     body_chars: int = Field(description="Full length of the body; larger than len(body) when cut.")
     html_url: str
-    comments_total: int
+    comments_total: int | None = Field(description="Inline comments; null: not known (reviews_note).")
     comments: list[ReviewCommentOut] = Field(description="Inline comments, by file, then line.")
     comments_error: str | None = Field(description="Why the inline comments could not be loaded.")
 
@@ -96,7 +101,9 @@ class IssueDetail(BaseModel):
     review_requested: list[str] = Field(
         description="Users (a team as `team NAME`) asked to review a PR who have not yet."
     )
-    reviews_note: str | None = Field(description="Why a PR's reviews are not shown, e.g. the token lacks a scope.")
+    reviews_note: str | None = Field(
+        description="What of a PR's reviews is not shown and why, e.g. their state when the token lacks a scope."
+    )
 
 
 class GetArgs(Arguments):
@@ -152,18 +159,21 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
             return exc
 
     pulls: list[Segment] = ["repos", owner, name, "pulls", target.number, "reviews"]
+    timeline: list[Segment] = [*base, "timeline"]
     try:
         # Issue, comments and a pull request's reviews at once: one round trip to a slow forge, not two or three.
-        # Whether the number is a pull request is known only from the issue, so the reviews are asked ahead.
-        issue_response, loaded, ahead = deps.client.gather(
-            lambda: deps.client.get(base), comments, lambda: _ask(deps, pulls)
+        # Whether the number is a pull request is known only from the issue, so the reviews are asked ahead, and the
+        # timeline with them: it gives the reviews to a token the review route refuses (no read:repository).
+        issue_response, loaded, ahead, timeline_ahead = deps.client.gather(
+            lambda: deps.client.get(base), comments, lambda: _ask(deps, pulls), lambda: _ask(deps, timeline)
         )
     except NotFound:
         raise missing.explain_issue_404(deps, owner, name, target.number) from None
     issue = issue_response.one(Issue)
     thread = loaded if isinstance(loaded, list) else []
     args = _to_linked_comment(args, thread, target.comment)
-    reviewed = _load_reviews(deps, pulls, ahead) if issue.pull_request else None  # an issue's answer is dropped
+    asked = Asked(pulls, ahead, timeline, timeline_ahead)
+    reviewed = _load_reviews(deps, asked) if issue.pull_request else None  # an issue's answers are dropped
     detail = _detail(issue, thread, args, reviewed)
     failed = loaded if isinstance(loaded, GiteaError) else None
     return envelope.result(_text(owner, name, detail, args, failed, target.comment), detail)
@@ -178,51 +188,79 @@ _STATES = {
     "COMMENT": "commented",
     "PENDING": "pending: a draft, not submitted",  # Gitea shows a draft to its reviewer (and site admins) only
 }
-NO_READ_REPOSITORY = (
-    f"not shown: the token lacks {scopes.READ_REPOSITORY}, which Gitea requires for pull request reviews; a token "
-    f"that also has {scopes.READ_REPOSITORY} shows them with their inline comments."
-)
+FROM_TIMELINE = "read from the timeline: their state, inline comments and open review requests"
 
 Inline = list[PullReviewComment] | GiteaError | str  # the comments, why Gitea would not give them, or why not asked
 INLINE_REVIEWS = 16  # reviews whose inline comments are read, newest first: one parallel round (the pool's size)
+Answer = ApiResponse | GiteaError  # what a route asked ahead answered
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The review route and the timeline, each with what it answered when asked ahead."""
+
+    reviews: list[Segment]
+    reviews_ahead: Answer
+    timeline: list[Segment]
+    timeline_ahead: Answer
 
 
 @dataclass(frozen=True)
 class Reviewed:
-    """What the review routes answered: each review with its inline comments (or why those failed), or why the
-    reviews themselves could not be read."""
+    """What the review routes answered: each review with its inline comments, or why those failed."""
 
     reviews: list[tuple[PullReview, Inline]]
-    failed: GiteaError | None = None
 
 
-def _ask(deps: Deps, reviews: list[Segment], retry: bool = False) -> ApiResponse | GiteaError:
-    """The reviews route. Asked ahead, before anyone knows the number is a pull request, it is sent once and never
-    raises: for an issue (404; 403 first for a token without read:repository, docs/server-behaviour.md) its failure,
-    or the call running out of time before it could be sent, costs the issue's read no retry and no error."""
+@dataclass(frozen=True)
+class Timelined:
+    """Why the reviews route would not give the reviews, and the timeline's entries instead (or why it failed too)."""
+
+    failed: GiteaError
+    timeline: list[TimelineEntry] | GiteaError
+
+
+def _ask(deps: Deps, route: list[Segment], retry: bool = False) -> Answer:
+    """A route asked ahead (the reviews, the timeline), before anyone knows the number is a pull request or which of
+    the two its reviews come from: sent once, it never raises. For an issue (the reviews: 404, or 403 first for a
+    token without read:repository, docs/server-behaviour.md) its failure, or the call running out of time before it
+    could be sent, costs the issue's read no retry and no error."""
     try:
-        return deps.client.get(reviews, retry=retry)
+        return deps.client.get(route, retry=retry)
     except GiteaError as exc:  # the call's deadline too (OutOfTime)
         return exc
 
 
-def _load_reviews(deps: Deps, base: list[Segment], ahead: ApiResponse | GiteaError) -> Reviewed:
+def _again(answer: Answer, needed: bool) -> bool:
+    return needed and isinstance(answer, GiteaError) and transient(answer)
+
+
+def _load_reviews(deps: Deps, asked: Asked) -> Reviewed | Timelined:
     """The reviews, then the inline comments of every review that has any at once (one route per review, none for
-    all of them): no second round when none has."""
-    if isinstance(ahead, GiteaError) and transient(ahead):  # asked ahead without retries: for a pull request they count
-        ahead = _ask(deps, base, retry=True)
+    all of them): no second round when none has. A review route that fails (a token without read:repository)
+    leaves the reviews the timeline lists. A failure worth a retry is asked again, both routes in one round."""
+    reviews_again = _again(asked.reviews_ahead, True)
+    timeline_again = _again(asked.timeline_ahead, isinstance(asked.reviews_ahead, GiteaError))
+    ahead, timeline = asked.reviews_ahead, asked.timeline_ahead
+    if reviews_again or timeline_again:
+        ahead, timeline = deps.client.gather(
+            lambda: _ask(deps, asked.reviews, retry=True) if reviews_again else ahead,
+            lambda: _ask(deps, asked.timeline, retry=True) if timeline_again else timeline,
+        )
     try:
         if isinstance(ahead, GiteaError):
             raise ahead
         listed = ahead.many(PullReview)
     except GiteaError as exc:  # the pull request itself is readable: say why its reviews are not
-        return Reviewed([], exc)
+        if isinstance(timeline, GiteaError) and transient(timeline) and not timeline_again:
+            timeline = _ask(deps, asked.timeline, retry=True)  # the review route failed only when asked again
+        return Timelined(exc, _entries(timeline))
     with_inline = [r for r in listed if r.comments_count and r.state != REQUESTED][-INLINE_REVIEWS:]
 
     def inline(review: PullReview) -> Callable[[], Inline]:
         def load() -> Inline:
             try:
-                return deps.client.get([*base, review.id, "comments"]).many(PullReviewComment)
+                return deps.client.get([*asked.reviews, review.id, "comments"]).many(PullReviewComment)
             except GiteaError as exc:
                 return exc
 
@@ -233,17 +271,56 @@ def _load_reviews(deps: Deps, base: list[Segment], ahead: ApiResponse | GiteaErr
     return Reviewed([(r, loaded.get(r.id, skipped if r.comments_count else [])) for r in listed])
 
 
-def _reviews_out(reviewed: Reviewed | None, max_chars: int) -> dict[str, Any]:
-    """The reviews fields of IssueDetail: nothing for an issue, the reason when Gitea would not tell."""
+def _entries(timeline: Answer) -> list[TimelineEntry] | GiteaError:
+    try:
+        if isinstance(timeline, GiteaError):
+            raise timeline
+        return timeline.one(Timeline).entries
+    except GiteaError as exc:
+        return exc
+
+
+def _reviews_out(reviewed: Reviewed | Timelined | None, max_chars: int) -> dict[str, Any]:
+    """The reviews fields of IssueDetail: nothing for an issue; the reviews the timeline lists, or why not, when
+    the reviews route would not give them."""
     if reviewed is None:
         return {"reviews": None, "review_requested": [], "reviews_note": None}
-    if reviewed.failed is not None:
-        missing = isinstance(reviewed.failed, Forbidden) and reviewed.failed.missing_scope == scopes.READ_REPOSITORY
-        note = NO_READ_REPOSITORY if missing else f"could not be loaded ({reviewed.failed})"
-        return {"reviews": None, "review_requested": [], "reviews_note": note}
+    if isinstance(reviewed, Timelined):
+        return _from_timeline(reviewed, max_chars)
     given = [_review(r, inline, max_chars) for r, inline in reviewed.reviews if r.state != REQUESTED]
     requested = [_requested_of(r) for r, _ in reviewed.reviews if r.state == REQUESTED]
     return {"reviews": given, "review_requested": requested, "reviews_note": None}
+
+
+def _from_timeline(reviewed: Timelined, max_chars: int) -> dict[str, Any]:
+    """The reviews as the timeline lists them: one `review` entry per submitted review (its text, author, time), a
+    `dismiss_review` entry per dismissal; neither says a review's state, and inline comments are never listed."""
+    failed, timeline = reviewed.failed, reviewed.timeline
+    if isinstance(timeline, GiteaError):
+        return {"reviews": None, "review_requested": [], "reviews_note": f"could not be loaded ({timeline})"}
+    lacks = isinstance(failed, Forbidden) and failed.missing_scope == scopes.READ_REPOSITORY
+    dismissed = {e.review_id for e in timeline if e.type == "dismiss_review"}
+    given = [_timeline_review(e, e.review_id in dismissed, max_chars) for e in timeline if e.type == "review"]
+    why = f"need {scopes.READ_REPOSITORY}, which the token lacks" if lacks else f"could not be loaded ({failed})"
+    return {"reviews": given, "review_requested": [], "reviews_note": f"{FROM_TIMELINE} {why}"}
+
+
+def _timeline_review(entry: TimelineEntry, dismissed: bool, max_chars: int) -> ReviewOut:
+    body = entry.body
+    return ReviewOut(
+        id=entry.review_id,
+        state=None,
+        reviewer=_login(entry.user),
+        submitted_at=entry.created_at,
+        dismissed=dismissed,
+        stale=None,
+        body=render.clip(body, max_chars)[0],
+        body_chars=len(body),
+        html_url=entry.html_url,
+        comments_total=None,
+        comments=[],
+        comments_error=None,
+    )
 
 
 def _requested_of(review: PullReview) -> str:
@@ -310,19 +387,21 @@ def _review_lines(d: IssueDetail, linked: int | None) -> list[str]:
         f"team {render.exact(x[5:])}" if x.startswith("team ") else render.user(x) for x in d.review_requested
     )
     requested = f"; review requested from {asked}" if asked else ""
+    note = f", {d.reviews_note}" if d.reviews_note else ""
     if not d.reviews:
-        return [f"reviews: none{requested}"]
-    lines = [f"reviews: {len(d.reviews)} (oldest first){requested}"]
+        return [f"reviews: none{requested}{note}"]
+    lines = [f"reviews: {len(d.reviews)} (oldest first){requested}{note}"]
     for r in d.reviews:
         lines += _one_review(r, linked)
     return lines
 
 
 def _one_review(r: ReviewOut, linked: int | None) -> list[str]:
-    marks = [_STATES.get(r.state, r.state.lower() or "state unknown")]
-    marks += ["dismissed"] * r.dismissed + ["on an older commit"] * r.stale
+    marks = [] if r.state is None else [_STATES.get(r.state, r.state.lower() or "state unknown")]
+    marks += ["dismissed"] * r.dismissed + ["on an older commit"] * bool(r.stale)
     linked_here = " (the linked comment)" if linked is not None and linked == _anchor(r.html_url) else ""
-    label = f"review {r.id}{linked_here} ({', '.join(marks)}) at {r.submitted_at}"
+    shown = f" ({', '.join(marks)})" if marks else ""
+    label = f"review {r.id}{linked_here}{shown} at {r.submitted_at}"
     lines = [
         _body_block(label, r.body, r.body_chars, r.reviewer)
         if r.body
@@ -353,7 +432,7 @@ def _to_linked_comment(args: GetArgs, comments: list[Comment], linked: int | Non
     return args.model_copy(update={"comments_page": index // COMMENTS_PER_PAGE + 1})
 
 
-def _detail(issue: Issue, comments: list[Comment], args: GetArgs, reviewed: Reviewed | None) -> IssueDetail:
+def _detail(issue: Issue, comments: list[Comment], args: GetArgs, reviewed: Reviewed | Timelined | None) -> IssueDetail:
     body = issue.body or ""  # exact here; the text face cleans it inside its fence (render.untrusted)
     start = (args.comments_page - 1) * COMMENTS_PER_PAGE
     return IssueDetail(

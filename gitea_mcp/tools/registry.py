@@ -48,7 +48,7 @@ ISSUE_GET = ToolSpec.reading(
     "Read one issue or PR (owner, name, number, or url): body, comments (oldest first, 20 per page), all "
     "fields; a PR's reviews with inline comments (file, line). Texts cut at max_chars, full size stated.",
     scopes.READ_ISSUE,
-    scope_note=f"(and `{scopes.READ_REPOSITORY}` for a PR's reviews)",
+    scope_note=f"(and `{scopes.READ_REPOSITORY}` for the state and inline comments of a PR's reviews)",
 )
 ISSUE_CREATE = ToolSpec.written_once(
     "issue_create",

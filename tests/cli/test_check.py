@@ -115,7 +115,8 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
                 "takes @me",
                 "✓ read:issue: 12 open issues visible across every repository it can read",
                 "✓ write:issue (probed with an empty title Gitea refuses; nothing was created)",
-                "✓ read:repository (optional): issue_get shows pull request reviews",
+                "✓ read:repository (optional): issue_get shows pull request reviews with their state and inline "
+                "comments",
                 "✓ owner acme: 7 issues (open and closed) visible in its repositories",
                 "✓ owner acme: @alice can change issues in widgets (write access; probed, nothing changed)",
                 "✓ max_response_items=50: Gitea serves up to 50 issues a page, the most a tool asks for (limit is "
@@ -129,8 +130,8 @@ def report(mocked: responses.RequestsMock, answer: dict[str, dict[str, Any]], **
             answers(repository=scope_error("read:repository")),
             {},
             [
-                "- no read:repository (optional): issue_get shows pull requests without their reviews; add it to "
-                "the token to see them",
+                "- no read:repository (optional): issue_get shows a pull request's reviews without their state or "
+                "inline comments; add it to the token to see them",
                 "\nready",
             ],
             0,

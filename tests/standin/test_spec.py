@@ -59,6 +59,8 @@ def test_single_documents(reader: Client, path: str, params: dict[str, Any], def
         ("/repos/issues/search", {"owner": "other", "state": "all"}, "Issue"),
         (f"{ISSUES}/{MANY_COMMENTS_ISSUE}/comments", {}, "Comment"),
         (f"{ISSUES}/{PULL_EVERY}/comments", {}, "Comment"),
+        (f"{ISSUES}/{MANY_COMMENTS_ISSUE}/timeline", {}, "TimelineComment"),
+        (f"{ISSUES}/{REVIEWED_PULL}/timeline", {}, "TimelineComment"),
         (f"{ISSUES}/1/labels", {}, "Label"),
         ("/repos/acme/widgets/labels", {}, "Label"),
         ("/orgs/acme/labels", {}, "Label"),
@@ -106,6 +108,7 @@ def test_write_answers(fresh: Client) -> None:
         ("GET", f"{ISSUES}?since=never", ALICE_TOKEN, 422),
         ("GET", "/repos/issues/search?owner=nobody", ALICE_TOKEN, 400),
         ("GET", f"{ISSUES}/9999/comments", ALICE_TOKEN, 500),
+        ("GET", f"{ISSUES}/9999/timeline", ALICE_TOKEN, 500),
         ("PATCH", f"{ISSUES}/1", ALICE_TOKEN, 412),
         ("POST", "/repos/acme/widgets/labels", CAROL_TOKEN, 403),  # a reader: refused before the body is read
         ("POST", "/repos/acme/widgets/labels", ALICE_TOKEN, 422),  # a writer: no name

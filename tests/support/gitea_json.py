@@ -212,6 +212,53 @@ def review_comment(
     }
 
 
+def timeline_entry(
+    cid: int,
+    kind: str = "comment",
+    body: str = "",
+    author: str = "bob",
+    *,
+    review_id: int = 0,
+    number: int = 7,
+    pull: bool = True,
+) -> dict[str, Any]:
+    """An entry of `GET …/issues/{n}/timeline` as Gitea 1.25.4 and Forgejo 12 send it: every field, null or zero
+    where the event has none. A `review` entry is a submitted review (its body, its `review_id`, no state); a
+    `dismiss_review` carries the dismissal's message and the dismissed review's id."""
+    page = f"{ROOT}/acme/widgets/{'pulls' if pull else 'issues'}/{number}"
+    return {
+        "id": cid,
+        "type": kind,
+        "html_url": f"{page}#issuecomment-{cid}",
+        "pull_request_url": page if pull else "",
+        "issue_url": "" if pull else page,
+        "user": user(author, 4),
+        "body": body,
+        "created_at": "2026-11-22T10:00:00Z",
+        "updated_at": "2026-11-22T10:00:00Z",
+        "old_project_id": 0,
+        "project_id": 0,
+        "old_milestone": None,
+        "milestone": None,
+        "tracked_time": None,
+        "old_title": "",
+        "new_title": "",
+        "old_ref": "",
+        "new_ref": "",
+        "ref_issue": None,
+        "ref_comment": None,
+        "ref_action": "none",
+        "ref_commit_sha": "",
+        "review_id": review_id,
+        "label": None,
+        "assignee": None,
+        "assignee_team": None,
+        "removed_assignee": False,
+        "resolve_doer": None,
+        "dependent_issue": None,
+    }
+
+
 def api_error(message: str) -> dict[str, Any]:
     """Gitea's error body: always JSON {"message", "url"}."""
     return {"message": message, "url": f"{ROOT}/api/swagger"}

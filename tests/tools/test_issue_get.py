@@ -27,6 +27,7 @@ from tests.support.gitea_json import (
     label,
     review,
     review_comment,
+    timeline_entry,
 )
 from tests.support.results import failed, ok
 
@@ -162,10 +163,20 @@ NO_READ_REPOSITORY = api_error(
 )
 
 
-def pull_with(mocked: responses.RequestsMock, reviews: Any, **review_comments: Any) -> None:
+# The timeline of the pull request pull_with reads: its comment, two reviews (one without text), one dismissed.
+TIMELINE = [
+    timeline_entry(1, "comment", "Looks useful", "bob"),
+    timeline_entry(101, "review", "Please split this change.", "carol", review_id=1),
+    timeline_entry(102, "review", "", "dave", review_id=2),
+    timeline_entry(103, "dismiss_review", "Outdated after the rebase.", "erin", review_id=1),
+]
+
+
+def pull_with(mocked: responses.RequestsMock, reviews: Any, timeline: Any = None, **review_comments: Any) -> None:
     mocked.get(ISSUE, json=issue(7, "Export as CSV", pull=True))
     mocked.get(f"{ISSUE}/comments", json=[comment(1, "Looks useful", "bob")])
     mocked.get(f"{PULL}/reviews", **reviews)
+    mocked.get(f"{ISSUE}/timeline", **(timeline or {"json": TIMELINE}))
     for review_id, answer in review_comments.items():
         mocked.get(f"{PULL}/reviews/{review_id.removeprefix('r')}/comments", **answer)
 
@@ -206,15 +217,81 @@ def test_pull_request_reviews_with_their_inline_comments(mocked: responses.Reque
     assert data["review_requested"] == ["erin"] and data["reviews_note"] is None
 
 
-def test_reviews_need_read_repository_and_the_call_still_answers(mocked: responses.RequestsMock, deps: Deps) -> None:
+def test_without_read_repository_the_reviews_come_from_the_timeline(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """Gitea refuses the reviews route to the documented scopes (403), but the timeline, an issue route, lists
+    each submitted review: author, time, text; no state, no inline comments (docs/server-behaviour.md)."""
     pull_with(mocked, {"status": 403, "json": NO_READ_REPOSITORY})
     text, data = ok(run(deps))
-    assert "comments: 1, showing 1–1" in text and "Looks useful" in text
+    assert "comments: 1, showing 1–1" in text and text.count("Looks useful") == 1, "the comment is not a review"
+    lines = text.splitlines()
+    start = lines.index(
+        "reviews: 2 (oldest first), read from the timeline: their state, inline comments and open review requests "
+        "need read:repository, which the token lacks"
+    )
+    assert lines[start + 1 : start + 5] == [
+        '<untrusted source="review 1 (dismissed) at 2026-11-22T10:00:00Z by @carol">',
+        "Please split this change.",
+        "</untrusted>",
+        "review 2 at 2026-11-22T10:00:00Z by @dave, without text",
+    ]
+    assert "Outdated after the rebase." not in text, "a dismissal's message is not a review"
+    first, second = data["reviews"]
+    assert (first["id"], first["state"], first["reviewer"], first["dismissed"], first["stale"]) == (
+        1, None, "carol", True, None
+    )  # fmt: skip
+    assert (first["comments_total"], first["comments"], first["comments_error"]) == (None, [], None)
+    assert first["html_url"] == "https://gitea.test/acme/widgets/pulls/7#issuecomment-101"
+    assert (second["id"], second["reviewer"], second["body"], second["dismissed"]) == (2, "dave", "", False)
+    assert data["review_requested"] == [] and "need read:repository" in data["reviews_note"]
+
+
+@pytest.mark.parametrize(
+    ("timeline", "expected"),
+    [
+        pytest.param(
+            {"body": "null", "content_type": "application/json"},
+            "reviews: none, read from the timeline: their state, inline comments and open review requests need "
+            "read:repository, which the token lacks",
+            id="empty-timeline-is-null",
+        ),
+        pytest.param(
+            {"json": [None, timeline_entry(101, "review", "Fine by me", "carol", review_id=1)]},
+            '<untrusted source="review 1 at 2026-11-22T10:00:00Z by @carol">',
+            id="an-entry-gitea-failed-to-convert-is-null",
+        ),
+        pytest.param(
+            {"status": 500, "json": api_error("")}, "reviews: could not be loaded (Gitea failed", id="timeline-500"
+        ),
+        pytest.param({"json": {"not": "a timeline"}}, "reviews: could not be loaded (Gitea answered", id="nonsense"),
+    ],
+)
+def test_timeline_cases(mocked: responses.RequestsMock, deps: Deps, timeline: dict[str, Any], expected: str) -> None:
+    pull_with(mocked, {"status": 403, "json": NO_READ_REPOSITORY}, timeline)
+    text, _ = ok(run(deps))
+    assert expected in text, text
+
+
+def test_a_review_route_that_fails_otherwise_leaves_the_timelines_reviews(
+    mocked: responses.RequestsMock, deps: Deps
+) -> None:
+    pull_with(mocked, {"status": 500, "json": api_error("")})
+    text, data = ok(run(deps))
     assert (
-        "reviews: not shown: the token lacks read:repository, which Gitea requires for pull request reviews; "
-        "a token that also has read:repository shows them with their inline comments."
+        "reviews: 2 (oldest first), read from the timeline: their state, inline comments and open review requests "
+        "could not be loaded (Gitea failed"
     ) in text
-    assert data["reviews"] is None and "read:repository" in data["reviews_note"]
+    assert [r["id"] for r in data["reviews"]] == [1, 2]
+
+
+def test_timeline_review_texts_are_cut_and_linked_like_the_others(mocked: responses.RequestsMock, deps: Deps) -> None:
+    long = timeline_entry(101, "review", "r" * 500, "carol", review_id=1)
+    pull_with(mocked, {"status": 403, "json": NO_READ_REPOSITORY}, {"json": [long]})
+    url = "https://gitea.test/acme/widgets/pulls/7#issuecomment-101"
+    text, data = ok(issue_get.TOOL.call(deps, {"url": url, "max_chars": 100}))
+    assert "review 1 (the linked comment) at 2026-11-22T10:00:00Z by @carol, cut at 100 of 500 chars" in text
+    assert data["reviews"][0]["body_chars"] == 500 and len(data["reviews"][0]["body"]) == 100
+    assert "is not on this page" not in text
+    assert "full texts: issue_get owner=acme name=widgets number=7 max_chars=0" in text
 
 
 @pytest.mark.parametrize(
@@ -229,16 +306,19 @@ def test_reviews_need_read_repository_and_the_call_still_answers(mocked: respons
     ],
 )
 def test_an_issue_drops_the_reviews_asked_ahead(mocked: responses.RequestsMock, answer: dict[str, Any]) -> None:
-    """The reviews route is asked with the issue, before it is known to be one: whatever it answers, an issue reads
-    as an issue, with no retry of it (retries are on here, with a backoff that would show)."""
+    """The reviews route and the timeline are asked with the issue, before it is known to be one: whatever they
+    answer, an issue reads as an issue, with no retry of either (retries are on here, with a backoff that would
+    show)."""
     client = GiteaClient(ROOT, TOKEN, timeout=5, retry=RetryPolicy(attempts=3, base_delay=2, max_delay=2))
     mocked.get(ISSUE, json=issue(7))
     mocked.get(f"{ISSUE}/comments", json=[comment(1, "First")])
     mocked.get(f"{PULL}/reviews", **answer)
+    mocked.get(f"{ISSUE}/timeline", **answer)
     start = time.monotonic()
     text, data = ok(run(Deps(client=client, policy=Policy(frozenset({"acme"})))))
     assert time.monotonic() - start < 1, "no backoff for an answer nobody needs"
-    assert [c.request.url for c in mocked.calls].count(f"{PULL}/reviews") == 1
+    asked = [c.request.url for c in mocked.calls]
+    assert asked.count(f"{PULL}/reviews") == 1 and asked.count(f"{ISSUE}/timeline") == 1
     assert "review" not in text and data["reviews"] is None and data["reviews_note"] is None
     assert "comments: 1, showing 1–1" in text
 
@@ -247,11 +327,11 @@ def test_the_reviews_asked_ahead_never_fail_the_call(
     mocked: responses.RequestsMock, deps: Deps, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Not even when the call's time ran out before they could be sent (OutOfTime, what the client raises then)."""
-    late = OutOfTime("The call ran out of time before GET /repos/acme/widgets/pulls/7/reviews could be sent.")
+    late = OutOfTime("The call ran out of time before GET /repos/acme/widgets/issues/7/timeline could be sent.")
     sent = deps.client.get
 
     def get(segments: Any, params: Any = None, *, retry: bool = True) -> Any:
-        if "pulls" in segments:
+        if "pulls" in segments or "timeline" in segments:
             raise late
         return sent(segments, params, retry=retry)
 
@@ -284,10 +364,30 @@ def test_a_pull_request_asks_its_reviews_again_only_after_a_busy_forge(
     mocked.get(f"{PULL}/reviews", **first)  # answers every ask, unless a second answer follows
     if asked == 2:
         mocked.get(f"{PULL}/reviews", json=[review(2, "APPROVED", "", "dave")])
+    mocked.get(f"{ISSUE}/timeline", json=TIMELINE)
     text, _ = ok(run(deps))
-    assert [c.request.url for c in mocked.calls].count(f"{PULL}/reviews") == asked
+    calls = [c.request.url for c in mocked.calls]
+    assert calls.count(f"{PULL}/reviews") == asked and calls.count(f"{ISSUE}/timeline") == 1
     assert ("review 2 (approved)" in text) is (asked == 2)
-    assert ("reviews: not shown" in text or "reviews: could not be loaded" in text) is (asked == 1)
+    assert ("reviews: 2 (oldest first), read from the timeline" in text) is (asked == 1)
+
+
+@pytest.mark.parametrize(
+    ("reviews", "shown"),
+    [
+        pytest.param({"status": 403, "json": NO_READ_REPOSITORY}, "review 2 at", id="refused-timeline-asked-again"),
+        pytest.param({"status": 503, "body": "busy"}, "review 2 at", id="both-asked-again-busy-twice"),
+    ],
+)
+def test_the_timeline_is_asked_again_after_a_busy_forge_when_it_is_needed(
+    mocked: responses.RequestsMock, deps: Deps, reviews: dict[str, Any], shown: str
+) -> None:
+    pull_with(mocked, reviews, {"status": 503, "body": "busy"})
+    mocked.get(f"{ISSUE}/timeline", json=TIMELINE)
+    text, _ = ok(run(deps))
+    calls = [c.request.url for c in mocked.calls]
+    assert calls.count(f"{ISSUE}/timeline") == 2, calls
+    assert shown in text and "read from the timeline" in text
 
 
 @pytest.mark.parametrize(
@@ -299,9 +399,6 @@ def test_a_pull_request_asks_its_reviews_again_only_after_a_busy_forge(
             None,
             "reviews: none; review requested from @erin",
             id="only-requested",
-        ),
-        pytest.param(
-            {"status": 500, "json": api_error("")}, None, "reviews: could not be loaded (Gitea failed", id="500"
         ),
         pytest.param(
             {"json": [review(1, comments_count=2)]},

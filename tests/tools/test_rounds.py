@@ -1,6 +1,6 @@
 """Every read is one round trip to Gitea, the first call of a session included: the server's release (which decides
 how a keyword search is sent) is asked at the same time as the search, never before it; an issue or pull request is
-read with its comments and its reviews at once, before anyone knows which it is."""
+read with its comments, its reviews and its timeline at once, before anyone knows which it is."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import responses
 
 from gitea_mcp.tools import issue_get, issue_search
 from gitea_mcp.tools.base import Deps
-from tests.support.gitea_json import API, LABELS, api_error, comment, issue, review, review_comment
+from tests.support.gitea_json import API, LABELS, api_error, comment, issue, review, review_comment, timeline_entry
 from tests.support.results import ok, rows_of
 from tests.support.rounds import Rounds, Timed
 
@@ -113,16 +113,30 @@ GET_7: list[Any] = [
 def test_an_issue_or_pull_request_is_one_round_and_inline_review_comments_one_more(
     gitea: Rounds, deps: Deps, call: dict[str, Any], pull: bool, reviews: Any, status: int, inline: Any, rounds: int
 ) -> None:
-    """The reviews are asked with the issue and its comments, and their answer dropped when the number is an issue
-    (404; 403 first for a token without read:repository, Gitea 1.25.4). Only a review with inline comments costs a
-    second round, all such reviews at once."""
+    """The reviews and the timeline are asked with the issue and its comments, and their answers dropped when the
+    number is an issue (404; 403 first for a token without read:repository, Gitea 1.25.4); the timeline's when the
+    reviews route answers. Only a review with inline comments costs a second round, all such reviews at once."""
     gitea.get(ISSUE_7, issue(7, pull=pull))
     gitea.get(f"{ISSUE_7}/comments", [comment(1, "First")])
     gitea.get(REVIEWS_7, reviews, status=status)
+    gitea.get(f"{ISSUE_7}/timeline", [timeline_entry(1, "comment", "First"), timeline_entry(2, "review", review_id=3)])
     if inline is not None:
         gitea.get(f"{REVIEWS_7}/1/comments", inline)
     text, data = ok(issue_get.TOOL.call(deps, call))
     assert gitea.count == rounds, [t.path for t in gitea.seen]
-    assert len(gitea.seen) == 3 + (inline is not None)
-    assert data["is_pull"] is pull and (data["reviews"] is None) is (not pull or status != 200)
+    assert len(gitea.seen) == 4 + (inline is not None)
+    assert data["is_pull"] is pull and (data["reviews"] is None) is (not pull)
+    assert ("read from the timeline" in text) is (pull and status != 200), text
     assert ("review" in text) is pull, text
+
+
+def test_a_busy_forge_asks_the_reviews_and_the_timeline_again_in_one_round(gitea: Rounds, deps: Deps) -> None:
+    gitea.get(ISSUE_7, issue(7, pull=True))
+    gitea.get(f"{ISSUE_7}/comments", [])
+    for url in (REVIEWS_7, f"{ISSUE_7}/timeline"):
+        gitea.get(url, api_error("busy"), status=503)
+    gitea.get(REVIEWS_7, NO_SCOPE, status=403)
+    gitea.get(f"{ISSUE_7}/timeline", [timeline_entry(2, "review", "Fine", review_id=3)])
+    text, _ = ok(issue_get.TOOL.call(deps, {"owner": "acme", "name": "widgets", "number": 7}))
+    assert gitea.count == 2 and len(gitea.seen) == 6, [t.path for t in gitea.seen]
+    assert "review 3 at" in text

@@ -4,9 +4,9 @@ ROUTES lists them with the token scope category Gitea checks and the query param
 the tests hold every one of those parameters to the OpenAPI spec. Modules: `common` (repository and issue
 lookup, shared parameters), `misc` (version, settings, users, organisations, a repository, label and milestone
 lists), `lists` (a repository's issues, the cross-repository search), `issues` (one issue: read, create, edit),
-`comments`, `labels` (an issue's labels, a new repository label), `reviews` (a pull request's reviews),
-`oauth2` (a user's OAuth2 applications; the provider's web side is standin/oauth). Where
-releases differ, a handler asks `call.profile`.
+`comments` (and the timeline), `labels` (an issue's labels, a new repository label), `reviews` (a pull request's
+reviews), `oauth2` (a user's OAuth2 applications; the provider's web side is standin/oauth). Where releases
+differ, a handler asks `call.profile`.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ ROUTES: tuple[Route, ...] = (
     _route("PATCH", _ISSUE, "issue", issues.edit_issue),
     _route("GET", _ISSUE + "/comments", "issue", comments.list_comments, "since", "before"),
     _route("POST", _ISSUE + "/comments", "issue", comments.create_comment),
+    _route("GET", _ISSUE + "/timeline", "issue", comments.list_timeline, "since", "before", *_PAGE),
     _route("GET", _ISSUE + "/labels", "issue", labels.get_issue_labels),
     _route("POST", _ISSUE + "/labels", "issue", labels.add_issue_labels),
     _route("PUT", _ISSUE + "/labels", "issue", labels.replace_issue_labels),
