@@ -22,6 +22,7 @@ MANY_LABELS = 45  # more than one catalogue page when MAX_RESPONSE_ITEMS is 20 (
 MANY_ISSUES = 25  # more than 20 (search limit=0) and than a 20-item page
 REVIEW_BODY = "Please split this change."  # the lab's review of its pull request, with one inline comment
 INLINE = ("change.txt", 1, "This line needs a test.")  # path, line (of the new file), body
+DISMISSAL = "Approved too early."  # the message of the lab's dismissed approval (without text) of its pull request
 MANY_CLOSED = 21  # closed issues of the many repository's milestone `archive`, none open: more than a web page
 
 
@@ -67,7 +68,8 @@ class Seeder(Protocol):
     def issue(self, owner: str, repo: str, login: str, title: str, body: str = "", *, labels: list[str] = (),  # type: ignore[assignment]
               milestone: str | None = None, assignees: list[str] = (), closed: bool = False) -> int: ...  # type: ignore[assignment]  # fmt: skip
     def review(self, owner: str, repo: str, number: int, login: str, state: str, body: str,
-               inline: tuple[str, int, str]) -> int: ...  # fmt: skip
+               inline: tuple[str, int, str] | None) -> int: ...  # fmt: skip
+    def dismiss(self, owner: str, repo: str, number: int, review: int, message: str) -> None: ...
     def pull(self, owner: str, repo: str, login: str, title: str, branch: str = "feature") -> int: ...
     def merge(self, owner: str, repo: str, number: int) -> None: ...
     def comment(self, owner: str, repo: str, number: int, login: str, body: str) -> int: ...
@@ -150,6 +152,8 @@ def _seed_main(seeder: Seeder, lab: Lab) -> None:
     lab.issues["locked"] = seeder.issue(o, r, w, "Locked discussion about the roadmap")
     lab.issues["pr"] = seeder.pull(o, r, w, "Feature branch change")
     lab.reviews["changes"] = seeder.review(o, r, lab.issues["pr"], lab.assignee, "REQUEST_CHANGES", REVIEW_BODY, INLINE)
+    lab.reviews["dismissed"] = seeder.review(o, r, lab.issues["pr"], lab.assignee, "APPROVED", "", None)
+    seeder.dismiss(o, r, lab.issues["pr"], lab.reviews["dismissed"], DISMISSAL)
     # The only digits in the lab's texts (its names are letters): what a numeric keyword finds inside a number.
     lab.issues["build"] = seeder.issue(o, r, w, "Build 90210 fails to start", closed=True)
     seeder.comment(o, r, lab.issues["auth"], w, f"First comment, for @{lab.assignee}")
@@ -269,11 +273,16 @@ class LiveSeeder:
         return int(body["number"])
 
     def review(self, owner: str, repo: str, number: int, login: str, state: str, body: str,
-               inline: tuple[str, int, str]) -> int:  # fmt: skip
-        path, line, text = inline
-        body_json = {"event": state, "body": body, "comments": [{"path": path, "body": text, "new_position": line}]}
+               inline: tuple[str, int, str] | None) -> int:  # fmt: skip
+        comments = [{"path": inline[0], "body": inline[2], "new_position": inline[1]}] if inline else []
+        body_json = {"event": state, "body": body, "comments": comments}
         return int(self.http.ok("POST", f"/repos/{owner}/{repo}/pulls/{number}/reviews", self.tokens[login],
                                 json=body_json)["id"])  # fmt: skip
+
+    def dismiss(self, owner: str, repo: str, number: int, review: int, message: str) -> None:
+        """As the site administrator (Gitea lets only a repository's admins dismiss a review)."""
+        path = f"/repos/{owner}/{repo}/pulls/{number}/reviews/{review}/dismissals"
+        self.http.ok("POST", path, self.admin, json={"message": message})
 
     def merge(self, owner: str, repo: str, number: int) -> None:
         path = f"/repos/{owner}/{repo}/pulls/{number}/merge"
@@ -377,11 +386,17 @@ class StandInSeeder:
         return self.store.add_issue(owner, repo, title, poster=login, pull=PullMeta()).number
 
     def review(self, owner: str, repo: str, number: int, login: str, state: str, body: str,
-               inline: tuple[str, int, str]) -> int:  # fmt: skip
+               inline: tuple[str, int, str] | None) -> int:  # fmt: skip
         issue = self.store.get_issue(owner, repo, number)
         assert issue is not None
-        path, line, text = inline
-        return self.store.add_review(issue, login, state, body, [ReviewComment(0, login, text, path, line)]).id
+        comments = [ReviewComment(0, login, inline[2], inline[0], inline[1])] if inline else []
+        return self.store.add_review(issue, login, state, body, comments).id
+
+    def dismiss(self, owner: str, repo: str, number: int, review: int, message: str) -> None:
+        issue = self.store.get_issue(owner, repo, number)
+        assert issue is not None
+        [found] = [r for r in self.store.reviews_of(issue) if r.id == review]
+        self.store.dismiss_review(found, "contract-admin", message)
 
     def merge(self, owner: str, repo: str, number: int) -> None:
         issue = self.store.get_issue(owner, repo, number)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from tests.contract.lab import INLINE, MANY_ISSUES, MANY_LABELS, REVIEW_BODY, Lab
+from tests.contract.lab import DISMISSAL, INLINE, MANY_ISSUES, MANY_LABELS, REVIEW_BODY, Lab
 from tests.contract.target import Answer, Http, Target
 
 SCOPE_403 = "token does not have at least one of required scope(s)"
@@ -441,9 +441,10 @@ def test_comments_have_a_total_and_no_paging(http: Http, lab: Lab) -> None:
     assert answer.status == 200 and len(answer.body) == 2 and answer.total == 2
 
 
-def test_comments_of_a_missing_issue(http: Http, lab: Lab, target: Target) -> None:
-    answer = http.get(lab.path("issues", 9999, "comments"), lab.tokens["writer"])
-    assert answer.status == (404 if target.version.forgejo(low=(11,)) else 500)
+def test_comments_and_timeline_of_a_missing_issue(http: Http, lab: Lab, target: Target) -> None:
+    for route in ("comments", "timeline"):
+        answer = http.get(lab.path("issues", 9999, route), lab.tokens["writer"])
+        assert answer.status == (404 if target.version.forgejo(low=(11,)) else 500), route
 
 
 def test_a_missing_issue_is_404(http: Http, lab: Lab) -> None:
@@ -485,6 +486,67 @@ def test_a_pull_requests_comments_leave_out_its_reviews(http: Http, lab: Lab) ->
     comments = http.ok("GET", lab.path("issues", lab.issues["pr"], "comments"), lab.tokens["writer"])
     assert not [c for c in comments if c["body"] in (REVIEW_BODY, INLINE[2])]
     assert http.ok("GET", lab.path("issues", lab.issues["pr"]), lab.tokens["writer"])["comments"] == len(comments)
+
+
+# Every field of a timeline entry, each sent whatever the event (null, "" or 0 where it has none).
+TIMELINE_FIELDS = {
+    "id", "type", "html_url", "pull_request_url", "issue_url", "user", "body", "created_at", "updated_at",
+    "old_project_id", "project_id", "old_milestone", "milestone", "tracked_time", "old_title", "new_title", "old_ref",
+    "new_ref", "ref_issue", "ref_comment", "ref_action", "ref_commit_sha", "review_id", "label", "assignee",
+    "assignee_team", "removed_assignee", "resolve_doer", "dependent_issue",
+}  # fmt: skip
+
+
+def timeline(http: Http, lab: Lab, number: int, **params: object) -> Answer:
+    answer = http.get(lab.path("issues", number, "timeline"), lab.tokens["writer"], **params)
+    assert answer.status == 200, answer.text
+    return answer
+
+
+def test_the_timeline_carries_each_review_to_an_issue_scoped_token(http: Http, lab: Lab) -> None:
+    """With write:issue and read:user, which the review route refuses: each submitted review is a `review` entry
+    (author, time, text, review_id; no state), a dismissal a `dismiss_review` entry naming the review, and the
+    entry's html_url is the one the review route gives the review. Inline comments (`code`) are never listed."""
+    entries = timeline(http, lab, lab.issues["pr"]).body
+    by_type = {kind: [e for e in entries if e["type"] == kind] for kind in ("review", "dismiss_review")}
+    assert [e["review_id"] for e in by_type["review"]] == [lab.reviews["changes"], lab.reviews["dismissed"]]
+    changes, approval = by_type["review"]
+    assert (changes["user"]["login"], changes["body"], approval["user"]["login"], approval["body"]) == (
+        lab.assignee, REVIEW_BODY, lab.assignee, ""
+    )  # fmt: skip
+    assert set(changes) == TIMELINE_FIELDS and changes["assignee"] is None and changes["pull_request_url"]
+    [dismissal] = by_type["dismiss_review"]
+    assert (dismissal["review_id"], dismissal["body"]) == (lab.reviews["dismissed"], DISMISSAL)
+    assert all(e["type"] != "code" and e["body"] != INLINE[2] for e in entries)
+    given = http.ok("GET", lab.path("pulls", lab.issues["pr"], "reviews"), lab.tokens["writer_repo"])
+    anchors = {r["id"]: r["html_url"] for r in given}
+    assert [anchors[e["review_id"]] for e in by_type["review"]] == [e["html_url"] for e in by_type["review"]]
+
+
+def test_the_timeline_is_whole_without_page_and_each_page_counts_what_it_holds(http: Http, lab: Lab) -> None:
+    """`page` cuts the issue's rows before the inline comments are left out: the page of the lab's one inline
+    comment is empty (`null`). X-Total-Count is the page's own count; no Link header."""
+    whole = timeline(http, lab, lab.issues["pr"])
+    assert whole.total == len(whole.body) and "Link" not in whole.headers
+    pages = [timeline(http, lab, lab.issues["pr"], page=n, limit=1) for n in range(1, len(whole.body) + 3)]
+    assert [(p.body, p.total) for p in pages[-1:]] == [(None, 0)], "past the end"
+    assert [p.total for p in pages[:-1]].count(0) == 1 and all(p.total == len(p.body or []) for p in pages)
+    assert [e["id"] for p in pages for e in p.body or []] == [e["id"] for e in whole.body]
+
+
+def test_an_issue_without_events_has_a_null_timeline(http: Http, lab: Lab) -> None:
+    answer = timeline(http, lab, lab.issues["bare"])
+    assert (answer.body, answer.total) == (None, 0)
+
+
+def test_the_timeline_filters_on_the_updated_time(http: Http, lab: Lab) -> None:
+    whole = timeline(http, lab, lab.issues["pr"]).body
+    assert timeline(http, lab, lab.issues["pr"], since="2000-01-01T00:00:00Z").body == whole
+    assert timeline(http, lab, lab.issues["pr"], before="2000-01-01T00:00:00Z").body is None
+    later = (datetime.now().astimezone() + timedelta(days=1)).isoformat(timespec="seconds")
+    assert timeline(http, lab, lab.issues["pr"], since=later).body is None
+    refused = http.get(lab.path("issues", lab.issues["pr"], "timeline"), lab.tokens["writer"], since="yesterday")
+    assert refused.status == 422
 
 
 # -- writes -----------------------------------------------------------------------------------------------------

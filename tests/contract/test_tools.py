@@ -25,7 +25,7 @@ from gitea_mcp.tools.issue_list import ListArgs
 from gitea_mcp.tools.issue_search import SearchArgs
 from gitea_mcp.tools.issue_update import UpdateArgs
 from tests.contract.conftest import deps_for
-from tests.contract.lab import INLINE, REVIEW_BODY, Lab
+from tests.contract.lab import DISMISSAL, INLINE, REVIEW_BODY, Lab
 from tests.contract.target import Http, Target
 from tests.support.results import rows_of
 
@@ -457,13 +457,19 @@ def test_get_shows_a_pull_requests_review_with_read_repository(target: Target, l
     assert f"on {INLINE[0]} line {INLINE[1]} at " in text and REVIEW_BODY in text
 
 
-def test_get_of_a_pull_request_with_the_documented_scopes_says_reviews_need_read_repository(
-    target: Target, lab: Lab
-) -> None:
+def test_get_of_a_pull_request_with_the_documented_scopes_shows_the_timelines_reviews(target: Target, lab: Lab) -> None:
+    """The review route refuses write:issue and read:user; the timeline gives each review's author, time and text,
+    and a dismissal; the state and the inline comments are said to need read:repository."""
     args = GetArgs(owner=lab.org, name=lab.repo, number=lab.issues["pr"])
     text, data = ok(issue_get.run(deps_for(target, lab), args))
-    assert data["reviews"] is None and "read:repository" in (data["reviews_note"] or "")
-    assert "reviews: not shown: the token lacks read:repository" in text and REVIEW_BODY not in text
+    shown = {r["id"]: (r["reviewer"], r["body"], r["state"], r["dismissed"]) for r in data["reviews"]}
+    assert shown == {
+        lab.reviews["changes"]: (lab.assignee, REVIEW_BODY, None, False),
+        lab.reviews["dismissed"]: (lab.assignee, "", None, True),
+    }
+    assert "need read:repository, which the token lacks" in (data["reviews_note"] or "")
+    assert f"review {lab.reviews['dismissed']} (dismissed) at " in text and REVIEW_BODY in text
+    assert INLINE[2] not in text and DISMISSAL not in text
 
 
 def test_search_by_author_across_the_owner(target: Target, lab: Lab) -> None:
