@@ -226,7 +226,8 @@ class View:
             "comments_count": len(review.comments),
             "submitted_at": self.time(review.created_at),
             "updated_at": self.time(review.updated_at),
-            "html_url": f"{pull_html}#issuecomment-{review.comment_id}",
+            # A review asked for has no entry of type `review` among the comments, so no anchor (Gitea 1.25.4).
+            "html_url": "" if review.state == "REQUEST_REVIEW" else f"{pull_html}#issuecomment-{review.comment_id}",
             "pull_request_url": pull_html,
         }
 

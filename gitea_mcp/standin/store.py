@@ -153,8 +153,9 @@ class ReviewComment:
 
 @dataclass
 class Event:
-    """An entry of an issue's timeline that is neither a comment nor a review: here, a review's dismissal
-    (`dismiss_review`: the dismisser, the message, the dismissed review's id)."""
+    """An entry of an issue's timeline that is neither a comment nor a review: a review's dismissal
+    (`dismiss_review`: the dismisser, the message, the dismissed review's id) or a review asked for
+    (`review_request`: the reviewer as `assignee`), which stays when the request is answered."""
 
     id: int  # from the comments' id sequence, as in Gitea (one table holds every timeline entry)
     issue_id: int
@@ -163,6 +164,10 @@ class Event:
     body: str
     created_at: datetime
     review_id: int = 0
+    assignee: str | None = None
+
+
+_VERDICTS = ("APPROVED", "REQUEST_CHANGES")  # the review types Gitea counts (official) and dismisses
 
 
 @dataclass(frozen=True)
@@ -539,15 +544,27 @@ class Store:
         at: datetime | None = None,
     ) -> Review:
         """Add a review of a pull request with its inline comments (their ids are given here); a submitted review
-        counts for the search's `reviewed` filter. Reviews are not among the issue's comments."""
+        counts for the search's `reviewed` filter. Reviews are not among the issue's comments. As Gitea's
+        CreateReview: a review given answers its reviewer's open request (the request's timeline entry stays), and
+        an approval or a request for changes silently dismisses the reviewer's earlier ones (no timeline entry)."""
         with self.lock:
             when = at or utcnow()
             review = Review(self.next_id("review"), issue.id, reviewer, state, body, self.next_id("comment"), when,
-                            when, official=state in ("APPROVED", "REQUEST_CHANGES"))  # fmt: skip
+                            when, official=state in _VERDICTS)  # fmt: skip
             for inline in comments:
                 inline.id, inline.created_at, inline.updated_at = self.next_id("comment"), when, when
                 review.comments.append(inline)
-            self.reviews.setdefault(issue.id, []).append(review)
+            reviews = self.reviews.setdefault(issue.id, [])
+            theirs = [r for r in reviews if r.reviewer.lower() == reviewer.lower()]
+            if state not in ("PENDING", "REQUEST_REVIEW"):
+                reviews[:] = [r for r in reviews if not (r in theirs and r.state == "REQUEST_REVIEW")]
+            for earlier in theirs if state in _VERDICTS else []:
+                earlier.dismissed = earlier.dismissed or earlier.state in _VERDICTS
+            reviews.append(review)
+            if state == "REQUEST_REVIEW":
+                request = Event(review.comment_id, issue.id, "review_request", issue.poster, "", when, review.id,
+                                assignee=reviewer)  # fmt: skip
+                self.events.setdefault(issue.id, []).append(request)
             if state not in ("PENDING", "REQUEST_REVIEW") and reviewer.lower() not in map(str.lower, issue.reviewed_by):
                 issue.reviewed_by.append(reviewer)
             return review
@@ -565,22 +582,20 @@ class Store:
             return event
 
     def timeline_of(self, issue: Issue) -> list[TimelineRow]:
-        """Every row of the issue's timeline, as Gitea orders them: comments, each submitted review's entry and
-        its inline comments (`code`), review requests, dismissals. A draft review (PENDING) has no entry; its
-        inline comments are rows already."""
+        """Every row of the issue's timeline, as Gitea orders them: comments, each review's entry and its inline
+        comments (`code`), review requests, dismissals. A draft (PENDING) has an entry, as one made through the API
+        does (Gitea 1.25.4). Events the tools never read (labels, state, pushes: a pull request's first
+        `pull_push`) are not kept, so they have no row."""
         with self.lock:
             rows = [TimelineRow(c.id, "comment", c.poster, c.body, c.created_at, c.updated_at)
                     for c in self.comments_of(issue)]  # fmt: skip
             for review in self.reviews_of(issue):
                 rows += [TimelineRow(c.id, "code", c.poster, c.body, c.created_at, c.updated_at, review.id)
                          for c in review.comments]  # fmt: skip
-                if review.state == "REQUEST_REVIEW":
-                    rows.append(TimelineRow(review.comment_id, "review_request", issue.poster, "", review.created_at,
-                                            review.created_at, review.id, assignee=review.reviewer))  # fmt: skip
-                elif review.state != "PENDING":
+                if review.state != "REQUEST_REVIEW":  # a request's entry is an event: it outlives the request
                     rows.append(TimelineRow(review.comment_id, "review", review.reviewer, review.body,
                                             review.created_at, review.updated_at, review.id))  # fmt: skip
-            rows += [TimelineRow(e.id, e.kind, e.poster, e.body, e.created_at, e.created_at, e.review_id)
+            rows += [TimelineRow(e.id, e.kind, e.poster, e.body, e.created_at, e.created_at, e.review_id, e.assignee)
                      for e in self.events.get(issue.id, [])]  # fmt: skip
         return sorted(rows, key=lambda row: (int(row.created_at.timestamp()), row.id))
 

@@ -64,7 +64,7 @@ class ReviewOut(BaseModel):
     )
     reviewer: str
     submitted_at: str
-    dismissed: bool
+    dismissed: bool | None = Field(description="null: not known (reviews_note).")
     stale: bool | None = Field(description="Given on an older commit than the PR's head; null: not known.")
     body: str
     body_chars: int = Field(description="Full length of the body; larger than len(body) when cut.")
@@ -293,19 +293,30 @@ def _reviews_out(reviewed: Reviewed | Timelined | None, max_chars: int) -> dict[
 
 
 def _from_timeline(reviewed: Timelined, max_chars: int) -> dict[str, Any]:
-    """The reviews as the timeline lists them: one `review` entry per submitted review (its text, author, time), a
-    `dismiss_review` entry per dismissal; neither says a review's state, and inline comments are never listed."""
+    """The reviews as the timeline lists them: a `review` entry per submitted review (its text, author, time), a
+    `dismiss_review` entry per dismissal; neither says a review's state, and inline comments are never listed. A
+    draft (PENDING) made through the API has an entry too, which nothing tells from a submitted review's. Only a
+    dismissal with an entry is known: a reviewer's new approval or request for changes dismisses their earlier
+    ones without one (docs/server-behaviour.md), so the others are not known to be standing either."""
     failed, timeline = reviewed.failed, reviewed.timeline
     if isinstance(timeline, GiteaError):
         return {"reviews": None, "review_requested": [], "reviews_note": f"could not be loaded ({timeline})"}
     lacks = isinstance(failed, Forbidden) and failed.missing_scope == scopes.READ_REPOSITORY
     dismissed = {e.review_id for e in timeline if e.type == "dismiss_review"}
-    given = [_timeline_review(e, e.review_id in dismissed, max_chars) for e in timeline if e.type == "review"]
+    # A draft made through the API has an entry, and another when it is submitted (Gitea 1.25.4): the last entry
+    # holds the review's text, the first the anchor the review route gives it.
+    first: dict[int, TimelineEntry] = {}
+    last: dict[int, TimelineEntry] = {}
+    for entry in (e for e in timeline if e.type == "review"):
+        first.setdefault(entry.review_id, entry)
+        last.pop(entry.review_id, None)
+        last[entry.review_id] = entry  # in the order of the latest entries
+    given = [_timeline_review(e, first[rid].html_url, rid in dismissed or None, max_chars) for rid, e in last.items()]
     why = f"need {scopes.READ_REPOSITORY}, which the token lacks" if lacks else f"could not be loaded ({failed})"
     return {"reviews": given, "review_requested": [], "reviews_note": f"{FROM_TIMELINE} {why}"}
 
 
-def _timeline_review(entry: TimelineEntry, dismissed: bool, max_chars: int) -> ReviewOut:
+def _timeline_review(entry: TimelineEntry, html_url: str, dismissed: bool | None, max_chars: int) -> ReviewOut:
     body = entry.body
     return ReviewOut(
         id=entry.review_id,
@@ -316,7 +327,7 @@ def _timeline_review(entry: TimelineEntry, dismissed: bool, max_chars: int) -> R
         stale=None,
         body=render.clip(body, max_chars)[0],
         body_chars=len(body),
-        html_url=entry.html_url,
+        html_url=html_url,
         comments_total=None,
         comments=[],
         comments_error=None,
@@ -398,7 +409,7 @@ def _review_lines(d: IssueDetail, linked: int | None) -> list[str]:
 
 def _one_review(r: ReviewOut, linked: int | None) -> list[str]:
     marks = [] if r.state is None else [_STATES.get(r.state, r.state.lower() or "state unknown")]
-    marks += ["dismissed"] * r.dismissed + ["on an older commit"] * bool(r.stale)
+    marks += ["dismissed"] * bool(r.dismissed) + ["on an older commit"] * bool(r.stale)
     linked_here = " (the linked comment)" if linked is not None and linked == _anchor(r.html_url) else ""
     shown = f" ({', '.join(marks)})" if marks else ""
     label = f"review {r.id}{linked_here}{shown} at {r.submitted_at}"

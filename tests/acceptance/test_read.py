@@ -91,7 +91,7 @@ def test_reading_a_reviewed_pull_request_shows_its_reviews(
     assert [(r["id"], r["state"], r["body"]) for r in shown] == [(r["id"], r["state"], r["body"]) for r in reviews]
 
 
-def test_a_pull_request_read_without_read_repository_shows_its_reviews_but_not_their_state(
+def test_a_pull_request_read_without_read_repository_says_its_reviews_are_missing(
     writer: Agent, oracle: Oracle, world: World
 ) -> None:
     """With the documented scopes alone the server refuses the review route; the agent still reads each review's

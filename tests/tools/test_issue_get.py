@@ -241,7 +241,8 @@ def test_without_read_repository_the_reviews_come_from_the_timeline(mocked: resp
     )  # fmt: skip
     assert (first["comments_total"], first["comments"], first["comments_error"]) == (None, [], None)
     assert first["html_url"] == "https://gitea.test/acme/widgets/pulls/7#issuecomment-101"
-    assert (second["id"], second["reviewer"], second["body"], second["dismissed"]) == (2, "dave", "", False)
+    # Not known: a reviewer's later verdict dismisses an earlier one without a timeline entry.
+    assert (second["id"], second["reviewer"], second["body"], second["dismissed"]) == (2, "dave", "", None)
     assert data["review_requested"] == [] and "need read:repository" in data["reviews_note"]
 
 
@@ -269,6 +270,22 @@ def test_timeline_cases(mocked: responses.RequestsMock, deps: Deps, timeline: di
     pull_with(mocked, {"status": 403, "json": NO_READ_REPOSITORY}, timeline)
     text, _ = ok(run(deps))
     assert expected in text, text
+
+
+def test_a_draft_submitted_later_is_one_review_with_its_last_text(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """A draft made through the API has a timeline entry, and its submission another with the same review_id
+    (Gitea 1.25.4): one review, with the submitted text and time, anchored where the review route anchors it."""
+    entries = [
+        timeline_entry(101, "review", "draft text", "carol", review_id=1),
+        timeline_entry(102, "review", "Fine by me", "dave", review_id=2),
+        {**timeline_entry(103, "review", "final text", "carol", review_id=1), "created_at": "2026-11-23T08:00:00Z"},
+    ]
+    pull_with(mocked, {"status": 403, "json": NO_READ_REPOSITORY}, {"json": entries})
+    text, data = ok(run(deps))
+    assert [(r["id"], r["body"], r["submitted_at"]) for r in data["reviews"]] == [
+        (2, "Fine by me", "2026-11-22T10:00:00Z"), (1, "final text", "2026-11-23T08:00:00Z")
+    ]  # fmt: skip
+    assert data["reviews"][1]["html_url"].endswith("#issuecomment-101") and "draft text" not in text
 
 
 def test_a_review_route_that_fails_otherwise_leaves_the_timelines_reviews(
