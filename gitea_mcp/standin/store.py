@@ -545,8 +545,10 @@ class Store:
     ) -> Review:
         """Add a review of a pull request with its inline comments (their ids are given here); a submitted review
         counts for the search's `reviewed` filter. Reviews are not among the issue's comments. As Gitea's
-        CreateReview: a review given answers its reviewer's open request (the request's timeline entry stays), and
-        an approval or a request for changes silently dismisses the reviewer's earlier ones (no timeline entry)."""
+        CreateReview, for a review sent without inline comments (one with them is made a draft first, which this
+        skips; seen on Gitea 1.25.4 and Forgejo 12.0.4): it answers its reviewer's open request (the request's
+        timeline entry stays), and an approval or a request for changes silently dismisses the reviewer's earlier
+        ones (no timeline entry)."""
         with self.lock:
             when = at or utcnow()
             review = Review(self.next_id("review"), issue.id, reviewer, state, body, self.next_id("comment"), when,
@@ -555,7 +557,7 @@ class Store:
                 inline.id, inline.created_at, inline.updated_at = self.next_id("comment"), when, when
                 review.comments.append(inline)
             reviews = self.reviews.setdefault(issue.id, [])
-            theirs = [r for r in reviews if r.reviewer.lower() == reviewer.lower()]
+            theirs = [r for r in reviews if r.reviewer.lower() == reviewer.lower()] if not review.comments else []
             if state not in ("PENDING", "REQUEST_REVIEW"):
                 reviews[:] = [r for r in reviews if not (r in theirs and r.state == "REQUEST_REVIEW")]
             for earlier in theirs if state in _VERDICTS else []:
