@@ -18,7 +18,8 @@ def test_every_tool_happy_path(forge: StandIn) -> None:
 
         listed = await session.call_tool("issue_list", {"owner": "acme", "name": "widgets", "limit": 50})
         assert not listed.is_error and len(rows_of(listed.structured_content)) == 50
-        assert all(not row["is_pull"] for row in rows_of(listed.structured_content)), "PRs excluded by default"
+        rows = rows_of(listed.structured_content)
+        assert all("is_pull" not in row and "/issues/" in row["html_url"] for row in rows), "PRs excluded by default"
         assert text(listed).startswith("acme/widgets issues (state=open): ")
 
         found = await session.call_tool(
