@@ -181,8 +181,10 @@ class ToolServer(MCPServer):
         there are some. MCPServer registers their handlers whatever it holds, and the capabilities are derived from
         the handlers registered, with no public switch: the answer is corrected on its way out."""
         result = await call_next(ctx)
-        capabilities = result.get("capabilities") if isinstance(result, dict) else None
-        if ctx.method in ("initialize", "server/discover") and isinstance(capabilities, dict):
+        if ctx.method not in ("initialize", "server/discover") or not isinstance(result, dict):
+            return result
+        capabilities = result.get("capabilities")
+        if isinstance(capabilities, dict):
             if not await self.list_prompts():
                 capabilities.pop("prompts", None)
             if not await self.list_resources() and not await self.list_resource_templates():
