@@ -34,7 +34,8 @@ class Withholding:
 READ_ONLY = Withholding(
     "read-only",
     "this server is read-only (GITEA_READ_ONLY=true or --read-only), which hides the tools that write",
-    "the operator offers them by setting GITEA_READ_ONLY=false (or serving without --read-only) and restarting it",
+    "the operator offers them by setting GITEA_READ_ONLY=false (or serving without --read-only) and restarting the "
+    "server",
 )
 
 

@@ -42,7 +42,7 @@ READ = "issue_list, issue_search, issue_get"
 ALL = f"{READ}, issue_create, issue_update, issue_comment"
 HIDDEN = (
     "this server is read-only (GITEA_READ_ONLY=true or --read-only), which hides the tools that write; the operator "
-    "offers them by setting GITEA_READ_ONLY=false (or serving without --read-only) and restarting it"
+    "offers them by setting GITEA_READ_ONLY=false (or serving without --read-only) and restarting the server"
 )
 
 # What each server is asked: (kind, name or uri).
