@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
+
 from gitea_mcp.standin import DEMO_READ_TOKEN, Fault, StandIn
 from tests.e2e.conftest import env_for, over_stdio, text
 from tests.support.results import rows_of
@@ -109,8 +113,9 @@ def test_read_only_token_names_the_scope(forge: StandIn) -> None:
 def test_read_only_mode_offers_no_write_tools(forge: StandIn) -> None:
     async def scenario(session: Any) -> None:
         assert {t.name for t in (await session.list_tools()).tools} == READ_TOOLS
-        result = await session.call_tool("issue_create", {"owner": "acme", "name": "widgets", "title": "x"})
-        assert result.is_error
+        with pytest.raises(MCPError) as hidden:  # not served: the protocol's -32602, saying why (issue 34)
+            await session.call_tool("issue_create", {"owner": "acme", "name": "widgets", "title": "x"})
+        assert hidden.value.error.code == INVALID_PARAMS and "read-only" in hidden.value.error.message
 
     over_stdio(env_for(forge, GITEA_READ_ONLY="true"), scenario)
     assert not any(r.method == "POST" for r in forge.requests)
