@@ -243,23 +243,51 @@ async def loopback_and_tokens(forge: StandIn, repeats: int) -> None:
         tools = (await client.list_tools()).tools
         wire = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
         size = len(json.dumps(wire, separators=(",", ":"), ensure_ascii=False).encode())  # as sent on the wire
-        # 12,000 until nullable output values were spelt portably (anyOf): 304 bytes the model never reads.
-        record(f"tools/list, all {len(tools)} tools", f"{size:,} bytes", "≤ 12,500 bytes", size <= 12500)
+        # 12,000 until nullable output values were spelt portably (anyOf): 304 bytes the model never reads; 12,500
+        # until every optional argument admitted null for strict clients (issue 34: 318 bytes more).
+        record(f"tools/list, all {len(tools)} tools", f"{size:,} bytes", "≤ 12,600 bytes", size <= 12600)
         # What the model reads of each definition on every turn: name, description, input schema (not the output
         # schema, which the client uses to check structured content).
         seen = [{"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]} for t in wire]
         visible = len(json.dumps(seen, separators=(",", ":"), ensure_ascii=False).encode())
         record("  model-visible part (name, description, inputSchema)", f"{visible:,} bytes", "≤ 6,000 bytes",
                visible <= 6000)  # fmt: skip
-        # What a client that hands structuredContent to the model pays (issue 25), as the SDK sends it: compact
-        # separators, UTF-8 (pydantic's model_dump_json). It was 14,496 bytes with a URL and the keys on every row.
-        structured = (await client.call_tool("issue_list", list50)).structured_content
-        size = len(json.dumps(structured, separators=(",", ":"), ensure_ascii=False).encode())
-        record("structured content of the 50-row issue_list", f"{size:,} bytes", "≤ 8,000 bytes", size <= 8000)
+        # The card's rows (issue 34): objects with their nine keys and html_url each. Reported, never budgeted: a
+        # byte budget once turned them into a table, and the card's shape is not a number to meet.
+        listed50 = await client.call_tool("issue_list", list50)
+        structured = listed50.structured_content or {}
+        size = len(json.dumps(structured, separators=(",", ":"), ensure_ascii=False).encode())  # as the SDK sends it
+        record("structured content of the 50-row issue_list", f"{size:,} bytes")
+        schema = next(t.output_schema for t in tools if t.name == "issue_list") or {}
+        typed, keys_only = client_check(schema, structured), client_check(untyped_rows(schema), structured)
+        record("  a client's check of it against the output schema", f"{typed * 1000:.2f} ms")
+        record("  the same rows, schema without per-field types", f"{keys_only * 1000:.2f} ms")
 
         ours_rss, floor_rss = children_rss_peak("gitea_mcp"), children_rss_peak("floor_server")
         ok = bool(ours_rss and floor_rss and ours_rss <= 1.25 * floor_rss)
         record("peak RSS after the calls", f"{ours_rss / 1024:.1f} vs {floor_rss / 1024:.1f} MiB", "≤ 1.25× floor", ok)
+
+
+def client_check(schema: dict[str, Any], content: dict[str, Any], runs: int = 200) -> float:
+    """What a client that validates structuredContent pays per result (the Python SDK's client does: a validator
+    compiled once per schema, then `best_match(iter_errors(...))` on each result): the median of `runs`."""
+    from jsonschema.exceptions import best_match
+    from jsonschema.validators import validator_for
+
+    validator = validator_for(schema)(schema)
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        assert best_match(validator.iter_errors(content)) is None
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def untyped_rows(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with each row only an object with its required keys: what the typed rows cost is the difference."""
+    rows = schema["properties"]["issues"]["items"]
+    plain = {"type": "object", "required": rows["required"]}
+    return {**schema, "properties": {**schema["properties"], "issues": {"type": "array", "items": plain}}}
 
 
 def direct_requests(url: str, repeats: int) -> list[float]:

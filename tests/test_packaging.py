@@ -120,15 +120,21 @@ def test_readme_proves_ownership_for_the_registry() -> None:
     assert re.search(rf"mcp-name: {re.escape(SERVER['name'])}(\s|-->)", readme)
 
 
+# The extras only the gate installs (the README's test command): its tools, and tests/server/test_interop.py's SDKs.
+GATE_EXTRAS = ("dev", "interop")
+
+
 def test_development_tools_are_pinned_and_the_product_is_not() -> None:
-    """The gate's tools at exact versions (a new ruff or mypy release cannot break `task check` by itself); the
-    product's own dependencies as ranges, so it installs beside other packages."""
+    """The gate's tools at exact versions (a new ruff or mypy release cannot break `task check` by itself), and so
+    the client SDKs the gate tests the definitions with (`interop`); the product's own dependencies as ranges, so it
+    installs beside other packages."""
     project = PYPROJECT["project"]
-    loose = [d for d in project["optional-dependencies"]["dev"] if not re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][\w.]*", d)]
+    gate = [d for name in GATE_EXTRAS for d in project["optional-dependencies"][name]]
+    loose = [d for d in gate if not re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][\w.]*", d)]
     assert loose == [], f"pin these development tools exactly: {loose}"
     pinned = [d for d in project["dependencies"] if "==" in d]
     assert pinned == [], f"the product's dependencies are ranges, not pins: {pinned}"
-    extras = {name: deps for name, deps in project["optional-dependencies"].items() if name != "dev"}
+    extras = {name: deps for name, deps in project["optional-dependencies"].items() if name not in GATE_EXTRAS}
     pinned_extras = [d for deps in extras.values() for d in deps if "==" in d]
     assert pinned_extras == [], f"an extra is part of the product: ranges, not pins: {pinned_extras}"
     dev_names = {re.split(r"[=<>!~\[]", d)[0] for d in project["optional-dependencies"]["dev"]}

@@ -18,8 +18,10 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
-from mcp_types import CallToolResult, TextContent
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolResult, TextContent
 from pydantic import BaseModel
 
 from gitea_mcp.domain.policy import Policy
@@ -188,13 +190,21 @@ def test_a_client_session_lists_the_snapshot() -> None:
     assert listed == json.loads(SNAPSHOT.read_text("utf-8"))
 
 
-def test_a_client_session_gets_our_sentences_and_the_sdks_for_an_unknown_tool() -> None:
-    _, (wrong, unknown) = _session(
-        ("issue_list", {"owner": "acme", "name": "widgets", "state": "opened"}), ("issue_lists", {})
-    )
+def test_a_client_session_gets_our_sentences_and_the_protocols_error_for_an_unknown_tool() -> None:
+    """Bad arguments to a served tool are its result (isError); a tool not served is JSON-RPC -32602, raised by our
+    `call_tool` through the SDK's handler (tests/server/test_protocol.py has every revision and wording)."""
+    _, (wrong,) = _session(("issue_list", {"owner": "acme", "name": "widgets", "state": "opened"}))
     assert failed(wrong) == "state='opened' is not valid; use one of: open, closed, all."
     assert (wrong.meta or {}).get("gitea-issues-mcp/bad-argument") is True
-    assert failed(unknown) == "Unknown tool: issue_lists"
+
+    async def unknown() -> MCPError:
+        async with Client(build_server(Settings(url="http://127.0.0.1:9", allowed_owners=frozenset({"acme"})))) as c:
+            with pytest.raises(MCPError) as raised:
+                await c.call_tool("issue_lists", {})
+        return raised.value
+
+    error = asyncio.run(unknown()).error
+    assert error.code == INVALID_PARAMS and "did you mean issue_list?" in error.message
 
 
 class _Shape(BaseModel):

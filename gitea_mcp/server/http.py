@@ -3,9 +3,10 @@
 Every request must carry exactly one credential: `Authorization: Bearer <token>` with the caller's own Gitea
 token, or — only when the operator set GITEA_MCP_HTTP_SECRET — that secret in its own header,
 `X-Gitea-MCP-Secret`, which lets the request use the server's GITEA_TOKEN. The secret is compared here and never
-forwarded; a wrong one is refused, not sent to Gitea as a token. Reaching the port is never enough to act as
-anyone. Host and Origin are checked against DNS rebinding. `/healthz` answers without auth for probes.
-`GET /mcp` (a server-to-client stream, which a stateless server never uses) is refused at once.
+forwarded; a wrong one is refused, not sent to Gitea as a token; a 401 names that header only where a secret is
+set. Reaching the port is never enough to act as anyone. Host and Origin are checked against DNS rebinding.
+`/healthz` answers without auth for probes. `GET /mcp` (a server-to-client stream, which a stateless server never
+uses) is refused at once.
 """
 
 from __future__ import annotations
@@ -75,12 +76,15 @@ def credential(headers: Iterable[tuple[str, str]], settings: Settings, clock: Cl
     pairs = [(name.lower(), value) for name, value in headers]
     auths = [value for name, value in pairs if name == "authorization"]
     secrets = [value for name, value in pairs if name == SECRET_HEADER]
+    # The secret's header is named only where the operator set a secret: elsewhere it is no way in (issue 34).
+    secret = settings.http_secret
+    if secrets and secret is None:
+        return Credential(None, f"{_ONE}; this server takes no operator secret")
     if len(auths) + len(secrets) != 1:
-        return Credential(None, f"{_ONE}, or the operator's secret in X-Gitea-MCP-Secret")
-    if secrets:
-        expected = settings.http_secret.get_secret_value() if settings.http_secret else None
-        if expected is None or not hmac.compare_digest(secrets[0].strip().encode(), expected.encode()):
-            return Credential(None, "wrong or unconfigured operator secret (X-Gitea-MCP-Secret)")
+        return Credential(None, _ONE if secret is None else f"{_ONE}, or the operator's secret in X-Gitea-MCP-Secret")
+    if secrets and secret is not None:
+        if not hmac.compare_digest(secrets[0].strip().encode(), secret.get_secret_value().encode()):
+            return Credential(None, "wrong operator secret (X-Gitea-MCP-Secret)")
         return Credential(settings.token_value())
     found = _BEARER.fullmatch(auths[0].strip())
     if found is None:

@@ -24,7 +24,8 @@ MAX_PAGE = 10_000
 
 
 class Arguments(BaseModel):
-    """Unknown names are refused (`additionalProperties: false`): a misspelt argument must not be dropped."""
+    """Unknown names are refused: a misspelt argument must not be dropped. `parse` refuses them first, naming the
+    closest valid one; the published schema says nothing of them (`input_schema`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -69,20 +70,59 @@ Names = Annotated[
 A = TypeVar("A", bound=Arguments)
 
 
+# Said once in each tool's description (`described`), not in every argument's: a strict client sends every
+# argument, null for those the model does not mean, and `parse` takes a null as the argument left out.
+NULL_NOT_GIVEN = "null: not given."
+
+
 @functools.cache
 def input_schema(model: type[Arguments]) -> dict[str, Any]:
-    """The schema agents read: portable (an optional argument is simply not required: no null unions, no type
-    arrays) and lean (no generated titles)."""
+    """The schema agents read: every optional argument admits null (strict clients, such as openai-agents, make
+    every argument required, so a model must be able to say "not given"), and no `additionalProperties` (google-genai
+    cannot read `false`; `parse` refuses an unknown name itself, with the closest valid one). Lean: no generated
+    titles."""
+    plain = argument_schemas(model)
+    required = set(plain.get("required", ()))
+    properties = {name: prop if name in required else nullable(prop) for name, prop in plain["properties"].items()}
+    return {**plain, "properties": properties}
+
+
+@functools.cache
+def argument_schemas(model: type[Arguments]) -> dict[str, Any]:
+    """The model's schema with each argument in its own form, without the null (what an error message and the
+    README's table describe)."""
     schema: dict[str, Any] = compact_schema(model.model_json_schema(by_alias=True), optional_null=False)
+    schema.pop("additionalProperties", None)
     return schema
 
 
+def nullable(prop: dict[str, Any]) -> dict[str, Any]:
+    """`prop` admitting null too, spelt so that google-genai's MCP conversion, OpenAI's strict mode and the draft-07
+    and 2020-12 validators all read it, in the fewest bytes: `type: [X, "null"]` (google-genai reads it as X,
+    nullable; `anyOf` would cost 19 bytes more an argument, and google-genai drops a description beside it).
+
+    An enum takes `anyOf`: null would have to join its list, and google-genai's schema takes strings only there.
+    Everything but the default goes in the branch, which is what google-genai keeps of it (with the default)."""
+    if "enum" in prop or "type" not in prop:
+        branch = {key: value for key, value in prop.items() if key != "default"}
+        default = {key: value for key, value in prop.items() if key == "default"}
+        return {"anyOf": [branch, {"type": "null"}], **default}
+    return {key: [value, "null"] if key == "type" else value for key, value in prop.items()}
+
+
+def described(description: str, model: type[Arguments]) -> str:
+    """A tool's description as listed: with `NULL_NOT_GIVEN` where the tool has an optional argument."""
+    optional = any(not field.is_required() for field in model.model_fields.values())
+    return f"{description} {NULL_NOT_GIVEN}" if optional else description
+
+
 def compact_schema(schema: Any, drop: tuple[str, ...] = (), optional_null: bool = True) -> Any:
-    """Drop pydantic's generated `title`s and `default: null`; an input's `anyOf [X, null]` becomes X.
+    """Drop pydantic's generated `title`s and `default: null`; an input's `anyOf [X, null]` becomes X (`nullable`
+    spells an optional argument's null again, for every optional argument alike).
 
     The meaning is unchanged; every agent reads these schemas on every turn, so every byte counts. An output's
-    nullable value stays `anyOf [X, {type: null}]`: the shorter `type: [X, "null"]` is valid JSON Schema, but the
-    MCP Inspector flags it as unportable (validators of some clients take a single type).
+    nullable value stays `anyOf [X, {type: null}]`: no client reads it for the model, so the MCP Inspector's warning
+    on `type: [X, "null"]` (its portability lint) costs nothing to avoid there.
     """
     if isinstance(schema, list):
         return [compact_schema(item, drop, optional_null) for item in schema]
@@ -249,5 +289,5 @@ def expected(schema: Mapping[str, Any]) -> str:
 
 
 def field_schema(model: type[Arguments], key: str) -> dict[str, Any]:
-    properties: dict[str, dict[str, Any]] = input_schema(model)["properties"]
+    properties: dict[str, dict[str, Any]] = argument_schemas(model)["properties"]
     return properties[key]

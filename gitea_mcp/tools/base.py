@@ -18,7 +18,7 @@ from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, call_deadline
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, Moved
 from gitea_mcp.tools import envelope, scopes
-from gitea_mcp.tools.arguments import Arguments, compact_schema, inline_defs, input_schema, parse
+from gitea_mcp.tools.arguments import Arguments, compact_schema, described, inline_defs, input_schema, parse
 from gitea_mcp.tools.spec import ToolSpec
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ class ToolDefinition:
         """The tool as tools/list shows it, schemas trimmed: every agent re-reads them on every turn."""
         return Tool(
             name=self.spec.name,
-            description=self.spec.description,
+            description=described(self.spec.description, self.args),
             input_schema=input_schema(self.args),
             output_schema=output_schema(self.result),
             annotations=ToolAnnotations(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from typing import Annotated
 
 from mcp_types import CallToolResult
@@ -10,8 +9,7 @@ from pydantic import BaseModel, Field
 
 from gitea_mcp.domain.issue_filter import USER_FILTERS, IssueFilter, Kind, State
 from gitea_mcp.domain.policy import DEFAULT_LIMIT, cap_limit, validate_name
-from gitea_mcp.gitea.models import Issue
-from gitea_mcp.tools import envelope, facts, registry, render, repo_page, table
+from gitea_mcp.tools import envelope, registry, render, repo_page, rows
 from gitea_mcp.tools.arguments import Arguments, Limit, Names, Owner, PageNumber, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition, guard
 
@@ -21,34 +19,8 @@ NAME = SPEC.name
 _KIND: dict[Kind, str] = {"issues": "issues", "pulls": "pull requests", "all": "issues and pull requests"}
 
 
-@dataclass(frozen=True, slots=True)
-class IssueRow:
-    """One issue as the text face shows it; the structured face holds the same facts as a `Row`. A plain dataclass:
-    its values come from an `Issue` pydantic has already checked, and checking them again cost each 50-row list
-    0.2 ms."""
-
-    number: int
-    title: str
-    state: str
-    is_pull: bool
-    labels: list[str]
-    assignees: list[str]
-    created_at: str
-    updated_at: str
-    comments: int
-    html_url: str
-
-
-# The structured face's row: the values of COLUMNS, in that order (tools/table.py). The web address is not a column:
-# `urls` gives it for every row.
-COLUMNS = ("number", "title", "state", "is_pull", "labels", "assignees", "comments", "created_at", "updated_at")
-Row = tuple[int, str, str, bool, list[str], list[str], int, str, str]
-
-
 class IssueListResult(BaseModel):
-    columns: list[str]
-    issues: list[Row]
-    urls: table.WebUrls | None
+    issues: list[rows.IssueRow]
     total: int | None = Field(description="All matches from X-Total-Count; null when Gitea sent none.")
     page: int
     limit: int
@@ -98,40 +70,20 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
         )
     )
     page = repo_page.repo_page(deps, owner, name, query, page=args.page, limit=limit)
-    rows = [_row(issue) for issue in page.rows]
     out = IssueListResult(
-        columns=list(COLUMNS),
-        issues=[_values(row) for row in rows],
-        urls=table.web_urls([_place(issue) for issue in page.rows], one_repository=True),
+        issues=[rows.issue_row(issue, pulls_in=query.type != "issues") for issue in page.rows],
         total=page.total,
         page=page.number,
         limit=page.size,
         has_more=page.has_more,
     )
-    text = _text(owner, name, query, rows, out, args.limit if page.size != args.limit else None)
+    text = _text(owner, name, query, out, args.limit if page.size != args.limit else None)
     return envelope.result(text, out)
 
 
-_ROW_FIELDS = tuple(field.name for field in fields(IssueRow))
-
-
-def _row(issue: Issue) -> IssueRow:
-    return IssueRow(**facts.issue_facts(issue, _ROW_FIELDS))
-
-
-def _values(r: IssueRow) -> Row:
-    return (r.number, r.title, r.state, r.is_pull, r.labels, r.assignees, r.comments, r.created_at, r.updated_at)
-
-
-def _place(issue: Issue) -> table.Place:
-    repository = issue.repository.full_name if issue.repository else ""  # always named: repo_page.check_places
-    return table.Place(repository, issue.number, issue.pull_request is not None, issue.html_url)
-
-
-def _text(
-    owner: str, name: str, query: IssueFilter, rows: list[IssueRow], out: IssueListResult, asked: int | None
-) -> str:
-    count = len(rows)
+def _text(owner: str, name: str, query: IssueFilter, out: IssueListResult, asked: int | None) -> str:
+    found = out.issues
+    count = len(found)
     header = f"{owner}/{name} {_KIND[query.type]} ({query.describe()}): "
     header += render.span(count, out.page, out.limit, out.total, out.has_more)
     lines = [header]
@@ -139,11 +91,11 @@ def _text(
         lines.append(f"note: {render.served_fewer(asked, out.limit)}")
     if count:
         lines.append("rows: #number title [labels] @assignees Nc=comments created/updated")
-    lines.extend(format_row(row, show_state=query.state == "all", show_kind=query.type == "all") for row in rows)
+    lines.extend(format_row(row, show_state=query.state == "all", show_kind=query.type == "all") for row in found)
     repo_args = {"owner": owner, "name": name}
     hints = []
     if count:
-        hints.append(f"web URL: {url_template(rows)}")
+        hints.append(f"web URL: {url_template(found)}")
         hints.append(f"details: issue_get {render.args_text(repo_args)} number=<number>")
     if out.has_more:
         hints.append(render.next_page(NAME, {**repo_args, **query.call_args()}, out.page, out.limit))
@@ -153,19 +105,19 @@ def _text(
     return "\n".join(lines)
 
 
-def url_template(rows: list[IssueRow]) -> str:
+def url_template(found: list[rows.IssueRow]) -> str:
     """One line instead of a URL per row: `https://host/o/r/issues/<number>` (PRs live under /pulls/)."""
-    for row in rows:
+    for row in found:
         suffix = f"/{row.number}"
         if row.html_url.endswith(suffix):
             template = row.html_url[: -len(suffix)] + "/<number>"
             return template.replace("/pulls/<number>", "/issues/<number>") + (
-                " (pull requests: /pulls/<number>)" if any(r.is_pull for r in rows) else ""
+                " (pull requests: /pulls/<number>)" if any(r.is_pull for r in found) else ""
             )
     return "(Gitea sent no URLs)"
 
 
-def format_row(row: IssueRow, show_state: bool, show_kind: bool) -> str:
+def format_row(row: rows.IssueRow, show_state: bool, show_kind: bool) -> str:
     marks = [m for m, on in (("PR", show_kind and row.is_pull), (row.state, show_state)) if on]
     parts = [f"#{row.number}"]
     if marks:

@@ -23,7 +23,7 @@ from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.gitea.release import ServerInfo
-from gitea_mcp.tools import envelope, list_link, registry, render, repo_page, table
+from gitea_mcp.tools import envelope, list_link, registry, render, repo_page, rows
 from gitea_mcp.tools.arguments import Arguments, Limit, PageNumber
 from gitea_mcp.tools.base import Deps, ToolDefinition, guard
 
@@ -31,8 +31,10 @@ SPEC = registry.ISSUE_SEARCH  # declared there, so that listing it needs no impo
 NAME = SPEC.name
 
 
-class SearchHit(BaseModel):
-    """One match as the text face shows it; the structured face holds the same facts as a `Hit`."""
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One match as the text face shows it (a locator: the author, never the labels); the structured face's row is a
+    `rows.SearchRow`, the card's object."""
 
     number: int
     title: str
@@ -41,21 +43,13 @@ class SearchHit(BaseModel):
     author: str
     created_at: str
     repository: str
-    html_url: str
-
-
-# The structured face's row: the values of COLUMNS, in that order (tools/table.py); `urls` gives the web address.
-COLUMNS = ("number", "title", "state", "is_pull", "author", "created_at", "repository")
-Hit = tuple[int, str, str, bool, str, str, str]
 
 
 class SearchResult(BaseModel):
     query: str
     scope: str = Field(description="owner/name, or owner/* across the owner's repositories")
     params: dict[str, str] = Field(description="The Gitea parameters the query became.")
-    columns: list[str]
-    results: list[Hit]
-    urls: table.WebUrls | None
+    results: list[rows.SearchRow]
     total: int | None
     page: int
     limit: int
@@ -188,14 +182,15 @@ def _answer(args: SearchArgs, scope: Scope, hits: Hits, notes: list[str], again:
     """`again`: the query the next-page hint repeats (a link with its state pinned); the caller's by default."""
     page = hits.page
     found = [_hit(issue, scope) for issue in page.rows]
-    places = [table.Place(h.repository, h.number, h.is_pull, h.html_url) for h in found]
+    pulls_in = hits.params.get("type") != "issues"  # the query let pull requests in: each row says which it is
     out = SearchResult(
         query=args.query,
         scope=str(scope),
         params=hits.params,
-        columns=list(COLUMNS),
-        results=[(h.number, h.title, h.state, h.is_pull, h.author, h.created_at, h.repository) for h in found],
-        urls=table.web_urls(places, one_repository=scope.name is not None),
+        results=[
+            rows.search_row(issue, pulls_in, hit.repository if scope.name is None else None)
+            for issue, hit in zip(page.rows, found, strict=True)
+        ],
         total=page.total,
         page=page.number,
         limit=page.size,
@@ -404,7 +399,6 @@ def _hit(issue: Issue, scope: Scope) -> SearchHit:
         author=issue.author,
         created_at=issue.created_at,
         repository=repo,
-        html_url=issue.html_url,
     )
 
 

@@ -79,6 +79,11 @@ _MODULE = {spec.name: f"gitea_mcp.tools.{spec.name}" for spec in READ + WRITE}
 _SPECS = {spec.name: spec for spec in READ + WRITE}
 
 
+def declared(name: str) -> ToolSpec | None:
+    """The tool `name` as gitea_mcp declares it, offered by this server or not; None for a name it has no tool of."""
+    return _SPECS.get(name)
+
+
 def offered(read_only: bool) -> tuple[ToolSpec, ...]:
     """The tools a server offers, in the order it lists them: read-only offers no write tool."""
     return READ if read_only else READ + WRITE

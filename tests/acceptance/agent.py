@@ -60,7 +60,7 @@ class Answer:
 
     @property
     def rows(self) -> list[dict[str, Any]]:
-        return rows_of(self.data)  # each with its html_url, filled in from the result's template
+        return rows_of(self.data)
 
     def header(self) -> tuple[int, int, int] | None:
         """(total, first, last) as the text's first line says it; None when the text states no count."""

@@ -15,7 +15,7 @@ from gitea_mcp.cli.check import run_checks
 from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.settings import Settings
-from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
+from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update, render
 from gitea_mcp.tools.arguments import Arguments
 from gitea_mcp.tools.base import Deps, ToolDefinition
 from gitea_mcp.tools.issue_comment import CommentArgs
@@ -478,10 +478,12 @@ def test_search_by_author_across_the_owner(target: Target, lab: Lab) -> None:
     """Every release verified ignores created_by on the cross-repository search: refused, never a wrong list."""
     result = issue_search.run(deps_for(target, lab), SearchArgs(query=f"author:{lab.poster}", owner=lab.org))
     assert "across repositories (its search ignores the author)" in failed(result)
-    _, data = ok(
+    text, data = ok(
         issue_search.run(deps_for(target, lab), SearchArgs(query=f"author:{lab.poster}", owner=lab.org, name=lab.repo))
     )
-    assert rows_of(data) and all(hit["author"] == lab.poster for hit in rows_of(data))
+    shown = [line for line in text.splitlines() if line.startswith("#")]  # the locator rows name each author
+    assert rows_of(data) and len(shown) == len(rows_of(data))
+    assert all(f" {render.user(lab.poster)} " in line for line in shown), shown
 
 
 # -- a repository that moved ------------------------------------------------------------------------------------

@@ -107,7 +107,7 @@ def test_server_token_only_behind_the_secret(forge: StandIn) -> None:
         assert unlocked.json()["result"]["structuredContent"]["author"] == "demo"
         forge.clear_requests()
         guessed = rpc(server.url, "tools/call", create, None, **{"X-Gitea-MCP-Secret": "wrong-secret"})
-        assert guessed.status_code == 401 and "wrong or unconfigured operator secret" in guessed.text
+        assert guessed.status_code == 401 and "wrong operator secret (X-Gitea-MCP-Secret)" in guessed.text
         as_token = rpc(server.url, "tools/call", create, "s3cret-for-ops")
         assert as_token.status_code == 401, "the secret is no token: sent as a bearer it is just a wrong Gitea token"
         assert all(r.authorized_as is None for r in forge.requests), "a wrong secret never acts as anyone"

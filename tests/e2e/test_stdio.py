@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
+
 from gitea_mcp.standin import DEMO_READ_TOKEN, Fault, StandIn
 from tests.e2e.conftest import env_for, over_stdio, text
 from tests.support.results import rows_of
@@ -18,7 +22,8 @@ def test_every_tool_happy_path(forge: StandIn) -> None:
 
         listed = await session.call_tool("issue_list", {"owner": "acme", "name": "widgets", "limit": 50})
         assert not listed.is_error and len(rows_of(listed.structured_content)) == 50
-        assert all(not row["is_pull"] for row in rows_of(listed.structured_content)), "PRs excluded by default"
+        rows = rows_of(listed.structured_content)
+        assert all("is_pull" not in row and "/issues/" in row["html_url"] for row in rows), "PRs excluded by default"
         assert text(listed).startswith("acme/widgets issues (state=open): ")
 
         found = await session.call_tool(
@@ -108,8 +113,9 @@ def test_read_only_token_names_the_scope(forge: StandIn) -> None:
 def test_read_only_mode_offers_no_write_tools(forge: StandIn) -> None:
     async def scenario(session: Any) -> None:
         assert {t.name for t in (await session.list_tools()).tools} == READ_TOOLS
-        result = await session.call_tool("issue_create", {"owner": "acme", "name": "widgets", "title": "x"})
-        assert result.is_error
+        with pytest.raises(MCPError) as hidden:  # not served: the protocol's -32602, saying why (issue 34)
+            await session.call_tool("issue_create", {"owner": "acme", "name": "widgets", "title": "x"})
+        assert hidden.value.error.code == INVALID_PARAMS and "read-only" in hidden.value.error.message
 
     over_stdio(env_for(forge, GITEA_READ_ONLY="true"), scenario)
     assert not any(r.method == "POST" for r in forge.requests)

@@ -22,48 +22,90 @@ LOCAL = "http://127.0.0.1:8000"  # a Host the loopback allowlist accepts
 ONE = "send exactly one credential: 'Authorization: Bearer <your Gitea token>'"
 
 
+PLAIN = SETTINGS.model_copy(update={"http_secret": None})  # no operator secret: its header is no way in
+MALFORMED_SAID = f"malformed Authorization header: {ONE}"
+WITH_SECRET = f"{ONE}, or the operator's secret in X-Gitea-MCP-Secret"
+NO_SECRET = f"{ONE}; this server takes no operator secret"
+
+
 @pytest.mark.parametrize(
-    ("headers", "expected"),
+    ("settings", "headers", "expected"),
     [
-        pytest.param([("Authorization", f"Bearer {TOKEN}")], Credential(TOKEN, bearer=True), id="bearer"),
-        pytest.param([("authorization", f"token {TOKEN}")], Credential(TOKEN, bearer=True), id="gitea-scheme"),
-        pytest.param([("X-Gitea-MCP-Secret", "ops-secret")], Credential("server-token"), id="secret"),
-        pytest.param([], Credential(None, f"{ONE}, or the operator's secret in X-Gitea-MCP-Secret"), id="none"),
+        pytest.param(SETTINGS, [("Authorization", f"Bearer {TOKEN}")], Credential(TOKEN, bearer=True), id="bearer"),
+        pytest.param(SETTINGS, [("authorization", f"token {TOKEN}")], Credential(TOKEN, bearer=True),
+                     id="gitea-scheme"),
+        pytest.param(SETTINGS, [("X-Gitea-MCP-Secret", "ops-secret")], Credential("server-token"), id="secret"),
+        pytest.param(SETTINGS, [], Credential(None, WITH_SECRET), id="none"),
         pytest.param(
-            [("Authorization", f"Bearer {TOKEN}"), ("Authorization", "Bearer other")],
-            Credential(None, f"{ONE}, or the operator's secret in X-Gitea-MCP-Secret"),
-            id="two-authorizations",
+            SETTINGS, [("Authorization", f"Bearer {TOKEN}"), ("Authorization", "Bearer other")],
+            Credential(None, WITH_SECRET), id="two-authorizations",
         ),
         pytest.param(
-            [("Authorization", f"Bearer {TOKEN}"), ("X-Gitea-MCP-Secret", "ops-secret")],
-            Credential(None, f"{ONE}, or the operator's secret in X-Gitea-MCP-Secret"),
-            id="token-and-secret",
+            SETTINGS, [("Authorization", f"Bearer {TOKEN}"), ("X-Gitea-MCP-Secret", "ops-secret")],
+            Credential(None, WITH_SECRET), id="token-and-secret",
         ),
         pytest.param(
-            [("Authorization", "Bearer abc def")], Credential(None, f"malformed Authorization header: {ONE}"),
+            SETTINGS, [("Authorization", "Bearer abc def")], Credential(None, MALFORMED_SAID),
             id="space-inside",
         ),
-        pytest.param([("Authorization", "Bearer")], Credential(None, f"malformed Authorization header: {ONE}"),
+        pytest.param(SETTINGS, [("Authorization", "Bearer")], Credential(None, MALFORMED_SAID),
                      id="empty"),
-        pytest.param([("Authorization", f"Basic {TOKEN}")], Credential(None, f"malformed Authorization header: {ONE}"),
-                     id="basic"),
-        pytest.param([("Authorization", "Bearer k\u212a")], Credential(None, f"malformed Authorization header: {ONE}"),
-                     id="kelvin-sign-folds-to-k"),
-        pytest.param([("Authorization", f"BeArEr {TOKEN}")], Credential(TOKEN, bearer=True), id="scheme-any-case"),
-        pytest.param(
-            [("X-Gitea-MCP-Secret", "guess")],
-            Credential(None, "wrong or unconfigured operator secret (X-Gitea-MCP-Secret)"),
-            id="wrong-secret-never-forwarded",
-        ),
+        pytest.param(SETTINGS, [("Authorization", f"Basic {TOKEN}")],
+                     Credential(None, MALFORMED_SAID), id="basic"),
+        pytest.param(SETTINGS, [("Authorization", "Bearer k\u212a")],
+                     Credential(None, MALFORMED_SAID), id="kelvin-sign-folds-to-k"),
+        pytest.param(SETTINGS, [("Authorization", f"BeArEr {TOKEN}")], Credential(TOKEN, bearer=True),
+                     id="scheme-any-case"),
+        pytest.param(SETTINGS, [("X-Gitea-MCP-Secret", "guess")],
+                     Credential(None, "wrong operator secret (X-Gitea-MCP-Secret)"), id="wrong-secret-never-forwarded"),
+        # Without a secret set, no 401 names its header: it is no way in here.
+        pytest.param(PLAIN, [], Credential(None, ONE), id="no-secret-set:none"),
+        pytest.param(PLAIN, [("Authorization", f"Bearer {TOKEN}"), ("Authorization", "Bearer other")],
+                     Credential(None, ONE), id="no-secret-set:two-authorizations"),
+        pytest.param(PLAIN, [("X-Gitea-MCP-Secret", "ops-secret")], Credential(None, NO_SECRET),
+                     id="no-secret-set:secret-sent"),
+        pytest.param(PLAIN, [("Authorization", f"Bearer {TOKEN}"), ("X-Gitea-MCP-Secret", "ops-secret")],
+                     Credential(None, NO_SECRET), id="no-secret-set:token-and-secret"),
+        pytest.param(PLAIN, [("Authorization", "Bearer a b")], Credential(None, MALFORMED_SAID),
+                     id="no-secret-set:malformed"),
+        pytest.param(PLAIN, [("Authorization", f"Bearer {TOKEN}")], Credential(TOKEN, bearer=True),
+                     id="no-secret-set:bearer"),
     ],
 )  # fmt: skip
-def test_credential(headers: list[tuple[str, str]], expected: Credential) -> None:
-    assert credential(headers, SETTINGS) == expected
+def test_credential(settings: Settings, headers: list[tuple[str, str]], expected: Credential) -> None:
+    assert credential(headers, settings) == expected
+
+
+NONE: list[tuple[str, str]] = []
+MALFORMED = [("Authorization", "Bearer a b")]
+GUESS = [("X-Gitea-MCP-Secret", "guess")]
+BOTH = [("Authorization", f"Bearer {TOKEN}"), ("X-Gitea-MCP-Secret", "guess")]
+
+
+@pytest.mark.parametrize(
+    ("settings", "headers", "named"),
+    [
+        pytest.param(SETTINGS, NONE, True, id="secret-set:none"),
+        pytest.param(SETTINGS, MALFORMED, False, id="secret-set:malformed"),  # about the Authorization header
+        pytest.param(SETTINGS, GUESS, True, id="secret-set:wrong-secret"),
+        pytest.param(SETTINGS, BOTH, True, id="secret-set:token-and-secret"),
+        pytest.param(PLAIN, NONE, False, id="no-secret-set:none"),
+        pytest.param(PLAIN, MALFORMED, False, id="no-secret-set:malformed"),
+        pytest.param(PLAIN, GUESS, False, id="no-secret-set:secret-sent"),
+        pytest.param(PLAIN, BOTH, False, id="no-secret-set:token-and-secret"),
+    ],
+)
+def test_a_401_names_the_secret_header_only_where_a_secret_is_set(
+    settings: Settings, headers: list[tuple[str, str]], named: bool
+) -> None:
+    """Through the gate, as a client reads it: the 401's body and its challenge."""
+    answer = TestClient(RequireToken(_ok, settings), base_url=LOCAL).post("/mcp", headers=headers)
+    assert answer.status_code == 401
+    assert ("X-Gitea-MCP-Secret" in answer.text + answer.headers["WWW-Authenticate"]) is named, answer.text
 
 
 def test_the_secret_header_means_nothing_without_a_configured_secret() -> None:
-    plain = SETTINGS.model_copy(update={"http_secret": None})
-    assert credential([("X-Gitea-MCP-Secret", "ops-secret")], plain).token is None
+    assert credential([("X-Gitea-MCP-Secret", "ops-secret")], PLAIN).token is None
 
 
 async def _ok(scope: object, receive: object, send: object) -> None:

@@ -9,13 +9,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from gitea_mcp.cli.client_entries import CLIENTS, PLACEHOLDER_REMOTE, Setup, Snippet, snippets
-from gitea_mcp.tools.arguments import input_schema
+from gitea_mcp.tools.arguments import argument_schemas
 from gitea_mcp.tools.base import ToolDefinition
 from gitea_mcp.tools.spec import ToolSpec
 
 
 def argument_table(tool: ToolDefinition) -> str:
-    schema = input_schema(tool.args)
+    schema = argument_schemas(tool.args)
     required = set(schema.get("required", []))
     rows = ["| argument | type | default | values | meaning |", "|---|---|---|---|---|"]
     for name, prop in schema["properties"].items():

@@ -6,7 +6,6 @@ from typing import Any
 
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 
-from gitea_mcp.tools.table import WebUrls, address
 from tests.support import TOKEN
 
 
@@ -39,12 +38,6 @@ def failed(result: CallToolResult) -> str:
 
 
 def rows_of(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """A listing's table (tools/table.py: `columns`, then each row's values in that order) as the rows an agent
-    reads, each with the web address filled in from `urls` as `html_url`."""
-    key = "issues" if "issues" in data else "results"
-    urls = WebUrls.model_validate(data["urls"]) if data.get("urls") else None
-    named = [dict(zip(data["columns"], values, strict=True)) for values in data[key]]
-    for row in named:
-        if urls is not None:
-            row["html_url"] = address(urls, row.get("repository", ""), row["number"], row["is_pull"])
-    return named
+    """A listing's rows as an agent reads them: `issues` of issue_list, `results` of issue_search."""
+    rows: list[dict[str, Any]] = data["issues"] if "issues" in data else data["results"]
+    return rows

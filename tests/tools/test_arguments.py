@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel
 
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
-from gitea_mcp.tools.arguments import compact_schema, inline_defs, input_schema, parse
+from gitea_mcp.tools.arguments import argument_schemas, compact_schema, inline_defs, input_schema, nullable, parse
 from gitea_mcp.tools.base import Deps, ToolDefinition
 from tests.support.results import failed
 
@@ -160,10 +160,48 @@ TOOLS = [issue_list.TOOL, issue_search.TOOL, issue_get.TOOL, issue_create.TOOL, 
 def test_every_enumerated_argument_is_a_literal(tool: ToolDefinition) -> None:
     """An argument with a fixed set of values is typed `Literal[...]`: mypy checks the values our code passes on,
     and the schema's enum is written from the same type, so the two cannot drift (the snapshot keeps its bytes)."""
-    schema = input_schema(tool.args)["properties"]
+    schema = argument_schemas(tool.args)["properties"]
     for name, field in tool.args.model_fields.items():
         if "enum" not in schema[name]:
             continue
         kinds = [kind for kind in (field.annotation, *get_args(field.annotation)) if get_origin(kind) is Literal]
         assert kinds, f"{tool.spec.name}.{name} lists an enum in its schema but is not typed Literal[...]"
         assert list(get_args(kinds[0])) == schema[name]["enum"]
+
+
+@pytest.mark.parametrize(
+    ("plain", "published"),
+    [
+        pytest.param({"type": "string"}, {"type": ["string", "null"]}, id="a-string"),
+        pytest.param(
+            {"default": 30, "minimum": 1, "type": "integer"},
+            {"default": 30, "minimum": 1, "type": ["integer", "null"]},
+            id="bounds-and-default-kept",
+        ),
+        pytest.param(
+            {"description": "Names.", "items": {"type": "string"}, "type": "array"},
+            {"description": "Names.", "items": {"type": "string"}, "type": ["array", "null"]},
+            id="an-array-its-items-not-null",
+        ),
+        pytest.param(
+            {"default": "open", "enum": ["open", "closed"], "type": "string"},
+            {"anyOf": [{"enum": ["open", "closed"], "type": "string"}, {"type": "null"}], "default": "open"},
+            id="an-enum-null-beside-not-in-its-list",
+        ),
+    ],
+)
+def test_an_optional_argument_admits_null(plain: dict[str, Any], published: dict[str, Any]) -> None:
+    assert nullable(plain) == published
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.spec.name)
+def test_the_published_schema_is_the_arguments_own_with_null_on_the_optional_ones(tool: ToolDefinition) -> None:
+    """Required arguments stay as they are (null is no owner); every other one admits null; nothing else differs."""
+    plain, published = argument_schemas(tool.args), input_schema(tool.args)
+    required = set(plain.get("required", []))
+    assert {key: value for key, value in published.items() if key != "properties"} == {
+        key: value for key, value in plain.items() if key != "properties"
+    }
+    for name, prop in plain["properties"].items():
+        assert published["properties"][name] == (prop if name in required else nullable(prop)), name
+    assert required == {name for name, field in tool.args.model_fields.items() if field.is_required()}

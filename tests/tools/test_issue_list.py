@@ -98,11 +98,11 @@ def test_happy_path_text_and_structure(mocked: responses.RequestsMock, deps: Dep
     assert "https://gitea.test/acme/widgets/issues/12" not in text, "no per-row URL"
     assert "Steps to reproduce" not in text, "no bodies in lists"
     assert data["total"] == 42 and data["page"] == 1 and data["limit"] == 2 and data["has_more"] is True
-    assert rows_of(data)[0] == {
+    # The card's row, as sent: nine keys, the issue's own web page among them; no PR marker where no PR can be listed.
+    assert data["issues"][0] == {
         "number": 12,
         "title": "Crash on login",
         "state": "open",
-        "is_pull": False,
         "labels": ["bug", "ui"],
         "assignees": ["bob"],
         "created_at": "2026-11-20T09:00:00Z",
@@ -110,13 +110,28 @@ def test_happy_path_text_and_structure(mocked: responses.RequestsMock, deps: Dep
         "comments": 3,
         "html_url": "https://gitea.test/acme/widgets/issues/12",
     }
-    # As sent: the column names once, each row its values in that order, one web address template for every row.
-    assert data["issues"][0] == [12, "Crash on login", "open", False, ["bug", "ui"], ["bob"], 3, "2026-11-20T09:00:00Z",
-                                 "2026-11-28T09:00:00Z"]  # fmt: skip
-    assert data["urls"] == {
-        "issue": "https://gitea.test/acme/widgets/issues/{number}",
-        "pull": "https://gitea.test/acme/widgets/pulls/{number}",
-    }
+    assert list(data) == ["issues", "total", "page", "limit", "has_more"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "marks"),
+    [
+        pytest.param("issues", [None, None], id="issues-no-marker"),
+        pytest.param("pulls", [True, True], id="pulls-marked"),
+        pytest.param("all", [True, False], id="all-marked-each"),
+    ],
+)
+def test_a_pull_request_marker_only_where_type_lets_them_in(
+    mocked: responses.RequestsMock, deps: Deps, kind: str, marks: list[bool | None]
+) -> None:
+    served = [issue(2, pull=kind != "issues"), issue(1, pull=kind == "pulls")]
+    mocked.get(ISSUES, json=served, headers={"X-Total-Count": "2"})
+    _, data = ok(run(deps, type=kind))
+    assert [row.get("is_pull") for row in data["issues"]] == marks
+    assert ["is_pull" in row for row in data["issues"]] == [mark is not None for mark in marks], "absent, never null"
+    kinds = ["pulls" if mark else "issues" for mark in marks]
+    urls = [f"https://gitea.test/acme/widgets/{kind}/{n}" for kind, n in zip(kinds, (2, 1), strict=True)]
+    assert [row["html_url"] for row in data["issues"]] == urls
 
 
 def test_empty_result_is_definitive(mocked: responses.RequestsMock, deps: Deps) -> None:
@@ -124,8 +139,7 @@ def test_empty_result_is_definitive(mocked: responses.RequestsMock, deps: Deps) 
     text, data = ok(run(deps))
     assert "0 matches" in text.splitlines()[0]
     assert "widen them" in text
-    assert data == {"columns": list(issue_list.COLUMNS), "issues": [], "urls": None, "total": 0, "page": 1, "limit": 30,
-                    "has_more": False}  # fmt: skip
+    assert data == {"issues": [], "total": 0, "page": 1, "limit": 30, "has_more": False}
 
 
 @pytest.mark.parametrize(

@@ -98,10 +98,19 @@ def test_across_repositories(mocked: responses.RequestsMock, deps: Deps) -> None
     }
     assert "acme/gadgets#4 (open) Crash on save @alice 2026-11-20" in text
     assert data["scope"] == "acme/*" and [h["repository"] for h in rows_of(data)] == ["acme/gadgets", "acme/widgets"]
-    # As sent: a table, and one address template naming the repository, since the rows come from several.
-    assert data["columns"] == ["number", "title", "state", "is_pull", "author", "created_at", "repository"]
-    assert data["results"][0] == [4, "Crash on save", "open", False, "alice", "2026-11-20T09:00:00Z", "acme/gadgets"]
-    assert data["urls"]["issue"] == "https://gitea.test/{repository}/issues/{number}"
+    # As sent: the card's row, and the repository, since the rows come from several; no PR marker (is:issue).
+    assert data["results"][0] == {
+        "number": 4,
+        "title": "Crash on save",
+        "state": "open",
+        "labels": [],
+        "assignees": [],
+        "created_at": "2026-11-20T09:00:00Z",
+        "updated_at": "2026-11-28T09:00:00Z",
+        "comments": 0,
+        "html_url": "https://gitea.test/acme/gadgets/issues/4",
+        "repository": "acme/gadgets",
+    }
     assert [h["html_url"] for h in rows_of(data)] == [
         "https://gitea.test/acme/gadgets/issues/4",
         "https://gitea.test/acme/widgets/issues/12",

@@ -70,7 +70,9 @@ def test_issue_search_row_of_a_migrated_issue(mocked: responses.RequestsMock, de
     text, data = ok(issue_search.TOOL.call(deps, {"query": "crash", "owner": "acme"}))
     no_injection_outside(text)
     assert f" {json.dumps(INJECTED)} 2026-" in text and '@"' not in text
-    assert rows_of(data)[0]["author"] == INJECTED
+    # The structured row is the card's issue (no author: the text's locator line names it) and the repository.
+    assert set(rows_of(data)[0]) == {"number", "title", "state", "labels", "assignees", "created_at", "updated_at",
+                                     "comments", "html_url", "repository"}  # fmt: skip
 
 
 def test_issue_comment_by_a_migrated_author(mocked: responses.RequestsMock, deps: Deps) -> None:
