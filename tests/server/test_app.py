@@ -274,12 +274,13 @@ def test_the_tool_list_fits_its_byte_budgets() -> None:
     whole list's budget was 12,000 until the output schemas spelt nullable values portably (`anyOf`, 16 × 19
     bytes more, none of them read by the model), 12,500 until every optional argument admitted null (issue 34:
     34 × 9 bytes of `[X, "null"]`, 3 enums × 28 of `anyOf`, 6 × 17 of "null: not given.", less 6 × 29 of
-    `additionalProperties: false`)."""
+    `additionalProperties: false`), 12,600 until issue_get's reviews read from the timeline left four of a review's
+    fields unknown (state, dismissed, stale, comments_total nullable: 4 × 28 bytes of `anyOf` in the output schema)."""
     listed = tools()
     seen = [{"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]} for t in listed]
     whole, visible = _wire_bytes(listed), _wire_bytes(seen)
-    assert whole <= 12_600 and visible <= 6_000, (
-        f"tools/list {whole:,} bytes (≤ 12,600), model-visible {visible:,} (≤ 6,000)"
+    assert whole <= 12_700 and visible <= 6_000, (
+        f"tools/list {whole:,} bytes (≤ 12,700), model-visible {visible:,} (≤ 6,000)"
     )
 
 
