@@ -28,7 +28,8 @@ from gitea_mcp.settings import ConfigError, Settings
 log = logging.getLogger("gitea_mcp.signin")
 
 CALLBACK = "/callback"
-PENDING_TTL = 600  # seconds from the consent page to Gitea's answer: a person signing in, perhaps slowly
+PENDING_TTL = 600  # seconds from the consent page to its Approve: a person reading it, perhaps slowly
+STATE_TTL = 300  # seconds from Approve to Gitea's answer at /callback: signing in at Gitea (a second factor too)
 CODE_TTL = 120  # seconds a code of ours lives (RFC 6749 §4.1.2: short; clients exchange it at once)
 REFRESH_TTL = 30 * 24 * 3600  # Gitea's own refresh tokens live 730 hours by default
 COOKIE = "gmcp_signin"
@@ -128,9 +129,11 @@ async def form_of(request: Request) -> dict[str, str] | None:
     return {name: values[0] for name, values in fields.items()}
 
 
-def pkce_pair() -> tuple[str, str]:
+def pkce_pair(method: str = "S256") -> tuple[str, str]:
+    """A verifier (64 characters, RFC 7636 §4.1) and its challenge by `method`; `plain`'s challenge is the
+    verifier itself (all some forges' consent pages keep: gitea/oauth.consent_pkce)."""
     verifier = secrets.token_urlsafe(48)
-    return verifier, s256(verifier)
+    return verifier, verifier if method == "plain" else s256(verifier)
 
 
 def client_key(client_id: str) -> str:
