@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
+import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
@@ -21,7 +22,7 @@ from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.gitea.oauth import GiteaOAuth
 from gitea_mcp.server import discovery
 from gitea_mcp.server.signin.clients import Clients, fetcher
-from gitea_mcp.server.signin.marks import Marks, MemoryMarks, RedisMarks
+from gitea_mcp.server.signin.marks import ENDED, Marks, MemoryMarks, RedisMarks, Unreachable
 from gitea_mcp.server.signin.seal import Sealer
 from gitea_mcp.settings import ConfigError, Settings
 
@@ -32,6 +33,7 @@ PENDING_TTL = 600  # seconds from the consent page to its Approve: a person read
 STATE_TTL = 300  # seconds from Approve to Gitea's answer at /callback: signing in at Gitea (a second factor too)
 CODE_TTL = 120  # seconds a code of ours lives (RFC 6749 §4.1.2: short; clients exchange it at once)
 REFRESH_TTL = 30 * 24 * 3600  # Gitea's own refresh tokens live 730 hours by default
+REFRESH_GRACE = 30  # seconds a used refresh token's client may retry it (a lost answer) and get that answer again
 COOKIE = "gmcp_signin"
 FORM_BYTES = 16_384  # a token request or a consent form is well under 4 KB
 
@@ -56,6 +58,16 @@ class SignIn:
 
     def offered(self) -> list[str]:
         return discovery.scopes(self.settings)
+
+    async def ended(self, family: str) -> bool | None:
+        """Whether the sign-in `family` was ended by a refresh-token replay; None when the shared store did not
+        answer. Asked by the gate for every request bearing one of our access tokens."""
+        try:
+            if isinstance(self.marks, MemoryMarks):  # a dict look-up: no thread for it
+                return self.marks.spent(ENDED + family)
+            return await anyio.to_thread.run_sync(self.marks.spent, ENDED + family)
+        except Unreachable:
+            return None
 
 
 def sealer_for(settings: Settings, clock: Callable[[], float] = time.time) -> Sealer:

@@ -5,14 +5,19 @@ tests in tests/signin/ repeat findings 1, 11 and 16 against a real Gitea.
 
 from __future__ import annotations
 
+import base64
+import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from gitea_mcp.server.signin import context
+from gitea_mcp.server.signin.marks import PREFIX, RedisMarks
 from gitea_mcp.standin import StandIn
 from tests.contract.oauth_flow import query_of
 from tests.server.signin.flow_driver import PUBLIC, GiteaApp, Server, Signer, gitea_app
+from tests.support.fake_redis import FakeRedis
 
 
 @pytest.fixture
@@ -25,6 +30,9 @@ def server(standin: StandIn, app: GiteaApp) -> Iterator[Server]:
     started = Server.start(standin, app)
     yield started
     started.close()
+
+
+REFRESH_GRACE = 30  # context.REFRESH_GRACE: seconds a client may retry a refresh whose answer it lost
 
 
 def _error_page(answer: Any, status: int) -> str:
@@ -76,3 +84,110 @@ def test_a_state_is_spent_by_its_callback_and_lives_five_minutes(server: Server,
     server.clock.advance(5 * 60 + 1)  # context.STATE_TTL: from Approve to Gitea's answer
     assert "expired" in _error_page(signer.callback(back, late.cookie), 400)
     assert back.startswith(PUBLIC)
+
+
+# -- finding 11: a refresh-token replay ends the sign-in and its access tokens, at once; a retry is answered -------
+
+
+def _refused_at_mcp(server: Server, access: str) -> str:
+    answer = server.issue_list(access)
+    assert answer.status_code == 401, answer.text[:300]
+    assert 'error="invalid_token"' in answer.headers["www-authenticate"]
+    return str(answer.json()["error"])
+
+
+def test_a_refresh_token_replayed_ends_the_sign_in_and_its_access_tokens_at_once(
+    server: Server, standin: StandIn
+) -> None:
+    """A copy of a used refresh token comes back after the grace (a thief's): the sign-in ends, and so does every
+    access token of it at the next request, not an hour later when they expire."""
+    signer = Signer.new(server, standin)
+    first = signer.tokens()
+    second = signer.refresh(first["refresh_token"]).json()
+    assert server.issue_list(second["access_token"]).json()["result"]["isError"] is False
+    server.clock.advance(REFRESH_GRACE + 1)
+    replayed = signer.refresh(first["refresh_token"])
+    assert replayed.status_code == 400 and replayed.json()["error"] == "invalid_grant", replayed.text
+    for access in (second["access_token"], first["access_token"]):
+        assert "ended" in _refused_at_mcp(server, access)
+    ended = signer.refresh(second["refresh_token"])
+    assert ended.status_code == 400 and "ended" in ended.json()["error_description"]
+
+
+def test_a_refresh_retried_by_its_client_within_the_grace_gets_the_same_answer(
+    server: Server, standin: StandIn
+) -> None:
+    """The client's answer was lost and it sends the same refresh again: it gets the same tokens, which work, and
+    its sign-in goes on. Once the refresh token that answer gave is used, the old one coming back is a replay."""
+    signer = Signer.new(server, standin)
+    first = signer.tokens()
+    answered = signer.refresh(first["refresh_token"])
+    retried = signer.refresh(first["refresh_token"])
+    assert answered.status_code == retried.status_code == 200, retried.text
+    assert retried.json() == answered.json()
+    again = retried.json()
+    assert server.issue_list(again["access_token"]).json()["result"]["isError"] is False
+    third = signer.refresh(again["refresh_token"])
+    assert third.status_code == 200, third.text
+    late = signer.refresh(first["refresh_token"])  # within the grace still, but its successor was used
+    assert late.status_code == 400 and "already used" in late.json()["error_description"]
+    assert "ended" in _refused_at_mcp(server, third.json()["access_token"])
+
+
+@pytest.fixture
+def shared() -> FakeRedis:
+    return FakeRedis()
+
+
+def _replica(standin: StandIn, app: GiteaApp, store: FakeRedis, key: str, monkeypatch: pytest.MonkeyPatch) -> Server:
+    monkeypatch.setattr(context, "marks", lambda settings, clock: RedisMarks(store, clock))
+    return Server.start(standin, app, oauth_key=key)
+
+
+def test_a_replay_at_one_replica_ends_the_sign_in_on_the_other_at_once(
+    standin: StandIn, app: GiteaApp, shared: FakeRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two replicas on one Redis: the sign-in was refreshed twice at A and its first refresh token replayed at B;
+    A refuses the newest access token at the next request (the mark is in the store they share)."""
+    key = base64.urlsafe_b64encode(os.urandom(32)).decode()
+    a = _replica(standin, app, shared, key, monkeypatch)
+    b = _replica(standin, app, shared, key, monkeypatch)
+    try:
+        at_a = Signer.new(a, standin)
+        first = at_a.tokens()
+        # Refreshed twice: the first refresh token's answer was used, so it coming back is a replay at once.
+        second = at_a.refresh(at_a.refresh(first["refresh_token"]).json()["refresh_token"]).json()
+        assert a.issue_list(second["access_token"]).json()["result"]["isError"] is False
+        at_b = Signer(b, at_a.gitea, at_a.client_id)
+        assert at_b.refresh(first["refresh_token"]).status_code == 400
+        assert "ended" in _refused_at_mcp(a, second["access_token"])
+        assert any(k.startswith(PREFIX + "family:") for k in shared.keys(PREFIX))
+        shared.down = True  # the store not answering: refused, never let through unasked
+        down = a.issue_list(second["access_token"])
+        assert down.status_code == 503 and "GITEA_MCP_REDIS_URL" in down.json()["error"]
+    finally:
+        a.close()
+        b.close()
+
+
+# -- finding 16: a refresh may narrow the scopes (OAuth allows it), never widen them --------------------------------
+
+
+def test_a_refresh_may_narrow_the_scopes_and_never_widen_them(server: Server, standin: StandIn) -> None:
+    signer = Signer.new(server, standin)
+    first = signer.tokens()
+    assert first["scope"] == "write:issue read:user"
+    narrow = signer.refresh(first["refresh_token"], scope="read:issue")
+    assert narrow.status_code == 200, narrow.text
+    reading = narrow.json()
+    assert reading["scope"] == "read:issue"
+    assert server.issue_list(reading["access_token"]).json()["result"]["isError"] is False
+    create = {"name": "issue_create", "arguments": {"owner": "acme", "name": "widgets", "title": "Never filed"}}
+    refused = server.mcp(reading["access_token"], "tools/call", create).json()["result"]
+    assert refused["isError"] is True and "granted read:issue" in refused["content"][0]["text"]
+    whole = signer.refresh(reading["refresh_token"])  # the refresh token kept the whole grant (RFC 6749 §6)
+    assert whole.status_code == 200 and whole.json()["scope"] == "write:issue read:user"
+    for wider in ("write:repository", "read:issue write:admin", "read:organization"):
+        widened = signer.refresh(whole.json()["refresh_token"], scope=wider)
+        assert widened.status_code == 400, widened.text
+        assert widened.json()["error"] == "invalid_scope" and "never widen" in widened.json()["error_description"]
