@@ -149,3 +149,30 @@ def test_only_the_server_and_check_take_them(capfd: pytest.CaptureFixture[str], 
         main([command, "--public-url", "https://mcp.example.com"])
     assert usage.value.code == 2
     assert f"--public-url does nothing for {command}" in capfd.readouterr().err
+
+
+GITEA_SECRET = "gto_" + "k7q3xw2mvb5nd4zr6tyh8pfj2cl3gs7a9ueo4wbd6mqi5xnz2rtq"  # Gitea's shape: gto_ + 52 base32
+
+
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        pytest.param({"GITEA_MCP_OAUTH_CLIENT_ID": GITEA_SECRET}, "looks like a client secret (it begins gto_",
+                     id="gitea-secret-as-id"),
+        pytest.param({"GITEA_MCP_OAUTH_CLIENT_ID": GITEA_SECRET.upper()}, "looks like a client secret",
+                     id="upper-case"),
+        pytest.param({"GITEA_MCP_OAUTH_CLIENT_ID": CLIENT_ID, "GITEA_MCP_OAUTH_CLIENT_SECRET": CLIENT_ID},
+                     "is the same as GITEA_MCP_OAUTH_CLIENT_SECRET", id="id-equals-secret"),
+    ],
+)  # fmt: skip
+def test_a_client_secret_pasted_as_the_client_id_is_refused_never_sent_to_a_browser(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], env: dict[str, str], said: str
+) -> None:
+    """The client ID travels in every sign-in's URL to Gitea, through each user's browser (issue 35, finding 13): a
+    secret there would be shown to all of them. Refused at start, in a sentence that does not quote it."""
+    with pytest.raises(ConfigError) as refused:
+        _settings(monkeypatch, {**BASE, **SIGNIN, **env})
+    assert said in str(refused.value)
+    assert env["GITEA_MCP_OAUTH_CLIENT_ID"] not in str(refused.value)
+    assert main(["serve"]) == 2  # serve stops at once, saying why, never quoting it
+    assert GITEA_SECRET not in capfd.readouterr().err

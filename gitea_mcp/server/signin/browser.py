@@ -97,7 +97,8 @@ def _keep(response: Response, signin: SignIn, nonces: list[str]) -> None:
 
 
 def _who(client: Client) -> str:
-    how = "named by its metadata document at " + client.client_id if client.kind == "metadata document" else None
+    where = pages.shown_url(client.client_id)
+    how = "named by its metadata document at " + where if client.kind == "metadata document" else None
     return f"{client.name} ({how})" if how else client.name
 
 

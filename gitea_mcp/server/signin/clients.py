@@ -32,8 +32,33 @@ MAX_NAME = 100  # characters of a client name shown on the consent page
 MAX_METADATA = 8_000  # bytes of a registration or a client metadata document
 FETCH_SECONDS = 5.0
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
-# Schemes that would run or read something in the browser instead of handing the code to an app.
-_NEVER = {"javascript", "data", "file", "vbscript", "about", "blob", "filesystem", "view-source", "ws", "wss"}
+# Schemes no redirect URI may have: those a browser runs or reads itself instead of handing the code to an app, and
+# those an operating system hands to a handler that runs, opens or searches something (a code in their URL is an
+# argument to that program). An app's own scheme (`cursor://…`, `com.example.app:/…`) is none of these. Sources:
+# - the browser's own: the WHATWG URL and Fetch standards (javascript:, data:, blob:, about:, file:, filesystem:,
+#   view-source:), IE's vbscript:, and ws:/wss:, which a browser never navigates to;
+# - ms-msdt: CVE-2022-30190 ("Follina": the Support Diagnostic Tool runs what the URL says);
+# - search-ms: and search: Windows Search opening a remote share's files (CVE-2022-34713 chains, and Microsoft's
+#   own advice of June 2022 to unregister the handler);
+# - ms-officecmd: the Office launcher's argument injection (Positive Security, 2021, remote code execution);
+# - ms-word:, ms-excel:, ms-powerpoint:, ms-visio:, ms-access:, ms-project:, ms-publisher:, ms-infopath:,
+#   ms-spd: Microsoft's Office URI schemes, which open (and edit) a document from any URL given;
+# - ms-appinstaller: installs an app package from a URL (CVE-2021-43890; Microsoft turned the handler off in 2023);
+# - hcp: Windows Help and Support Center (CVE-2010-1885); ms-its:, its:, mk:, mhtml: compiled help and web
+#   archives (CVE-2021-40444 used mhtml:); res: Internet Explorer's resources; shell: Explorer's shell folders;
+# - calculator: and ms-calculator:, the classic demonstration that a link starts a program;
+# - help: macOS's Help Viewer (Project Zero, 2017, code execution from a link); smb:, a share opened (and an NTLM
+#   hash sent) by Windows and macOS; jar: Firefox's archive reader; intent: Android's, which starts any app
+#   component the link names.
+_NEVER = frozenset(
+    {
+        *("javascript", "data", "file", "vbscript", "about", "blob", "filesystem", "view-source", "ws", "wss"),
+        *("ms-msdt", "search-ms", "search", "ms-officecmd", "ms-appinstaller"),
+        *("ms-word", "ms-excel", "ms-powerpoint", "ms-visio", "ms-access", "ms-project", "ms-publisher"),
+        *("ms-infopath", "ms-spd", "hcp", "ms-its", "its", "mk", "mhtml", "res", "shell"),
+        *("calculator", "ms-calculator", "help", "smb", "jar", "intent"),
+    }
+)
 
 
 class BadClient(Exception):
@@ -86,7 +111,10 @@ def check_redirect(uri: object) -> str:
     parts = urlsplit(uri)
     scheme = parts.scheme.lower()
     if not scheme or scheme in _NEVER:
-        raise BadClient(f"redirect URI {shown(uri, 120)} has no scheme or one a browser would run")
+        raise BadClient(
+            f"redirect URI {shown(uri, 120)} has no scheme, or one a browser would run or the system would hand to a "
+            "program that runs or searches something; use https, http://127.0.0.1:PORT/… or the app's own scheme"
+        )
     if parts.fragment or "#" in uri:
         raise BadClient(f"redirect URI {shown(uri, 120)} has a fragment (#…), which RFC 6749 forbids")
     if parts.username is not None or parts.password is not None:
@@ -98,7 +126,33 @@ def check_redirect(uri: object) -> str:
         )
     if scheme in ("http", "https") and (not parts.hostname or _port(parts.netloc) is None):
         raise BadClient(f"redirect URI {shown(uri, 120)} has no host or a port that is not a number")
+    if parts.hostname and ascii_host(parts.hostname) is None:
+        raise BadClient(f"redirect URI {shown(uri, 120)} has a host that is no valid domain name")
     return uri
+
+
+def ascii_host(host: str) -> str | None:
+    """`host` as the network sees it: each label in ASCII, punycode for an internationalised one (IDNA), lower
+    case; None when a label cannot be written so. What the consent page shows, so a look-alike (`аpple.com`, its
+    `а` Cyrillic) reads as the different host it is (`xn--pple-43d.com`)."""
+    if host.startswith("[") or ":" in host:  # an IPv6 address
+        return host.lower()
+    try:
+        return host.encode("idna").decode("ascii").lower()  # Python's codec: IDNA 2003, label by label
+    except UnicodeError:
+        return None
+
+
+def unicode_host(host: str) -> str:
+    """An ASCII host's punycode labels in Unicode (what a browser's address bar may show); the label as it is
+    where it is no punycode."""
+    labels = []
+    for label in host.split("."):
+        try:
+            labels.append(label.encode("ascii").decode("idna") if label.startswith("xn--") else label)
+        except UnicodeError:
+            labels.append(label)
+    return ".".join(labels)
 
 
 def from_metadata(metadata: Any, client_id: str, kind: str) -> Client:
@@ -114,6 +168,11 @@ def from_metadata(metadata: Any, client_id: str, kind: str) -> Client:
     grants = metadata.get("grant_types", ["authorization_code"])
     if not isinstance(grants, list) or "authorization_code" not in grants:
         raise BadClient("this server issues codes only: grant_types must include authorization_code")
+    # A client that would only ever ask for another response type (`token`, the implicit flow OAuth 2.1 drops;
+    # `id_token`) could never sign in here: refused now, not at its first /authorize.
+    responses = metadata.get("response_types", ["code"])
+    if not isinstance(responses, list) or "code" not in responses:
+        raise BadClient("this server issues codes only: response_types must include code")
     name = metadata.get("client_name")
     # One line of printable text: it reaches the consent page and the log line (no forged log lines).
     name = " ".join("".join(c for c in name if c.isprintable()).split())[:MAX_NAME] if isinstance(name, str) else ""

@@ -6,7 +6,9 @@ tests in tests/signin/ repeat findings 1, 11 and 16 against a real Gitea.
 from __future__ import annotations
 
 import base64
+import html
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,8 +17,18 @@ import pytest
 from gitea_mcp.server.signin import context
 from gitea_mcp.server.signin.marks import PREFIX, RedisMarks
 from gitea_mcp.standin import StandIn
-from tests.contract.oauth_flow import query_of
-from tests.server.signin.flow_driver import PUBLIC, GiteaApp, Server, Signer, gitea_app
+from tests.contract.oauth_flow import pkce, query_of
+from tests.server.signin.flow_driver import (
+    PUBLIC,
+    GiteaApp,
+    GiteaBrowser,
+    Server,
+    Signer,
+    Started,
+    cookie_of,
+    gitea_app,
+    pending_of,
+)
 from tests.support.fake_redis import FakeRedis
 
 
@@ -191,3 +203,104 @@ def test_a_refresh_may_narrow_the_scopes_and_never_widen_them(server: Server, st
         widened = signer.refresh(whole.json()["refresh_token"], scope=wider)
         assert widened.status_code == 400, widened.text
         assert widened.json()["error"] == "invalid_scope" and "never widen" in widened.json()["error_description"]
+
+
+# -- finding 12: look-alike hosts, and redirect schemes an operating system hands to a program ------------------------
+
+OS_HANDLERS = [
+    "ms-msdt:/id%20PCWDiagnostic%20/skip%20force%20/param%20IT_BrowseForFile=x",  # Follina
+    "search-ms:query=invoice&crumb=location:%5C%5Cattacker.example%5Cshare",
+    "search:query=invoice",
+    "ms-officecmd:%7B%22id%22:3%7D",
+    "ms-word:ofe|u|https://attacker.example/x.docx",
+    "ms-appinstaller:?source=https://attacker.example/x.msix",
+    "hcp://services/search?query=x",
+    "shell:startup",
+    "smb://attacker.example/share",
+    "help:openbook=x",
+    "intent://scan/x",
+    "javascript:alert(1)//",
+    "data:text/html,<script>alert(1)</script>",
+    "file:///etc/passwd",
+    "vbscript:msgbox(1)",
+    "MS-MSDT:/id%20x",  # a scheme's case is no disguise
+]
+
+
+@pytest.mark.parametrize("uri", OS_HANDLERS)
+def test_a_redirect_uri_an_os_hands_to_a_program_is_refused(server: Server, uri: str) -> None:
+    answer = server.register(redirect_uris=[uri])
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"] == "invalid_redirect_uri" and "runs or searches" in answer.json()["error_description"]
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "cursor://anysphere.cursor-mcp/oauth/callback",
+        "com.example.app:/oauth2redirect",
+        "vscode://vscode.github-authentication/did-authenticate",
+        "https://claude.ai/api/mcp/auth_callback",
+        "http://127.0.0.1:33418/callback",
+    ],
+)
+def test_app_schemes_https_and_loopback_still_register(server: Server, uri: str) -> None:
+    assert server.register(redirect_uris=[uri]).status_code == 201
+
+
+def test_cursor_signs_in_to_its_own_scheme(server: Server, standin: StandIn) -> None:
+    cursor = "cursor://anysphere.cursor-mcp/oauth/callback"
+    registered = server.register(client_name="Cursor", redirect_uris=[cursor])
+    signer = Signer(server, GiteaBrowser(standin), registered.json()["client_id"])
+    verifier, challenge = pkce()
+    page = signer.authorize(challenge, "st-cursor", redirect_uri=cursor)
+    assert page.status_code == 200 and "<code>cursor://anysphere.cursor-mcp</code>" in page.text
+    started = Started(signer.client_id, verifier, "st-cursor", cookie_of(page), pending_of(page))
+    answer = signer.callback(signer.to_callback(started), started.cookie)
+    assert answer.status_code == 303 and answer.headers["location"].startswith(cursor + "?code=gmcp.k.")
+    code = query_of(answer.headers["location"])["code"]
+    assert signer.exchange(code, verifier, redirect_uri=cursor).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("registered", "shown"),
+    [
+        ("https://\u0430pple.com/cb", "https://xn--pple-43d.com (in Unicode: https://\u0430pple.com)"),  # Cyrillic а
+        ("https://xn--pple-43d.com/cb", "https://xn--pple-43d.com (in Unicode: https://\u0430pple.com)"),
+        ("https://b\u00fccher.example/cb", "https://xn--bcher-kva.example (in Unicode: https://b\u00fccher.example)"),
+        ("https://apple.com/cb", "https://apple.com"),  # ASCII: nothing beside it
+    ],
+)
+def test_the_consent_page_shows_a_host_in_punycode_and_unicode_only_beside_it(
+    server: Server, standin: StandIn, registered: str, shown: str
+) -> None:
+    made = server.register(client_name="Look-alike", redirect_uris=[registered])
+    assert made.status_code == 201, made.text
+    signer = Signer(server, GiteaBrowser(standin), made.json()["client_id"])
+    page = signer.authorize(pkce()[1], "st-idn", redirect_uri=registered)
+    assert page.status_code == 200, page.text[:300]
+    delivered = re.search(r"delivered to <code>([^<]*)</code>", page.text)
+    assert delivered is not None and html.unescape(delivered[1]) == shown
+
+
+# -- finding 15: a registration that could never sign in is refused when it is made --------------------------------
+
+
+@pytest.mark.parametrize(
+    "response_types",
+    [["token"], ["id_token"], ["token id_token"], [], "code", None],
+    ids=["implicit", "id-token", "hybrid", "empty", "not-a-list", "null"],
+)
+def test_a_registration_that_could_never_sign_in_is_refused(server: Server, response_types: Any) -> None:
+    answer = server.register(response_types=response_types)
+    assert answer.status_code == 400, answer.text
+    assert answer.json() == {
+        "error": "invalid_client_metadata",
+        "error_description": "this server issues codes only: response_types must include code",
+    }
+
+
+def test_a_registration_that_asks_for_codes_is_taken(server: Server) -> None:
+    """The control: what a client that can sign in here sends."""
+    answer = server.register(response_types=["code"], grant_types=["authorization_code", "refresh_token"])
+    assert answer.status_code == 201 and answer.json()["response_types"] == ["code"]
