@@ -69,6 +69,9 @@ class Settings(BaseModel):
     oauth_client_id: str | None = None
     oauth_client_secret: SecretStr | None = None
     oauth_key: SecretStr | None = None
+    # Whether a client may name itself by the URL of its client ID metadata document (read from the internet at
+    # /authorize); off, clients register at /register or use a client ID the operator made (offline, or a proxy).
+    client_metadata_documents: bool = True
 
     @field_validator("url")
     @classmethod

@@ -11,7 +11,6 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 import anyio.to_thread
@@ -21,7 +20,8 @@ from starlette.responses import RedirectResponse, Response
 from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.gitea.oauth import GiteaOAuth
 from gitea_mcp.server import discovery
-from gitea_mcp.server.signin.clients import Clients, fetcher
+from gitea_mcp.server.signin.clients import Clients
+from gitea_mcp.server.signin.documents import Documents, fetcher
 from gitea_mcp.server.signin.marks import ENDED, Marks, MemoryMarks, RedisMarks, Unreachable
 from gitea_mcp.server.signin.seal import Sealer
 from gitea_mcp.settings import ConfigError, Settings
@@ -80,18 +80,13 @@ def _sealer(keys: tuple[bytes, ...], audience: str, clock: Callable[[], float]) 
 
 
 def build(settings: Settings, client: GiteaClient, clock: Callable[[], float] = time.time) -> SignIn:
-    import requests
-
-    session = requests.Session()
-    session.trust_env = False  # a client's document is read with no proxy, netrc or cookie of this machine
-    session.cookies.set_policy(_NO_COOKIES)
     trial = (settings.public_url or "").startswith("http://")
     secret = settings.oauth_client_secret.get_secret_value() if settings.oauth_client_secret else None
     gitea = GiteaOAuth(client, settings.oauth_client_id or "", secret, f"{settings.public_url}{CALLBACK}")
     if log.getEffectiveLevel() == logging.WARNING:  # the default: the one line per sign-in is still said
         log.setLevel(logging.INFO)
     sealer = sealer_for(settings, clock)
-    clients = Clients(fetcher(trial, session.get), trial)
+    clients = Clients(Documents(fetcher(trial), trial) if settings.client_metadata_documents else None)
     return SignIn(settings, sealer, clients, marks(settings, clock), gitea, client, clock)
 
 
@@ -104,19 +99,6 @@ def marks(settings: Settings, clock: Callable[[], float]) -> Marks:
         return RedisMarks(store(settings.redis_url.get_secret_value()), clock)
     except Unusable as exc:
         raise ConfigError(str(exc)) from None
-
-
-def _no_cookies() -> Any:
-    import http.cookiejar
-
-    class NoCookies(http.cookiejar.DefaultCookiePolicy):
-        def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
-            return False
-
-    return NoCookies()
-
-
-_NO_COOKIES = _no_cookies()
 
 
 async def body_of(request: Request, limit: int) -> bytes | None:

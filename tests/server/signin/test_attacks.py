@@ -6,19 +6,25 @@ tests in tests/signin/ repeat findings 1, 11 and 16 against a real Gitea.
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
+import json
 import os
 import re
+import threading
+import time
 from collections.abc import Iterator
-from typing import Any
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, ClassVar
 
 import pytest
 
-from gitea_mcp.server.signin import context
+from gitea_mcp.server.signin import context, documents
 from gitea_mcp.server.signin.marks import PREFIX, RedisMarks
 from gitea_mcp.standin import StandIn
 from tests.contract.oauth_flow import pkce, query_of
 from tests.server.signin.flow_driver import (
+    CLIENT_REDIRECT,
     PUBLIC,
     GiteaApp,
     GiteaBrowser,
@@ -304,3 +310,92 @@ def test_a_registration_that_asks_for_codes_is_taken(server: Server) -> None:
     """The control: what a client that can sign in here sends."""
     answer = server.register(response_types=["code"], grant_types=["authorization_code", "refresh_token"])
     assert answer.status_code == 201 and answer.json()["response_types"] == ["code"]
+
+
+# -- finding 3 (the sign-in's part): a client metadata document that answers slowly ------------------------------
+
+
+class _Documents(BaseHTTPRequestHandler):
+    """Serves a client metadata document naming the flow's client redirect, after `delay` seconds."""
+
+    delay: ClassVar[float] = 0.0
+    port: ClassVar[int] = 0
+    seen: ClassVar[list[str]]  # each test's own (slow_site)
+
+    def do_GET(self) -> None:
+        type(self).seen.append(self.path)
+        time.sleep(self.delay)
+        url = f"http://127.0.0.1:{self.port}{self.path}"
+        body = json.dumps({"client_id": url, "client_name": "Slow App", "redirect_uris": [CLIENT_REDIRECT]}).encode()
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def slow_site(monkeypatch: pytest.MonkeyPatch) -> Iterator[type[_Documents]]:
+    monkeypatch.setattr(documents, "FETCH_SECONDS", 1.0)  # the issue's 4.5 s document, scaled to a 1 s deadline
+
+    class Handler(_Documents):
+        seen: ClassVar[list[str]] = []
+
+    handler = Handler
+    site = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    site.daemon_threads = True
+    thread = threading.Thread(target=site.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    handler.port = site.server_port
+    try:
+        yield handler
+    finally:
+        site.shutdown()
+        site.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.mark.parametrize("delay", [0.6, 1.5], ids=["slow-within-the-deadline", "past-the-deadline"])
+def test_a_slow_client_metadata_document_is_not_fetched_at_every_authorize(
+    server: Server, standin: StandIn, slow_site: type[_Documents], delay: float
+) -> None:
+    """Six sign-ins naming a client by a document that answers slowly: it is read once. Within the deadline it is
+    kept (at least FRESH_LEAST, whatever its headers); past it, its host is left alone a while; either way the
+    five sign-ins after the first do not wait for it."""
+    slow_site.delay = delay
+    url = f"http://127.0.0.1:{slow_site.port}/client.json"
+    signer = Signer(server, GiteaBrowser(standin), url)
+    began = time.monotonic()
+    first = signer.authorize(pkce()[1], "st-slow")
+    took = time.monotonic() - began
+    assert first.status_code == (200 if delay < 1 else 400), first.text[:300]
+    assert took < documents.FETCH_SECONDS + 0.5, "the whole read is bounded"
+    began = time.monotonic()
+    later = [signer.authorize(pkce()[1], f"st-{n}").status_code for n in range(5)]
+    assert later == [first.status_code] * 5
+    assert time.monotonic() - began < 0.5 * 5, "the later sign-ins did not wait for the document again"
+    assert slow_site.seen == ["/client.json"]
+
+
+# -- the opt-out: no client metadata documents (offline, or behind a proxy) ----------------------------------------
+
+
+def test_with_client_metadata_documents_off_a_client_registers_and_signs_in_offline(
+    standin: StandIn, app: GiteaApp
+) -> None:
+    """GITEA_MCP_CLIENT_METADATA_DOCUMENTS=false: discovery says documents are not supported, so a client that
+    prefers one (Claude Code) registers instead; a document's URL sent anyway is refused without a fetch."""
+    server = Server.start(standin, app, client_metadata_documents=False)
+    try:
+        said = server.request("GET", "/.well-known/oauth-authorization-server").json()
+        assert said["client_id_metadata_document_supported"] is False and said["registration_endpoint"]
+        named = Signer(server, GiteaBrowser(standin), "https://claude.ai/oauth/claude-code-client-metadata")
+        assert "GITEA_MCP_CLIENT_METADATA_DOCUMENTS=false" in _error_page(named.authorize(pkce()[1], "st"), 400)
+        registered = Signer.new(server, standin)  # what the client does next
+        assert server.issue_list(registered.tokens()["access_token"]).json()["result"]["isError"] is False
+    finally:
+        server.close()
