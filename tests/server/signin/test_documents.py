@@ -8,13 +8,19 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from gitea_mcp.server.signin import documents as module
 from gitea_mcp.server.signin.clients import MAX_METADATA, BadClient, Client, Clients
@@ -404,3 +410,56 @@ def test_with_documents_off_a_url_client_id_is_refused_unread() -> None:
     """GITEA_MCP_CLIENT_METADATA_DOCUMENTS=false: nothing is fetched, the client is told to register."""
     message = refusal(Clients(None), "https://claude.ai/oauth/claude-code-client-metadata")
     assert "GITEA_MCP_CLIENT_METADATA_DOCUMENTS=false" in message and "/register" in message
+
+
+# -- https: the certificate checked against the URL's host, the connection to the address checked ------------------
+
+
+@pytest.fixture(scope="module")
+def tls_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, ssl.SSLContext]]:
+    """An https document server on 127.0.0.1 whose certificate names docs.example.test, and a client context that
+    trusts it (in place of the public CAs)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "docs.example.test")])
+    now = datetime.now(UTC)
+    cert = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+        .serial_number(x509.random_serial_number()).not_valid_before(now - timedelta(minutes=5))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("docs.example.test")]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )  # fmt: skip
+    where = tmp_path_factory.mktemp("cimd-tls")
+    cert_path, key_path = where / "cert.pem", where / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    server.seen = []  # type: ignore[attr-defined]
+    serving = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    serving.load_cert_chain(cert_path, key_path)
+    server.socket = serving.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server.server_port, ssl.create_default_context(cafile=str(cert_path))
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def test_an_https_document_is_read_from_the_address_checked_with_the_urls_certificate(
+    tls_site: tuple[int, ssl.SSLContext], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port, trusting = tls_site
+    monkeypatch.setattr(module, "_TLS", [trusting])
+    deadline = time.monotonic() + 5
+    answer = module.http_get(f"https://docs.example.test:{port}/good.json", "127.0.0.1", deadline)
+    assert answer.status == 200 and json.loads(answer.body)["client_name"] == "Doc App"
+    assert answer.headers["content-type"] == "application/json"
+    with pytest.raises(ssl.SSLCertVerificationError):  # a host the certificate does not name
+        module.http_get(f"https://other.example.test:{port}/good.json", "127.0.0.1", deadline)
