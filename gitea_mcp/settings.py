@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import binascii
+import hmac
 import os
 from base64 import urlsafe_b64decode
 from urllib.parse import urlsplit
@@ -68,6 +69,9 @@ class Settings(BaseModel):
     oauth_client_id: str | None = None
     oauth_client_secret: SecretStr | None = None
     oauth_key: SecretStr | None = None
+    # Whether a client may name itself by the URL of its client ID metadata document (read from the internet at
+    # /authorize); off, clients register at /register or use a client ID the operator made (offline, or a proxy).
+    client_metadata_documents: bool = True
 
     @field_validator("url")
     @classmethod
@@ -167,6 +171,13 @@ class Settings(BaseModel):
             raise ValueError(
                 "GITEA_MCP_OAUTH_CLIENT_ID looks like an access token (a long run of hex digits); paste the Client ID "
                 "of the OAuth2 application (a UUID) here, and keep tokens out of it"
+            )
+        if text.lower().startswith(SECRET_PREFIX):
+            # Sent to every user's browser in the sign-in URL: a secret pasted here would be shown to all of them.
+            raise ValueError(
+                f"GITEA_MCP_OAUTH_CLIENT_ID looks like a client secret (it begins {SECRET_PREFIX}, as Gitea's and "
+                "Forgejo's do); paste the Client ID of the OAuth2 application (a UUID) here, and the secret in "
+                "GITEA_MCP_OAUTH_CLIENT_SECRET"
             )
         if text and (any(char.isspace() for char in text) or not text.isprintable() or len(text) > 255):
             raise ValueError(
@@ -329,6 +340,7 @@ def check_redis_url(url: str) -> None:
         )
 
 
+SECRET_PREFIX = "gto_"  # what a Gitea or Forgejo OAuth2 client secret begins with (models/auth/oauth2.go)
 SIGNIN_SETTINGS = {
     "public_url": "GITEA_MCP_PUBLIC_URL",
     "oauth_client_id": "GITEA_MCP_OAUTH_CLIENT_ID",
@@ -407,6 +419,14 @@ def check_signin(settings: Settings) -> None:
     if settings.oauth_key is None:
         raise ValueError(
             f"sign-in is on but GITEA_MCP_OAUTH_KEY is not set: give every replica the same key, made with {MAKE_KEY}"
+        )
+    secret = settings.oauth_client_secret
+    if secret is not None and hmac.compare_digest(
+        secret.get_secret_value().encode(), str(settings.oauth_client_id).encode()
+    ):
+        raise ValueError(
+            "GITEA_MCP_OAUTH_CLIENT_ID is the same as GITEA_MCP_OAUTH_CLIENT_SECRET: the client ID is sent to every "
+            "user's browser; paste the application's Client ID (a UUID) there"
         )
 
 

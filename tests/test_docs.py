@@ -56,3 +56,18 @@ def test_where_the_inspector_is_suggested_its_node_is_said() -> None:
     assert pages, "the docs suggest the MCP Inspector somewhere"
     for page in pages:
         assert "Node ≥ 22.19" in page.read_text(encoding="utf-8"), page.relative_to(ROOT)
+
+
+def test_the_sign_in_threat_model_names_tests_that_exist() -> None:
+    """docs/operators.md backs each claim of "Threat model: the sign-in front" with a test's name: each must be a
+    test of the suite (a renamed or removed test would leave a claim unbacked)."""
+    doc = (ROOT / "docs/operators.md").read_text(encoding="utf-8")
+    start = doc.index("## Threat model: the sign-in front")
+    section = doc[start : doc.index("\n## ", start + 1)]
+    named = set(re.findall(r"\b(test_[a-z0-9_]+)\b(?!\.py)", section))
+    defined = {
+        name
+        for path in ROOT.glob("tests/**/test_*.py")
+        for name in re.findall(r"^def (test_\w+)\(", path.read_text(encoding="utf-8"), re.M)
+    }
+    assert len(named) > 40 and named <= defined, sorted(named - defined)

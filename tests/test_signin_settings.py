@@ -17,7 +17,8 @@ CLIENT_ID = "5b2c3e9a-0f1d-4c7e-9a8b-2d6f1e0c4b3a"
 BASE = {"GITEA_URL": "http://127.0.0.1:9", "GITEA_ALLOWED_OWNERS": "acme", "GITEA_MCP_TRANSPORT": "http"}
 SIGNIN = {"GITEA_MCP_PUBLIC_URL": "https://mcp.example.com", "GITEA_MCP_OAUTH_CLIENT_ID": CLIENT_ID,
           "GITEA_MCP_OAUTH_KEY": KEY}  # fmt: skip
-NAMES = [*BASE, *SIGNIN, "GITEA_MCP_OAUTH_CLIENT_SECRET", "GITEA_TOKEN", "GITEA_MCP_HTTP_SECRET"]
+NAMES = [*BASE, *SIGNIN, "GITEA_MCP_OAUTH_CLIENT_SECRET", "GITEA_TOKEN", "GITEA_MCP_HTTP_SECRET",
+         "GITEA_MCP_CLIENT_METADATA_DOCUMENTS"]  # fmt: skip
 MAKE_KEY = "make one with python3 -c 'import base64, os; print(base64.urlsafe_b64encode(os.urandom(32)).decode())'"
 ORIGIN = "write it as https://mcp.example.com (or http://127.0.0.1:PORT for a trial)"
 
@@ -149,3 +150,48 @@ def test_only_the_server_and_check_take_them(capfd: pytest.CaptureFixture[str], 
         main([command, "--public-url", "https://mcp.example.com"])
     assert usage.value.code == 2
     assert f"--public-url does nothing for {command}" in capfd.readouterr().err
+
+
+GITEA_SECRET = "gto_" + "k7q3xw2mvb5nd4zr6tyh8pfj2cl3gs7a9ueo4wbd6mqi5xnz2rtq"  # Gitea's shape: gto_ + 52 base32
+
+
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        pytest.param({"GITEA_MCP_OAUTH_CLIENT_ID": GITEA_SECRET}, "looks like a client secret (it begins gto_",
+                     id="gitea-secret-as-id"),
+        pytest.param({"GITEA_MCP_OAUTH_CLIENT_ID": GITEA_SECRET.upper()}, "looks like a client secret",
+                     id="upper-case"),
+        pytest.param({"GITEA_MCP_OAUTH_CLIENT_ID": CLIENT_ID, "GITEA_MCP_OAUTH_CLIENT_SECRET": CLIENT_ID},
+                     "is the same as GITEA_MCP_OAUTH_CLIENT_SECRET", id="id-equals-secret"),
+    ],
+)  # fmt: skip
+def test_a_client_secret_pasted_as_the_client_id_is_refused_never_sent_to_a_browser(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], env: dict[str, str], said: str
+) -> None:
+    """The client ID travels in every sign-in's URL to Gitea, through each user's browser (issue 35, finding 13): a
+    secret there would be shown to all of them. Refused at start, in a sentence that does not quote it."""
+    with pytest.raises(ConfigError) as refused:
+        _settings(monkeypatch, {**BASE, **SIGNIN, **env})
+    assert said in str(refused.value)
+    assert env["GITEA_MCP_OAUTH_CLIENT_ID"] not in str(refused.value)
+    assert main(["serve"]) == 2  # serve stops at once, saying why, never quoting it
+    assert GITEA_SECRET not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("raw", "documents"), [(None, True), ("true", True), ("false", False), ("off", False), ("0", False)]
+)
+def test_client_metadata_documents_are_on_unless_turned_off(
+    monkeypatch: pytest.MonkeyPatch, raw: str | None, documents: bool
+) -> None:
+    settings = _settings(monkeypatch, {**BASE, **SIGNIN, "GITEA_MCP_CLIENT_METADATA_DOCUMENTS": raw})
+    assert settings.client_metadata_documents is documents
+    from gitea_mcp.server.discovery import server_metadata
+
+    assert server_metadata(settings)["client_id_metadata_document_supported"] is documents
+
+
+def test_a_doubtful_client_metadata_documents_stops_the_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ConfigError, match="GITEA_MCP_CLIENT_METADATA_DOCUMENTS='treu' is not true or false"):
+        _settings(monkeypatch, {**BASE, **SIGNIN, "GITEA_MCP_CLIENT_METADATA_DOCUMENTS": "treu"})

@@ -209,6 +209,13 @@ SIGNIN: tuple[Setting, ...] = (
         "environment",
         metavar="KEYS",
     ),
+    Setting(
+        "--client-metadata-documents",
+        ("GITEA_MCP_CLIENT_METADATA_DOCUMENTS",),
+        "true (default): clients may name themselves by a metadata document's URL, read from the internet; false: "
+        "they register or use a client ID you made (offline, or behind a proxy)",
+        metavar="BOOL",
+    ),
 )
 LIMITS = (
     "--calls-per-token",
@@ -571,6 +578,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
     transport = checked(lambda: _from(read, "--transport", _transport, implied), implied)
     port = checked(lambda: _from(read, "--port", _port, _DEFAULT["port"]), _DEFAULT["port"])
     limits = {name: checked(lambda name=name: _limit(read, name), _DEFAULT[name]) for name in _LIMIT_FIELDS}
+    documents = checked(lambda: _from(read, "--client-metadata-documents", parse_bool, True), True)
     if problems:
         raise ConfigError("; ".join(problems) + ".")
     token = read.value("--token")
@@ -596,6 +604,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             oauth_client_id=signin["oauth_client_id"],
             oauth_client_secret=_secret(signin["oauth_client_secret"]),
             oauth_key=_secret(signin["oauth_key"]),
+            client_metadata_documents=documents,
             **limits,
         )
     except ValidationError as exc:  # show only our messages, never the input (it may hold the token)

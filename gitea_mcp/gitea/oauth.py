@@ -10,14 +10,37 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from gitea_mcp.gitea.client import GiteaClient, Unreadable
 from gitea_mcp.gitea.errors import GiteaError
+from gitea_mcp.gitea.release import ServerInfo
 
 TOKEN_PATH = "/login/oauth/access_token"
 AUTHORIZE_PATH = "/login/oauth/authorize"
 OPENID = "/.well-known/openid-configuration"
+VERSION = "/api/v1/version"
+
+Method = Literal["S256", "plain"]
+
+
+def consent_pkce(server: ServerInfo) -> Method:
+    """The PKCE method whose challenge the forge keeps for a code from its consent page, so that the code is spent
+    only with the verifier of the sign-in it was issued to (docs/server-behaviour.md).
+
+    - Gitea before 1.25.5 and Forgejo 12 keep only a `plain` challenge in the browser's session for the consent page
+      (routers/web/auth/oauth2_provider.go: the `S256` case is empty); an S256 code from it takes any verifier
+      (measured on Gitea 1.25.4, tests/contract/test_oauth.py; Forgejo 12.0.4 read from its source). Gitea 1.25.5
+      keeps S256 too (GHSA-m5ch-ppfx-xv3v, CVE-2026-26247), so it gets S256.
+    - Gitea 1.22 wrote a `plain` challenge over the method's name, so no verifier passes a plain code from its
+      consent page (measured on 1.22.6; fixed in 1.23.6, go-gitea/gitea#33956): there S256, which that page does
+      not check, is the one that works at all. Forgejo before 12 is not known here, and gets the same.
+    """
+    if server.flavor == "Gitea":
+        if server.number >= (1, 25, 5):
+            return "S256"
+        return "plain" if server.number >= (1, 23, 6) else "S256"
+    return "plain" if server.number >= (12,) else "S256"
 
 
 class OAuthRefused(GiteaError):
@@ -44,6 +67,7 @@ class GiteaOAuth:
     client_secret: str | None  # a confidential application's; None for a public one
     redirect_uri: str  # <PUBLIC_URL>/callback, registered in the application
     _authorize: str | None = field(default=None, init=False)
+    _method: Method | None = field(default=None, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def authorize_endpoint(self) -> str:
@@ -62,6 +86,16 @@ class GiteaOAuth:
                     )
                 self._authorize = endpoint
             return self._authorize
+
+    def pkce_method(self) -> Method:
+        """`consent_pkce` for the release at GITEA_URL, read once (`/version` needs no token). An answer that names
+        no version counts as the newest Gitea verified, as everywhere else (gitea/release.py)."""
+        with self._lock:
+            if self._method is None:
+                status, document = self.client.site("GET", VERSION)
+                raw = document.get("version") if status == 200 and isinstance(document, dict) else None
+                self._method = consent_pkce(ServerInfo.parse(raw if isinstance(raw, str) else ""))
+            return self._method
 
     def exchange(self, code: str, verifier: str) -> GiteaTokens:
         form = {"grant_type": "authorization_code", "code": code, "code_verifier": verifier}

@@ -72,7 +72,8 @@ def server_metadata(settings: Settings) -> dict[str, Any]:
             # Required of every client here, whatever Gitea enforces behind us (it does not on consent-page codes).
             "code_challenge_methods_supported": ["S256"],
             "token_endpoint_auth_methods_supported": ["none"],  # public clients: PKCE, not a client secret
-            "client_id_metadata_document_supported": True,
+            # Off (GITEA_MCP_CLIENT_METADATA_DOCUMENTS=false), clients that would use one register instead.
+            "client_id_metadata_document_supported": settings.client_metadata_documents,
             # Every redirect back to the client carries iss (RFC 9207): a client can tell our answer from a
             # mix-up with another authorization server's.
             "authorization_response_iss_parameter_supported": True,

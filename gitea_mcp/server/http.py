@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +61,7 @@ class Credential:
     signed_in: str | None = None  # the Gitea login of a token our sign-in issued
     granted: tuple[str, ...] | None = None  # the scopes its client was granted (None: not ours)
     invalid_token: bool = False  # a bearer that is not (or no longer) good: the challenge says so (RFC 6750 §3.1)
+    sign_in: str | None = None  # the sign-in a token of ours belongs to (`fam`): a refresh-token replay ends it
 
 
 # A JWT: what Gitea's OAuth2 access tokens are (a personal access token is 40 hex digits).
@@ -139,7 +140,14 @@ class Opened:
             self._opened.pop(key, None)
         claims = sealer.open("access", token)  # Unsealable: forged, altered, expired (said in its own words)
         granted = tuple(str(scope) for scope in claims.get("scopes", ()))
-        said = Credential(str(claims["ga"]), bearer=True, signed_in=str(claims["sub"]), granted=granted)
+        family = claims.get("fam")
+        said = Credential(
+            str(claims["ga"]),
+            bearer=True,
+            signed_in=str(claims["sub"]),
+            granted=granted,
+            sign_in=family if isinstance(family, str) else None,
+        )
         with self._lock:
             self._opened[key] = (sealer, claims["exp"], said)
             while len(self._opened) > self.kept:
@@ -170,10 +178,12 @@ class RequireToken:
         load: Load | None = None,
         bearers: Bearers | None = None,
         clock: Clock = time.time,
+        ended: Ended | None = None,
     ) -> None:
         self.app = app
         self.settings = settings
         self.clock = clock
+        self.ended = ended  # with sign-in on: whether a sign-in was ended (None: the shared store did not answer)
         self.load = load or Load(limits(settings))
         self.bearers = bearers  # None: tokens are not checked with Gitea here (the tools meet Gitea's verdict)
         self.hosts = HostCheck(settings)
@@ -251,6 +261,11 @@ class RequireToken:
         if declared is not None and declared > limit:  # said before a byte of it is read
             await _too_large(declared, limit)(scope, receive, send)
             return
+        if said.sign_in is not None and self.ended is not None:
+            ended = await self.ended(said.sign_in)
+            if ended is not False:  # asked on every request: a replay ends the sign-in at once, on every replica
+                await _ended_reply(self.settings, ended)(scope, receive, send)
+                return
         token = said.token if said.bearer else None
         if token is not None and self.bearers is not None and await self.bearers.verdict(token) is Verdict.REFUSED:
             # A signed-in user's Gitea token refused: the app was revoked in Gitea (or the token expired there).
@@ -404,6 +419,17 @@ def _reply(status: int, error: str, headers: dict[str, str]) -> Response:
     return Response(json.dumps({"error": error}), status_code=status, media_type="application/json", headers=headers)
 
 
+Ended = Callable[[str], Awaitable[bool | None]]
+
+
+def _ended_reply(settings: Settings, ended: bool | None) -> Response:
+    if ended is None:
+        return _reply(503, "the replicas' shared store (GITEA_MCP_REDIS_URL) did not answer; retry shortly", _CLOSE)
+    why = "this sign-in was ended: one of its refresh tokens was used twice"
+    challenge = discovery.challenge(settings, f'error="invalid_token", error_description="{why}"')
+    return _reply(401, f"{why}; sign in again", {"WWW-Authenticate": challenge, **_CLOSE})
+
+
 def app(
     server: MCPServer,
     settings: Settings,
@@ -421,13 +447,16 @@ def app(
         return JSONResponse({"status": "ok"})
 
     server.custom_route("/healthz", methods=["GET"])(healthz)
+    ended: Ended | None = None
     if settings.signin:
         from gitea_mcp.server.app import make_client
         from gitea_mcp.server.signin import routes
         from gitea_mcp.server.signin.context import build
 
         _discovery_routes(server, settings)
-        routes(server, build(settings, make_client(settings, warn=False), clock))
+        signin = build(settings, make_client(settings, warn=False), clock)
+        routes(server, signin)
+        ended = signin.ended
 
     starlette = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -437,7 +466,7 @@ def app(
         host=settings.host,
         max_request_body_size=load.limits.body,
     )
-    return RequireToken(starlette, settings, load, bearers, clock)
+    return RequireToken(starlette, settings, load, bearers, clock, ended)
 
 
 def _discovery_routes(server: MCPServer, settings: Settings) -> None:

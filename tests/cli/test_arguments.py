@@ -36,6 +36,7 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--oauth-client-id", "5b2c3e9a", "oauth_client_id", "5b2c3e9a"),
     ("--oauth-client-secret", "gto_s", "oauth_client_secret", "gto_s"),
     ("--oauth-key", "a2V5", "oauth_key", "a2V5"),
+    ("--client-metadata-documents", "false", "client_metadata_documents", "false"),
 ]
 # What each command needs besides the flags (demo: --serve, without which it uses no setting but the log level).
 OPERANDS: dict[str, list[str]] = {
@@ -65,7 +66,8 @@ LIMITS = [
 ]
 # --workers is serve's alone: demo runs its stand-in in threads, and a fork takes one thread along.
 HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret", "--redis-url", "--workers", *LIMITS]
-SIGNIN = ["--public-url", "--oauth-client-id", "--oauth-client-secret", "--oauth-key"]  # issue 24: serve and check
+# issue 24: serve and check; issue 35: client metadata documents may be turned off
+SIGNIN = ["--public-url", "--oauth-client-id", "--oauth-client-secret", "--oauth-key", "--client-metadata-documents"]
 # The settings each command uses (written out here, not read from the code, so a change to them is a decision).
 USED: dict[str, list[str]] = {
     "serve": CONNECTION + HTTP + SIGNIN,

@@ -275,6 +275,37 @@ def test_a_code_given_on_the_consent_page_checks_no_s256_verifier(
     assert exchange(account, app, code, "any verifier at all").status_code == 200
 
 
+@pytest.mark.parametrize(
+    ("method", "verifier", "taken"),
+    [
+        ("plain", None, False),  # no code_verifier at all
+        ("plain", "a-verifier-of-another-sign-in-" + "x" * 20, False),
+        ("S256", None, True),  # the consent page kept no S256 challenge: nothing to check
+        ("S256", "a-verifier-of-another-sign-in-" + "x" * 20, True),
+    ],
+    ids=["plain-none", "plain-other", "s256-none", "s256-other"],
+)
+def test_a_consent_page_code_is_spent_with_another_verifier_only_under_s256(
+    account: Account, new_app: Callable[..., App], browser: Browser, method: str, verifier: str | None, taken: bool
+) -> None:
+    """What a stolen code from Gitea's consent page is worth to someone without its verifier (issue 35, finding 1):
+    under `plain` Gitea refuses it, without a verifier or with another one, and keeps it for the right one; under
+    S256 (Gitea 1.25.4) it is spent whatever is sent. Gitea 1.22 refuses every plain code from the page."""
+    app = new_app()
+    right, challenge = pkce()
+    if method == "plain":
+        challenge = right
+    code = browser.code(app, challenge, method=method)
+    form = {"grant_type": "authorization_code", "client_id": app.client_id, "code": code}
+    if verifier is not None:
+        form["code_verifier"] = verifier
+    answer = token(account.url, form)
+    if taken:
+        assert answer.status_code == 200, answer.text
+    else:
+        assert (answer.status_code, answer.json()) == (400, FAILED_PKCE)
+
+
 def test_a_plain_challenge_stays_in_the_browser_session(
     account: Account, new_app: Callable[..., App], browser: Browser, target: Target
 ) -> None:

@@ -24,8 +24,10 @@ class SigninServer:
         self, gitea_url: str, client_id: str, client_secret: str | None = None, key: str | None = None, **env: str
     ) -> None:
         """`key`: GITEA_MCP_OAUTH_KEY, shared by replicas (each opens what the other sealed); a new one if None.
-        `env` overrides any setting, GITEA_MCP_PUBLIC_URL included (replicas behind one public URL)."""
-        self.port = free_port()
+        `env` overrides any setting, GITEA_MCP_PUBLIC_URL included (replicas behind one public URL), and
+        GITEA_MCP_PORT, a port chosen ahead (a confidential application's redirect URI names it: Gitea gives it no
+        port freedom)."""
+        self.port = int(env.get("GITEA_MCP_PORT") or free_port())
         self.url = f"http://127.0.0.1:{self.port}"
         settings = {
             "GITEA_URL": gitea_url,

@@ -5,10 +5,11 @@ Gitea is where the user signs in and consents, behind it.
     client ──/token (code + PKCE verifier)──▶ our access and refresh tokens, Gitea's sealed inside
     client ──/mcp, Bearer <ours>──▶ the gate opens it, the tools act with the Gitea token inside
 
-docs/operators.md ("Sign-in") has the sequence whole and the threat model. Modules: `seal` (what state there is,
-sealed with the operator's key), `clients` (who a client is, where its codes may go), `marks` (spent codes and
-refresh tokens), `pages` (consent and error pages), `browser` (/authorize, /callback), `tokens` (/token,
-/register), `context` (what the steps share).
+docs/operators.md has the sequence whole ("Sign-in with the forge") and the threat model ("Threat model: the
+sign-in front"). Modules: `seal` (what state there is, sealed with the operator's key), `clients` (who a client is,
+where its codes may go), `documents` (client ID metadata documents: read bounded, kept as their headers allow),
+`marks` (spent codes, states and refresh tokens, ended sign-ins), `pages` (consent and error pages), `browser`
+(/authorize, /callback), `tokens` (/token, /register), `context` (what the steps share).
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from gitea_mcp.server.signin.context import (
     CODE_TTL,
     COOKIE,
     PENDING_TTL,
+    STATE_TTL,
     SignIn,
     back_to,
     client_key,
@@ -35,6 +36,7 @@ from gitea_mcp.server.signin.context import (
     log,
     pkce_pair,
 )
+from gitea_mcp.server.signin.marks import Unreachable
 from gitea_mcp.server.signin.seal import Unsealable
 from gitea_mcp.tools.scopes import folded
 
@@ -95,7 +97,8 @@ def _keep(response: Response, signin: SignIn, nonces: list[str]) -> None:
 
 
 def _who(client: Client) -> str:
-    how = "named by its metadata document at " + client.client_id if client.kind == "metadata document" else None
+    where = pages.shown_url(client.client_id)
+    how = "named by its metadata document at " + where if client.kind == "metadata document" else None
     return f"{client.name} ({how})" if how else client.name
 
 
@@ -147,11 +150,17 @@ async def _decided(signin: SignIn, request: Request) -> Response:
         return back_to(pending["redirect"], _error(signin, "access_denied", "the user denied access", pending["state"]))
     try:
         gitea = await anyio.to_thread.run_sync(signin.gitea.authorize_endpoint)
+        method = await anyio.to_thread.run_sync(signin.gitea.pkce_method)
     except GiteaError as exc:
         log.warning("sign-in: Gitea's sign-in page could not be found: %s", exc)
         return pages.error("Gitea's sign-in page could not be found (the operator's set-up); try again later", 502)
-    verifier, challenge = pkce_pair()
-    state = signin.sealer.seal("state", {**pending, "verifier": verifier}, PENDING_TTL)
+    # Our own PKCE towards Gitea, one verifier per sign-in, sealed in the state: Gitea's code is then spent only
+    # with this sign-in's verifier, so a Gitea code seen on its way (a log, a Referer) cannot be brought to
+    # /callback with the state of another sign-in, the thief's own. The method is the one the forge keeps on its
+    # consent page (gitea/oauth.consent_pkce); `jti` makes the state single use.
+    verifier, challenge = pkce_pair(method)
+    claims = {**pending, "verifier": verifier, "jti": secrets.token_urlsafe(16)}
+    state = signin.sealer.seal("state", claims, STATE_TTL)
     query = {
         "client_id": signin.gitea.client_id,
         "redirect_uri": signin.gitea.redirect_uri,
@@ -161,7 +170,7 @@ async def _decided(signin: SignIn, request: Request) -> Response:
         "scope": " ".join(gitea_scopes(signin.offered())),
         "state": state,
         "code_challenge": challenge,
-        "code_challenge_method": "S256",
+        "code_challenge_method": method,
     }
     return RedirectResponse(f"{gitea}?{urlencode(query)}", status_code=303, headers={"Cache-Control": "no-store"})
 
@@ -181,8 +190,18 @@ async def callback(signin: SignIn, request: Request) -> Response:
         return pages.error(f"Gitea's answer cannot be used: {exc}; start the sign-in again from your client")
     if not _same_browser(request, pending):
         return pages.error("This sign-in was started in another browser (or its cookie was blocked)", 403)
+    try:
+        first = await anyio.to_thread.run_sync(signin.marks.spend, _STATE + str(pending["jti"]), float(pending["exp"]))
+    except Unreachable as exc:
+        return pages.error(f"This sign-in cannot be finished now: {exc}; try again shortly", 503)
+    if not first:
+        return pages.error(_FINISHED)
     handed = await _finished(signin, answer, pending)
     return _done(request, signin, pending, back_to(pending["redirect"], handed))
+
+
+_STATE = "state:"  # + a state's jti: marked at its /callback, so each state is used once
+_FINISHED = "This sign-in was already finished (Gitea's answer came twice); start it again from your client"
 
 
 async def _finished(signin: SignIn, answer: dict[str, str], pending: dict[str, Any]) -> dict[str, str | None]:

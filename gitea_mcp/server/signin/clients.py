@@ -1,9 +1,8 @@
 """Who the MCP client is, and where its codes may go: the three ways a client is known here.
 
 - **A client ID metadata document** (the MCP spec's default): the client ID is an https URL; the document there
-  names the client and its redirect URIs, and must give that same URL as its `client_id`. Fetched when the user
-  is sent to sign in, with a short timeout, a small size cap, no redirects, and never from an address that is not
-  public (a client ID may not make this server reach into its own network).
+  names the client and its redirect URIs, and must give that same URL as its `client_id` (signin/documents.py:
+  how it is read, bounded and kept).
 - **Dynamic registration** (RFC 7591, `POST /register`): the metadata is checked and sealed into the client ID
   itself, so registering keeps nothing here (a flood of registrations costs nothing to keep).
 - **Pre-registered**: a client ID the operator made ahead with `POST /register`, handed to the client.
@@ -15,10 +14,7 @@ any port: native clients listen on whichever port is free.
 from __future__ import annotations
 
 import base64
-import ipaddress
 import json
-import socket
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -30,10 +26,34 @@ MAX_REDIRECTS = 10
 MAX_URI = 2_000  # characters of one redirect URI
 MAX_NAME = 100  # characters of a client name shown on the consent page
 MAX_METADATA = 8_000  # bytes of a registration or a client metadata document
-FETCH_SECONDS = 5.0
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
-# Schemes that would run or read something in the browser instead of handing the code to an app.
-_NEVER = {"javascript", "data", "file", "vbscript", "about", "blob", "filesystem", "view-source", "ws", "wss"}
+# Schemes no redirect URI may have: those a browser runs or reads itself instead of handing the code to an app, and
+# those an operating system hands to a handler that runs, opens or searches something (a code in their URL is an
+# argument to that program). An app's own scheme (`cursor://…`, `com.example.app:/…`) is none of these. Sources:
+# - the browser's own: the WHATWG URL and Fetch standards (javascript:, data:, blob:, about:, file:, filesystem:,
+#   view-source:), IE's vbscript:, and ws:/wss:, which a browser never navigates to;
+# - ms-msdt: CVE-2022-30190 ("Follina": the Support Diagnostic Tool runs what the URL says);
+# - search-ms: and search: Windows Search opening a remote share's files (CVE-2022-34713 chains, and Microsoft's
+#   own advice of June 2022 to unregister the handler);
+# - ms-officecmd: the Office launcher's argument injection (Positive Security, 2021, remote code execution);
+# - ms-word:, ms-excel:, ms-powerpoint:, ms-visio:, ms-access:, ms-project:, ms-publisher:, ms-infopath:,
+#   ms-spd: Microsoft's Office URI schemes, which open (and edit) a document from any URL given;
+# - ms-appinstaller: installs an app package from a URL (CVE-2021-43890; Microsoft turned the handler off in 2023);
+# - hcp: Windows Help and Support Center (CVE-2010-1885); ms-its:, its:, mk:, mhtml: compiled help and web
+#   archives (CVE-2021-40444 used mhtml:); res: Internet Explorer's resources; shell: Explorer's shell folders;
+# - calculator: and ms-calculator:, the classic demonstration that a link starts a program;
+# - help: macOS's Help Viewer (Project Zero, 2017, code execution from a link); smb:, a share opened (and an NTLM
+#   hash sent) by Windows and macOS; jar: Firefox's archive reader; intent: Android's, which starts any app
+#   component the link names.
+_NEVER = frozenset(
+    {
+        *("javascript", "data", "file", "vbscript", "about", "blob", "filesystem", "view-source", "ws", "wss"),
+        *("ms-msdt", "search-ms", "search", "ms-officecmd", "ms-appinstaller"),
+        *("ms-word", "ms-excel", "ms-powerpoint", "ms-visio", "ms-access", "ms-project", "ms-publisher"),
+        *("ms-infopath", "ms-spd", "hcp", "ms-its", "its", "mk", "mhtml", "res", "shell"),
+        *("calculator", "ms-calculator", "help", "smb", "jar", "intent"),
+    }
+)
 
 
 class BadClient(Exception):
@@ -86,7 +106,10 @@ def check_redirect(uri: object) -> str:
     parts = urlsplit(uri)
     scheme = parts.scheme.lower()
     if not scheme or scheme in _NEVER:
-        raise BadClient(f"redirect URI {shown(uri, 120)} has no scheme or one a browser would run")
+        raise BadClient(
+            f"redirect URI {shown(uri, 120)} has no scheme, or one a browser would run or the system would hand to a "
+            "program that runs or searches something; use https, http://127.0.0.1:PORT/… or the app's own scheme"
+        )
     if parts.fragment or "#" in uri:
         raise BadClient(f"redirect URI {shown(uri, 120)} has a fragment (#…), which RFC 6749 forbids")
     if parts.username is not None or parts.password is not None:
@@ -98,7 +121,33 @@ def check_redirect(uri: object) -> str:
         )
     if scheme in ("http", "https") and (not parts.hostname or _port(parts.netloc) is None):
         raise BadClient(f"redirect URI {shown(uri, 120)} has no host or a port that is not a number")
+    if parts.hostname and ascii_host(parts.hostname) is None:
+        raise BadClient(f"redirect URI {shown(uri, 120)} has a host that is no valid domain name")
     return uri
+
+
+def ascii_host(host: str) -> str | None:
+    """`host` as the network sees it: each label in ASCII, punycode for an internationalised one (IDNA), lower
+    case; None when a label cannot be written so. What the consent page shows, so a look-alike (`аpple.com`, its
+    `а` Cyrillic) reads as the different host it is (`xn--pple-43d.com`)."""
+    if host.startswith("[") or ":" in host:  # an IPv6 address
+        return host.lower()
+    try:
+        return host.encode("idna").decode("ascii").lower()  # Python's codec: IDNA 2003, label by label
+    except UnicodeError:
+        return None
+
+
+def unicode_host(host: str) -> str:
+    """An ASCII host's punycode labels in Unicode (what a browser's address bar may show); the label as it is
+    where it is no punycode."""
+    labels = []
+    for label in host.split("."):
+        try:
+            labels.append(label.encode("ascii").decode("idna") if label.startswith("xn--") else label)
+        except UnicodeError:
+            labels.append(label)
+    return ".".join(labels)
 
 
 def from_metadata(metadata: Any, client_id: str, kind: str) -> Client:
@@ -114,6 +163,11 @@ def from_metadata(metadata: Any, client_id: str, kind: str) -> Client:
     grants = metadata.get("grant_types", ["authorization_code"])
     if not isinstance(grants, list) or "authorization_code" not in grants:
         raise BadClient("this server issues codes only: grant_types must include authorization_code")
+    # A client that would only ever ask for another response type (`token`, the implicit flow OAuth 2.1 drops;
+    # `id_token`) could never sign in here: refused now, not at its first /authorize.
+    responses = metadata.get("response_types", ["code"])
+    if not isinstance(responses, list) or "code" not in responses:
+        raise BadClient("this server issues codes only: response_types must include code")
     name = metadata.get("client_name")
     # One line of printable text: it reaches the consent page and the log line (no forged log lines).
     name = " ".join("".join(c for c in name if c.isprintable()).split())[:MAX_NAME] if isinstance(name, str) else ""
@@ -157,84 +211,21 @@ def _registered(client_id: str) -> Client:
     return from_metadata(metadata, client_id, "registered")  # checked again: anyone can write one
 
 
-Fetch = Callable[[str], bytes]  # the metadata document's bytes, or BadClient
-
-
 @dataclass(frozen=True)
 class Clients:
-    fetch: Fetch
-    trial: bool  # GITEA_MCP_PUBLIC_URL is http://127.0.0.1: documents on 127.0.0.1 over http may be read
+    """Finds the client a request names: a metadata document (`documents`, signin/documents.py; None when the
+    operator turned them off) or a registration."""
+
+    documents: Callable[[str], Client] | None
 
     def find(self, client_id: str | None) -> Client:
         if not client_id:
             raise BadClient("the request names no client_id")
         if client_id.startswith(("https://", "http://")):
-            return self._document(client_id)
+            if self.documents is None:
+                raise BadClient(
+                    "this server reads no client ID metadata documents (GITEA_MCP_CLIENT_METADATA_DOCUMENTS=false): "
+                    "the client must register at /register, or use a client ID the server's operator made"
+                )
+            return self.documents(client_id)
         return _registered(client_id)
-
-    def _document(self, url: str) -> Client:
-        parts = urlsplit(url)
-        allowed = parts.scheme == "https" or (self.trial and parts.hostname == "127.0.0.1")
-        credentials = "@" in parts.netloc  # https://:pw@host/ has a password and an empty (falsy) user name
-        if not allowed or parts.path in ("", "/") or parts.fragment or credentials or len(url) > MAX_URI:
-            raise BadClient(
-                "a client ID that is a URL must be https with a path (a client ID metadata document), without a "
-                "fragment or credentials"
-            )
-        body = self.fetch(url)
-        try:
-            document = json.loads(body)
-        except (ValueError, RecursionError):  # RecursionError: 8,000 bytes of "[" nest deeper than Python's stack
-            raise BadClient(f"the client metadata document at {shown(url, 120)} is not JSON") from None
-        if not isinstance(document, dict) or document.get("client_id") != url:
-            raise BadClient(f"the client metadata document at {shown(url, 120)} does not give its own URL as client_id")
-        return from_metadata(document, url, "metadata document")
-
-
-def fetcher(trial: bool, session_get: Callable[..., Any]) -> Fetch:
-    """Reads a metadata document with `session_get` (requests' `get` on a cookieless session)."""
-
-    def fetch(url: str) -> bytes:
-        host = urlsplit(url).hostname or ""
-        _public_only(host, trial)
-        deadline = time.monotonic() + FETCH_SECONDS
-        try:
-            with session_get(url, timeout=FETCH_SECONDS, allow_redirects=False, stream=True) as response:
-                body = _capped(response, deadline)
-                status = response.status_code
-        except Exception:  # every failure (transport, TLS, a broken body) is the same to the user: unreadable
-            raise BadClient(f"the client metadata document at {shown(url, 120)} could not be read") from None
-        if status != 200:
-            raise BadClient(f"the client metadata document at {shown(url, 120)} answered {status}, not 200")
-        if len(body) > MAX_METADATA:
-            raise BadClient(f"the client metadata document at {shown(url, 120)} is over {MAX_METADATA:,} bytes")
-        return body
-
-    return fetch
-
-
-def _capped(response: Any, deadline: float) -> bytes:
-    """At most MAX_METADATA + 1 bytes of the body, read by `deadline`: requests' timeout bounds each socket read,
-    which a server sending a byte at a time never trips (a thread held for hours per client ID)."""
-    body = b""
-    while len(body) <= MAX_METADATA:
-        if time.monotonic() > deadline:
-            raise TimeoutError("the document took too long")
-        chunk: bytes = response.raw.read1(MAX_METADATA + 1 - len(body), decode_content=True)
-        if not chunk:
-            break
-        body += chunk
-    return body
-
-
-def _public_only(host: str, trial: bool) -> None:
-    """Refuse a host that resolves to an address that is not public: the client ID comes from anyone."""
-    if trial and host == "127.0.0.1":
-        return
-    try:
-        addresses = {str(info[4][0]) for info in socket.getaddrinfo(host, 443, proto=socket.IPPROTO_TCP)}
-    except (OSError, UnicodeError):
-        raise BadClient(f"the host of the client ID, {shown(host, 80)}, is not known") from None
-    for address in addresses:
-        if not ipaddress.ip_address(address.split("%")[0]).is_global:
-            raise BadClient(f"the host of the client ID, {shown(host, 80)}, is not a public address")

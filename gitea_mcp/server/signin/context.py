@@ -11,26 +11,29 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import parse_qs, urlencode
 
+import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.gitea.oauth import GiteaOAuth
 from gitea_mcp.server import discovery
-from gitea_mcp.server.signin.clients import Clients, fetcher
-from gitea_mcp.server.signin.marks import Marks, MemoryMarks, RedisMarks
+from gitea_mcp.server.signin.clients import Clients
+from gitea_mcp.server.signin.documents import Documents, fetcher
+from gitea_mcp.server.signin.marks import ENDED, Marks, MemoryMarks, RedisMarks, Unreachable
 from gitea_mcp.server.signin.seal import Sealer
 from gitea_mcp.settings import ConfigError, Settings
 
 log = logging.getLogger("gitea_mcp.signin")
 
 CALLBACK = "/callback"
-PENDING_TTL = 600  # seconds from the consent page to Gitea's answer: a person signing in, perhaps slowly
+PENDING_TTL = 600  # seconds from the consent page to its Approve: a person reading it, perhaps slowly
+STATE_TTL = 300  # seconds from Approve to Gitea's answer at /callback: signing in at Gitea (a second factor too)
 CODE_TTL = 120  # seconds a code of ours lives (RFC 6749 §4.1.2: short; clients exchange it at once)
 REFRESH_TTL = 30 * 24 * 3600  # Gitea's own refresh tokens live 730 hours by default
+REFRESH_GRACE = 30  # seconds a used refresh token's client may retry it (a lost answer) and get that answer again
 COOKIE = "gmcp_signin"
 FORM_BYTES = 16_384  # a token request or a consent form is well under 4 KB
 
@@ -56,6 +59,16 @@ class SignIn:
     def offered(self) -> list[str]:
         return discovery.scopes(self.settings)
 
+    async def ended(self, family: str) -> bool | None:
+        """Whether the sign-in `family` was ended by a refresh-token replay; None when the shared store did not
+        answer. Asked by the gate for every request bearing one of our access tokens."""
+        try:
+            if isinstance(self.marks, MemoryMarks):  # a dict look-up: no thread for it
+                return self.marks.spent(ENDED + family)
+            return await anyio.to_thread.run_sync(self.marks.spent, ENDED + family)
+        except Unreachable:
+            return None
+
 
 def sealer_for(settings: Settings, clock: Callable[[], float] = time.time) -> Sealer:
     return _sealer(tuple(settings.signin_keys()), f"{settings.public_url}{discovery.MCP_PATH}", clock)
@@ -67,18 +80,13 @@ def _sealer(keys: tuple[bytes, ...], audience: str, clock: Callable[[], float]) 
 
 
 def build(settings: Settings, client: GiteaClient, clock: Callable[[], float] = time.time) -> SignIn:
-    import requests
-
-    session = requests.Session()
-    session.trust_env = False  # a client's document is read with no proxy, netrc or cookie of this machine
-    session.cookies.set_policy(_NO_COOKIES)
     trial = (settings.public_url or "").startswith("http://")
     secret = settings.oauth_client_secret.get_secret_value() if settings.oauth_client_secret else None
     gitea = GiteaOAuth(client, settings.oauth_client_id or "", secret, f"{settings.public_url}{CALLBACK}")
     if log.getEffectiveLevel() == logging.WARNING:  # the default: the one line per sign-in is still said
         log.setLevel(logging.INFO)
     sealer = sealer_for(settings, clock)
-    clients = Clients(fetcher(trial, session.get), trial)
+    clients = Clients(Documents(fetcher(trial), trial) if settings.client_metadata_documents else None)
     return SignIn(settings, sealer, clients, marks(settings, clock), gitea, client, clock)
 
 
@@ -91,19 +99,6 @@ def marks(settings: Settings, clock: Callable[[], float]) -> Marks:
         return RedisMarks(store(settings.redis_url.get_secret_value()), clock)
     except Unusable as exc:
         raise ConfigError(str(exc)) from None
-
-
-def _no_cookies() -> Any:
-    import http.cookiejar
-
-    class NoCookies(http.cookiejar.DefaultCookiePolicy):
-        def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
-            return False
-
-    return NoCookies()
-
-
-_NO_COOKIES = _no_cookies()
 
 
 async def body_of(request: Request, limit: int) -> bytes | None:
@@ -128,9 +123,11 @@ async def form_of(request: Request) -> dict[str, str] | None:
     return {name: values[0] for name, values in fields.items()}
 
 
-def pkce_pair() -> tuple[str, str]:
+def pkce_pair(method: str = "S256") -> tuple[str, str]:
+    """A verifier (64 characters, RFC 7636 §4.1) and its challenge by `method`; `plain`'s challenge is the
+    verifier itself (all some forges' consent pages keep: gitea/oauth.consent_pkce)."""
     verifier = secrets.token_urlsafe(48)
-    return verifier, s256(verifier)
+    return verifier, verifier if method == "plain" else s256(verifier)
 
 
 def client_key(client_id: str) -> str:

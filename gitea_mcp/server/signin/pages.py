@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 
 from starlette.responses import HTMLResponse
 
+from gitea_mcp.server.signin.clients import ascii_host, unicode_host
+
 HEADERS = {
     # No form-action: browsers apply it to the redirects after the post too (to Gitea, to the client's URI).
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
@@ -31,13 +33,31 @@ def _page(title: str, body: str, status: int) -> HTMLResponse:
     return HTMLResponse(html, status_code=status, headers=HEADERS)
 
 
+def shown_url(url: str, *, origin: bool = False) -> str:
+    """A URL (its origin alone with `origin`) as the consent page shows it: its host in ASCII, punycode for an
+    internationalised one, so a look-alike reads as the other host it is; the Unicode form follows in brackets only
+    when it differs. Plain text, to be escaped."""
+    parts = urlsplit(url)
+    if not parts.netloc:
+        return f"{parts.scheme}:" if origin else url
+    host = parts.hostname or ""
+    ascii_form = ascii_host(host) or ascii(host)  # never the look-alike bare; check_redirect refuses such hosts
+    bracketed = f"[{ascii_form}]" if ":" in ascii_form else ascii_form
+    port = f":{parts.port}" if parts.port is not None else ""
+    rest = "" if origin else url[len(f"{parts.scheme}://{parts.netloc}") :]
+    written = f"{parts.scheme}://{bracketed}{port}{rest}"
+    readable = unicode_host(ascii_form)
+    if readable == ascii_form:
+        return written
+    return f"{written} (in Unicode: {parts.scheme}://{readable}{port}{rest})"
+
+
 def consent(*, client: str, redirect: str, scopes: list[str], gitea: str, pending: str) -> HTMLResponse:
-    where = urlsplit(redirect)
-    target = f"{where.scheme}://{where.netloc}" if where.netloc else f"{where.scheme}:"
+    target = shown_url(redirect, origin=True)
     items = "".join(f"<li><code>{escape(scope)}</code></li>" for scope in scopes)
     body = (
-        f"<p><strong>{escape(client)}</strong> asks to use your Gitea account at {escape(gitea)} through this "
-        f"server, with these scopes:</p><ul>{items}</ul>"
+        f"<p><strong>{escape(client)}</strong> asks to use your Gitea account at {escape(shown_url(gitea))} "
+        f"through this server, with these scopes:</p><ul>{items}</ul>"
         f"<p>Approving sends you to Gitea to sign in; the client then gets a token for this server, delivered to "
         f"<code>{escape(target)}</code>. It never gets your Gitea token.</p>"
         '<form method="post" action="/authorize">'

@@ -8,6 +8,8 @@ the PKCE verifier is checked here, whatever Gitea checks behind us.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import hmac
 import json
 import re
@@ -15,15 +17,26 @@ import secrets
 from typing import Any
 
 import anyio.to_thread
+from cryptography.fernet import Fernet
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.oauth import GiteaTokens, OAuthRefused
 from gitea_mcp.server.signin.clients import MAX_METADATA, BadClient, register
-from gitea_mcp.server.signin.context import REFRESH_TTL, SignIn, body_of, client_key, form_of, log, s256
-from gitea_mcp.server.signin.marks import Unreachable
+from gitea_mcp.server.signin.context import (
+    REFRESH_GRACE,
+    REFRESH_TTL,
+    SignIn,
+    body_of,
+    client_key,
+    form_of,
+    log,
+    s256,
+)
+from gitea_mcp.server.signin.marks import ENDED, Unreachable
 from gitea_mcp.server.signin.seal import Unsealable
+from gitea_mcp.tools.scopes import folded
 
 _VERIFIER = re.compile(r"[A-Za-z0-9._~-]{43,128}")  # RFC 7636 §4.1
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
@@ -96,24 +109,19 @@ def _resource(signin: SignIn, form: dict[str, str]) -> None:
 def _spend(signin: SignIn, claims: dict[str, Any], what: str) -> None:
     try:
         first = signin.marks.spend(str(claims["jti"]), float(claims["exp"]))
-        if not first and what == "refresh token":
-            # A used refresh token came back: someone holds a copy. The whole sign-in it belongs to ends (RFC 9700
-            # §4.14.2), the newest refresh token included, so the thief's copy and the user's are both worthless.
-            signin.marks.spend(_ENDED + str(claims["fam"]), signin.clock() + REFRESH_TTL)
     except Unreachable as exc:
         raise Refusal("temporarily_unavailable", f"{exc}; try again shortly", 503) from None
     if not first:
         raise Refusal("invalid_grant", f"this {what} was already used; sign in again")
 
 
-_ENDED = "family:"  # + a sign-in's id: marked when one of its refresh tokens was used twice
+ENDED_SAID = "this sign-in was ended: one of its refresh tokens was used twice; sign in again"
+_RETRY = "retry:"  # + a refresh token's jti: its answer, for a retry within REFRESH_GRACE (sealed for its holder)
 
 
-def _ended(signin: SignIn, claims: dict[str, Any]) -> bool:
-    try:
-        return signin.marks.spent(_ENDED + str(claims["fam"]))
-    except Unreachable as exc:
-        raise Refusal("temporarily_unavailable", f"{exc}; try again shortly", 503) from None
+def ended(signin: SignIn, family: str) -> bool:
+    """Whether the sign-in `family` was ended by a refresh-token replay (Unreachable: the store did not answer)."""
+    return signin.marks.spent(ENDED + family)
 
 
 async def _exchange(signin: SignIn, form: dict[str, str]) -> dict[str, Any]:
@@ -128,45 +136,111 @@ async def _exchange(signin: SignIn, form: dict[str, str]) -> dict[str, Any]:
     await anyio.to_thread.run_sync(_spend, signin, claims, "code")
     log.info("sign-in: %s signed in with %s (scopes %s)", claims["sub"], claims["name"], " ".join(claims["scopes"]))
     left = int(claims["gexp"] - signin.clock())
-    return _issued(signin, claims, GiteaTokens(claims["ga"], claims["gr"], left))
+    return _issued(signin, claims, GiteaTokens(claims["ga"], claims["gr"], left))[0]
 
 
 async def _refresh(signin: SignIn, form: dict[str, str]) -> dict[str, Any]:
-    claims = _opened(signin, "refresh", form.get("refresh_token"), form.get("client_id"))
+    presented = form.get("refresh_token") or ""
+    claims = _opened(signin, "refresh", presented, form.get("client_id"))
     _resource(signin, form)
-    narrower = form.get("scope")
-    if narrower is not None and not set(narrower.split()) <= set(claims["scopes"]):
-        raise Refusal("invalid_scope", "a refresh may keep or narrow the scopes, never widen them")
-    if await anyio.to_thread.run_sync(_ended, signin, claims):
-        ended = "this sign-in was ended: one of its refresh tokens was used twice; sign in again"
-        raise Refusal("invalid_grant", ended)
+    scopes = _narrowed(claims["scopes"], form.get("scope"))
     try:
-        tokens = await anyio.to_thread.run_sync(signin.gitea.refresh, claims["gr"])
+        return await anyio.to_thread.run_sync(_refreshed, signin, claims, presented, scopes)
+    except Unreachable as exc:
+        raise Refusal("temporarily_unavailable", f"{exc}; try again shortly", 503) from None
+
+
+def _narrowed(granted: list[str], asked: str | None) -> list[str]:
+    """The scopes of the access token a refresh gives: all granted when none are asked (RFC 6749 §6), else those
+    asked, each covered by a grant (write:X covers read:X) — narrowing is allowed, widening never."""
+    if asked is None or not asked.strip():
+        return list(granted)
+    wanted = set(asked.split())
+    covered = set(granted) | {f"read:{scope[6:]}" for scope in granted if scope.startswith("write:")}
+    wider = sorted(wanted - covered)
+    if wider:
+        raise Refusal("invalid_scope", f"a refresh may keep or narrow the scopes, never widen them ({wider[0][:40]})")
+    return folded(wanted)
+
+
+def _refreshed(signin: SignIn, claims: dict[str, Any], presented: str, scopes: list[str]) -> dict[str, Any]:
+    """Gitea's refresh, and our new pair; or, for a refresh token already used, the answer it got when this is its
+    client's retry (REFRESH_GRACE), else the end of the whole sign-in."""
+    if ended(signin, str(claims["fam"])):
+        raise Refusal("invalid_grant", ENDED_SAID)
+    jti = str(claims["jti"])
+    if signin.marks.spent(jti):
+        return _again(signin, claims, presented)
+    try:
+        tokens = signin.gitea.refresh(claims["gr"])
     except OAuthRefused:
         # Revoked in Gitea (Settings, Applications), or expired there: the session is over.
-        ended = "Gitea no longer accepts this sign-in (revoked or expired); sign in again"
-        raise Refusal("invalid_grant", ended) from None
+        ended_there = "Gitea no longer accepts this sign-in (revoked or expired); sign in again"
+        raise Refusal("invalid_grant", ended_there) from None
     except GiteaError:
         raise Refusal("temporarily_unavailable", "Gitea did not answer the refresh; try again shortly", 503) from None
+    answer, successor = _issued(signin, claims, tokens, scopes)
     # Spent after Gitea's answer, so a Gitea that did not answer leaves the refresh token usable; a replay of a
-    # used one is refused here even though Gitea (by default) would still take it.
-    await anyio.to_thread.run_sync(_spend, signin, claims, "refresh token")
-    return _issued(signin, claims, tokens)
+    # used one is refused here even though Gitea (by default) would still take it. The answer is kept first, for
+    # REFRESH_GRACE, sealed with a key only the refresh token gives: the store never holds a usable token. Its
+    # NX decides between two uses of one token at once: the second gets the first one's answer.
+    kept = json.dumps({"next": successor, "sealed": _sealed_for(presented, answer)})
+    if not signin.marks.keep(_RETRY + jti, kept, signin.clock() + REFRESH_GRACE):
+        return _again(signin, claims, presented)
+    signin.marks.spend(jti, float(claims["exp"]))
+    return answer
 
 
-def _issued(signin: SignIn, claims: dict[str, Any], tokens: GiteaTokens) -> dict[str, Any]:
-    scopes = claims["scopes"]  # the Gitea token inside has these, whatever narrower set a refresh asked
-    who = {"sub": claims["sub"], "cid": claims["cid"], "scopes": scopes}
+def _again(signin: SignIn, claims: dict[str, Any], presented: str) -> dict[str, Any]:
+    """A used refresh token came back. Its client's retry (its answer was lost), within REFRESH_GRACE and before
+    the refresh token that answer gave was used, gets that answer again. Anything else is a copy in other hands:
+    the whole sign-in ends (RFC 9700 §4.14.2) — every refresh token and access token of it, on every replica that
+    shares the marks — so the thief's copy and the user's are both worthless."""
+    kept = signin.marks.get(_RETRY + str(claims["jti"]))
+    if kept is not None:
+        record = json.loads(kept)
+        if not signin.marks.spent(str(record["next"])):
+            log.info("sign-in: %s retried a refresh; the same answer was given again", claims["sub"])
+            return _opened_for(presented, str(record["sealed"]))
+    signin.marks.spend(ENDED + str(claims["fam"]), signin.clock() + REFRESH_TTL)
+    log.warning("sign-in: a used refresh token of %s came back; that sign-in is ended", claims["sub"])
+    raise Refusal("invalid_grant", "this refresh token was already used; its sign-in is ended: sign in again")
+
+
+def _retry_key(presented: str) -> Fernet:
+    digest = hashlib.sha256(b"gitea-mcp refresh retry\0" + presented.encode()).digest()
+    return Fernet(base64.urlsafe_b64encode(digest))
+
+
+def _sealed_for(presented: str, answer: dict[str, Any]) -> str:
+    return _retry_key(presented).encrypt(json.dumps(answer).encode()).decode("ascii")
+
+
+def _opened_for(presented: str, sealed: str) -> dict[str, Any]:
+    answer: dict[str, Any] = json.loads(_retry_key(presented).decrypt(sealed.encode("ascii")))
+    return answer
+
+
+def _issued(
+    signin: SignIn, claims: dict[str, Any], tokens: GiteaTokens, scopes: list[str] | None = None
+) -> tuple[dict[str, Any], str]:
+    """Our new pair, and the new refresh token's jti. The access token has `scopes` (narrowed by a refresh, held to
+    by the tools; the Gitea token inside has all that was granted), the refresh token the grant's whole, as RFC 6749
+    §6 says. `fam` names the sign-in, carried from refresh to refresh, in both: a replay ends them all."""
+    granted = claims["scopes"]
+    scopes = granted if scopes is None else scopes
+    family = claims.get("fam") or secrets.token_urlsafe(16)  # a new one at the code's exchange
+    who = {"sub": claims["sub"], "cid": claims["cid"], "fam": family}
     lifetime = max(60, tokens.expires_in)
-    access = signin.sealer.seal("access", {**who, "ga": tokens.access}, lifetime)
-    # `fam` names the sign-in, carried from refresh to refresh; a new one at the code's exchange.
-    family = claims.get("fam") or secrets.token_urlsafe(16)
-    kept = {**who, "gr": tokens.refresh, "jti": secrets.token_urlsafe(16), "fam": family}
+    access = signin.sealer.seal("access", {**who, "scopes": scopes, "ga": tokens.access}, lifetime)
+    jti = secrets.token_urlsafe(16)
+    kept = {**who, "scopes": granted, "gr": tokens.refresh, "jti": jti}
     refresh = signin.sealer.seal("refresh", kept, REFRESH_TTL)
-    return {
+    answer = {
         "access_token": access,
         "token_type": "Bearer",
         "expires_in": lifetime,
         "refresh_token": refresh,
         "scope": " ".join(scopes),
     }
+    return answer, jti

@@ -27,12 +27,12 @@ from gitea_mcp.server.signin.clients import (
 NOW = 1_800_000_000.0
 
 
-def no_fetch(url: str) -> bytes:
+def no_document(url: str) -> Client:
     raise AssertionError(f"nothing may be fetched here ({url})")
 
 
 def clients() -> Clients:
-    return Clients(no_fetch, trial=False)
+    return Clients(no_document)
 
 
 def one_sentence(exc: BaseException) -> str:
@@ -245,7 +245,7 @@ def test_registration_writes_the_client_into_its_id_and_keeps_nothing() -> None:
 
 def test_clients_holds_no_state_of_its_own() -> None:
     assert Clients.__dataclass_params__.frozen  # type: ignore[attr-defined]
-    assert set(Clients.__dataclass_fields__) == {"fetch", "trial"}
+    assert set(Clients.__dataclass_fields__) == {"documents"}  # kept documents: documents.Documents, bounded
 
 
 def _written(claims: object) -> str:

@@ -186,3 +186,30 @@ def test_a_failed_discovery_is_not_kept(mocked: responses.RequestsMock) -> None:
         provider.authorize_endpoint()
     assert provider.authorize_endpoint() == DISCOVERY["authorization_endpoint"]
     assert len(mocked.calls) == 2
+
+
+# -- the PKCE method a forge keeps on its consent page ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("version", "method"),
+    [
+        ("1.22.6", "S256"),  # plain is stored as the method there: no verifier passes (measured)
+        ("1.23.5", "S256"),
+        ("1.23.6", "plain"),  # go-gitea/gitea#33956 fixed
+        ("1.25.4", "plain"),  # the consent page keeps plain only (measured)
+        ("1.25.5", "S256"),  # GHSA-m5ch-ppfx-xv3v fixed: S256 kept too
+        ("1.26.0", "S256"),
+        ("11.0.3+gitea-1.22.0", "S256"),  # Forgejo before 12: not known, the method that works everywhere
+        ("12.0.4+gitea-1.22.0", "plain"),  # Forgejo 12.0.4: the consent page's code read from source, as 1.25.4
+        ("not a version", "plain"),  # unreadable: the newest Gitea verified (1.25)
+    ],
+)
+def test_the_pkce_method_is_the_one_the_forge_keeps_for_a_consent_page_code(
+    mocked: responses.RequestsMock, version: str, method: str
+) -> None:
+    mocked.get(ROOT + "/api/v1/version", json={"version": version})
+    sign_in = oauth(SECRET)
+    assert sign_in.pkce_method() == method
+    assert sign_in.pkce_method() == method  # asked once
+    assert len(mocked.calls) == 1 and "Authorization" not in mocked.calls[0].request.headers

@@ -74,6 +74,29 @@ def test_spent_says_whether_a_mark_is_set_without_setting_it(store: str) -> None
     assert spent.spend("a", NOW + 60) and spent.spent("a")
 
 
+@pytest.mark.parametrize("store", ["memory", "redis stand-in"])
+def test_keep_leaves_a_value_once_and_get_reads_it_until_its_time(store: str) -> None:
+    """What a refresh's retry reads back: the first keep wins (a second keeps nothing), get reads it, spend is a
+    keep with no value to read back."""
+    clock = Clock()
+    kept = MemoryMarks(clock) if store == "memory" else RedisMarks(FakeRedis(), clock)
+    assert kept.get("r") is None
+    assert kept.keep("r", "first", NOW + 30) and not kept.keep("r", "second", NOW + 30)
+    assert kept.get("r") == "first" and kept.spent("r")
+    assert kept.spend("s", NOW + 30) and kept.get("s") in (None, "1")
+
+
+def test_a_kept_value_in_memory_goes_with_its_mark(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(marks, "KEPT", 2)
+    clock = Clock()
+    kept = MemoryMarks(clock)
+    assert kept.keep("a", "answer", NOW + 30) and kept.spend("b", NOW + 60)
+    clock.now = NOW + 31
+    assert kept.get("a") is None
+    assert kept.spend("c", NOW + 90)  # the third makes room: the expired one goes, its value with it
+    assert "a" not in kept._values and sorted(kept._spent) == ["b", "c"]
+
+
 # -- shared: the unit tests' stand-in ----------------------------------------------------------------------------
 
 
