@@ -181,6 +181,33 @@ HTTP: tuple[Setting, ...] = (
         f"seconds a client has to send a request's body (default {_DEFAULT['body_timeout']:g})",
         metavar="SECONDS",
     ),
+    Setting(
+        "--signin-requests",
+        ("GITEA_MCP_SIGNIN_REQUESTS",),
+        f"requests to the sign-in and discovery routes (no token yet) handled at once, apart from MCP's; more get "
+        f"503 (default {_DEFAULT['signin_requests']})",
+        metavar="N",
+    ),
+    Setting(
+        "--signin-per-address",
+        ("GITEA_MCP_SIGNIN_PER_ADDRESS",),
+        f"of those, from one client address; more get 429 (default {_DEFAULT['signin_per_address']})",
+        metavar="N",
+    ),
+    Setting(
+        "--lookups-per-address",
+        ("GITEA_MCP_LOOKUPS_PER_ADDRESS",),
+        f"Gitea look-ups of new bearer tokens per minute from one client address; more get 429 (default "
+        f"{_DEFAULT['lookups_per_address']})",
+        metavar="N",
+    ),
+    Setting(
+        "--trusted-proxies",
+        ("GITEA_MCP_TRUSTED_PROXIES",),
+        "addresses or networks of proxies whose X-Forwarded-For names the client (default "
+        f"{','.join(_DEFAULT['trusted_proxies'])}; '*' = any)",
+        metavar="ADDRESSES",
+    ),
 )
 # Sign-in with the forge (issue 24): on when --public-url and --oauth-client-id are set; HTTP only.
 SIGNIN: tuple[Setting, ...] = (
@@ -217,6 +244,10 @@ LIMITS = (
     "--max-body",
     "--header-timeout",
     "--body-timeout",
+    "--signin-requests",
+    "--signin-per-address",
+    "--lookups-per-address",
+    "--trusted-proxies",
 )
 SETTINGS = {setting.flag: setting for setting in CONNECTION + HTTP + SIGNIN}
 _ALL = tuple(SETTINGS)
@@ -577,6 +608,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
     secret = read.value("--http-secret")
     redis_url = read.value("--redis-url")
     hosts = read.value("--allowed-hosts") or ""
+    proxies = read.value("--trusted-proxies")
     try:
         return Settings(
             url=url or "",
@@ -590,6 +622,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             host=read.value("--host") or _DEFAULT["host"],
             port=port,
             allowed_hosts=tuple(h.strip() for h in hosts.split(",") if h.strip()),
+            trusted_proxies=_listed(proxies) if proxies is not None else _DEFAULT["trusted_proxies"],
             http_secret=SecretStr(secret) if secret else None,
             redis_url=SecretStr(redis_url) if redis_url else None,
             public_url=signin["public_url"],
@@ -601,6 +634,10 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
     except ValidationError as exc:  # show only our messages, never the input (it may hold the token)
         messages = (str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors())
         raise ConfigError("; ".join(messages)) from None
+
+
+def _listed(raw: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in raw.split(",") if part.strip())
 
 
 def _secret(value: str | None) -> SecretStr | None:
@@ -616,6 +653,9 @@ _LIMIT_FIELDS = (
     "header_timeout",
     "body_timeout",
     "workers",
+    "signin_requests",
+    "signin_per_address",
+    "lookups_per_address",
 )
 
 

@@ -48,6 +48,8 @@ class Limits:
     header_timeout: float
     body_timeout: float
     files: int | None = None  # the open-files limit the cap was planned against (None: not known)
+    signin_requests: int = 16  # requests on the routes without a token, at once (a pool apart from `requests`)
+    signin_per_address: int = 4  # of those, from one client address
 
 
 def limits(settings: Settings, connections: int | None = None, files: int | None = None) -> Limits:
@@ -58,6 +60,8 @@ def limits(settings: Settings, connections: int | None = None, files: int | None
         header_timeout=settings.header_timeout,
         body_timeout=settings.body_timeout,
         files=files,
+        signin_requests=settings.signin_requests,
+        signin_per_address=settings.signin_per_address,
     )
 
 
@@ -99,7 +103,10 @@ def share(whole: Limits, workers: int) -> Limits:
     if workers == 1:
         return whole
     return dataclasses.replace(
-        whole, connections=max(1, whole.connections // workers), requests=max(1, whole.requests // workers)
+        whole,
+        connections=max(1, whole.connections // workers),
+        requests=max(1, whole.requests // workers),
+        signin_requests=max(1, whole.signin_requests // workers),
     )
 
 

@@ -32,6 +32,10 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--max-body", "65536", "max_body", "65536"),
     ("--header-timeout", "5", "header_timeout", "5"),
     ("--body-timeout", "20", "body_timeout", "20"),
+    ("--signin-requests", "8", "signin_requests", "8"),
+    ("--signin-per-address", "2", "signin_per_address", "2"),
+    ("--lookups-per-address", "30", "lookups_per_address", "30"),
+    ("--trusted-proxies", "10.0.0.0/8", "trusted_proxies", "10.0.0.0/8"),
     ("--public-url", "https://mcp.example.com", "public_url", "https://mcp.example.com"),
     ("--oauth-client-id", "5b2c3e9a", "oauth_client_id", "5b2c3e9a"),
     ("--oauth-client-secret", "gto_s", "oauth_client_secret", "gto_s"),
@@ -62,6 +66,10 @@ LIMITS = [
     "--max-body",
     "--header-timeout",
     "--body-timeout",
+    "--signin-requests",
+    "--signin-per-address",
+    "--lookups-per-address",
+    "--trusted-proxies",
 ]
 # --workers is serve's alone: demo runs its stand-in in threads, and a fork takes one thread along.
 HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret", "--redis-url", "--workers", *LIMITS]
