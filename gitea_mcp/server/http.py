@@ -602,6 +602,8 @@ def startup_line(settings: Settings, port: int, plan: Limits | None = None) -> s
     url = f"http://{host}:{port}{MCP_PATH}"
     said = f"gitea-issues-mcp: serving MCP (streamable HTTP) at {url}; auth: {auth_mode(settings)}; {_hosts(settings)}"
     whole = plan or limits(settings)
+    if settings.signin:  # the pool of the routes without a token, which exist with sign-in alone
+        said += f"; sign-in: {whole.signin_requests} requests at once, {whole.signin_per_address} per address"
     if settings.workers == 1:
         return f"{said}; {_limits(whole)}"
     mine = share(whole, settings.workers)
