@@ -4,8 +4,8 @@ Start-up, latency against a forge 50 ms away (and the number of round trips each
 overhead, the bytes an agent reads, peak memory, streamable-HTTP throughput, HTTP under abuse (idle
 connections, big bodies, many clients, a slow caller beside a fast one), a signed-in call beside one made with
 a personal access token, the server's CPU per call (stdio and HTTP; answers under a Content-Length and in
-chunks), and /mcp beside 40 slow clients holding the routes without a token. Each figure is printed beside its budget; `--only SECTION` runs one. A benchmark, not a
-test: it never fails CI; run it on a quiet machine.
+chunks), and /mcp beside 40 slow clients holding the routes without a token. Each figure is printed beside its
+budget; `--only SECTION` runs one. A benchmark, not a test: it never fails CI; run it on a quiet machine.
 """
 
 from __future__ import annotations
