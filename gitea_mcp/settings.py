@@ -151,6 +151,8 @@ class Settings(BaseModel):
     @field_validator("trusted_proxies")
     @classmethod
     def _proxy_addresses(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if value == ("none",):  # no proxy in front: X-Forwarded-For is never believed
+            return ()
         for entry in value:
             if entry == "*":
                 continue
@@ -159,7 +161,7 @@ class Settings(BaseModel):
             except ValueError:
                 raise ValueError(
                     f"GITEA_MCP_TRUSTED_PROXIES entry {shown(entry, 80)} is not an IP address or network; list the "
-                    "addresses of the proxies in front (e.g. 10.0.0.0/8,127.0.0.1), or '*' for any"
+                    "addresses of the proxies in front (e.g. 10.0.0.0/8,127.0.0.1), '*' for any, or none"
                 ) from None
         return value
 

@@ -56,3 +56,14 @@ def test_where_the_inspector_is_suggested_its_node_is_said() -> None:
     assert pages, "the docs suggest the MCP Inspector somewhere"
     for page in pages:
         assert "Node ≥ 22.19" in page.read_text(encoding="utf-8"), page.relative_to(ROOT)
+
+
+def test_every_test_the_operators_guide_names_exists() -> None:
+    """The threat models back each claim with a test's name (`test_…` in backticks): each is one the suite has."""
+    named = set(re.findall(r"`(test_\w+)`", (ROOT / "docs" / "operators.md").read_text(encoding="utf-8")))
+    defined = {
+        name
+        for path in ROOT.glob("tests/**/*.py")
+        for name in re.findall(r"^\s*(?:async )?def (test_\w+)", path.read_text(encoding="utf-8"), re.MULTILINE)
+    }
+    assert named and named <= defined, f"named in docs/operators.md but no such test: {sorted(named - defined)}"

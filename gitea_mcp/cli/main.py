@@ -223,7 +223,7 @@ HTTP: tuple[Setting, ...] = (
         "--trusted-proxies",
         ("GITEA_MCP_TRUSTED_PROXIES",),
         "addresses or networks of proxies whose X-Forwarded-For names the client (default "
-        f"{','.join(_DEFAULT['trusted_proxies'])}; '*' = any)",
+        f"{','.join(_DEFAULT['trusted_proxies'])}; '*' = any, none = no proxy)",
         metavar="ADDRESSES",
     ),
 )

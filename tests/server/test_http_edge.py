@@ -177,4 +177,5 @@ def test_edge_limits_from_flags_and_their_defaults(monkeypatch: pytest.MonkeyPat
     assert default.trusted_proxies == ("127.0.0.1", "::1")
     given = settings_from(parse_args(["--signin-requests", "8", "--trusted-proxies", "10.0.0.0/8, *"]))
     assert (given.signin_requests, given.trusted_proxies) == (8, ("10.0.0.0/8", "*"))
+    assert settings_from(parse_args(["--trusted-proxies", "none"])).trusted_proxies == (), "no proxy: none believed"
     assert Settings.model_fields["lookups_per_address"].default == 60
