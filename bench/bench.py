@@ -3,9 +3,9 @@
 Start-up, latency against a forge 50 ms away (and the number of round trips each tool makes), loopback
 overhead, the bytes an agent reads, peak memory, streamable-HTTP throughput, HTTP under abuse (idle
 connections, big bodies, many clients, a slow caller beside a fast one), a signed-in call beside one made with
-a personal access token, and the server's CPU per call (stdio and HTTP; answers under a Content-Length and in
-chunks). Each figure is printed beside its budget; `--only SECTION` runs one. A benchmark, not a
-test: it never fails CI; run it on a quiet machine.
+a personal access token, the server's CPU per call (stdio and HTTP; answers under a Content-Length and in
+chunks), and /mcp beside 40 slow clients holding the routes without a token. Each figure is printed beside its
+budget; `--only SECTION` runs one. A benchmark, not a test: it never fails CI; run it on a quiet machine.
 """
 
 from __future__ import annotations
@@ -365,6 +365,17 @@ class HttpChild:
         self.stop()
 
 
+def open_files(server: HttpChild) -> int:
+    """The server's descriptors; run by another user than root, its TCP sockets on its port (nearly all of them):
+    the server is not dumpable, so its /proc/PID/fd is root's alone."""
+    try:
+        return len(os.listdir(f"/proc/{server.process.pid}/fd"))
+    except PermissionError:
+        rows = [row.split()[1] for table in ("tcp", "tcp6") for row in
+                Path(f"/proc/net/{table}").read_text().splitlines()[1:]]  # fmt: skip
+        return sum(int(local.rsplit(":", 1)[1], 16) == server.port for local in rows)
+
+
 def _limit_files(files: int) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
 
@@ -613,7 +624,7 @@ def bench_idle_flood(forge: StandIn, calls: int) -> None:
         try:
             idle = hold_idle(server.port, IDLE)
             time.sleep(1)  # the server has taken them all in
-            opened = len(os.listdir(f"/proc/{server.process.pid}/fd"))
+            opened = open_files(server)
             flooded, errors = normal_calls(server.base, calls, between=probe)
             dropped = closed_by_server(idle)
         finally:
@@ -888,6 +899,156 @@ def opening(settings: Settings, token: str, runs: int = 2_000) -> None:
 READS = 2  # credential() per request: the gate's (RequireToken.__call__) and the tools' (deps_for)
 
 
+# --- 9. the HTTP edge under slow clients without a token ----------------------------------------------------
+# Issue 35: 40 clients, each from an address of its own on loopback (127.0.0.2-41), hold the routes a client reaches
+# before it has a token: half start a POST to /register or /token and never finish its body, half ask /authorize
+# with a client metadata document that takes 4.5 s to answer. Each comes back as soon as it is answered (a 408 when
+# its body is cut off, its document's error page) or, turned away (503, 429), after the Retry-After its answer
+# gives. Meanwhile a personal access token and a signed-in user call issue_list on /mcp one after another, and a
+# probe reads /healthz. Budget: /mcp's p99 under 1 s, no errors, /healthz 200 throughout. Before the sign-in routes
+# had a pool of their own, /mcp and /healthz answered 503 here.
+
+EDGE_ATTACKERS = [f"127.0.0.{n}" for n in range(2, 42)]
+EDGE_P99 = 1.0  # seconds
+EDGE_SECONDS = 15.0  # the least the slow clients are measured against: three of their 5 s bodies, and more
+EDGE_DOCUMENT_SECONDS = 4.5
+
+
+class SlowClient(threading.Thread):
+    """One slow client without a token, from its own address, until `stop` is set; counts how it was answered."""
+
+    def __init__(self, address: str, port: int, request: bytes, stop: threading.Event) -> None:
+        super().__init__(daemon=True)
+        self.address, self.port, self.request, self.stop = address, port, request, stop
+        self.answers: dict[int, int] = {}
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=10,
+                                              source_address=(self.address, 0)) as sock:  # fmt: skip
+                    sock.sendall(self.request)
+                    status = self._answer(sock)
+            except OSError:
+                status = 0
+            self.answers[status] = self.answers.get(status, 0) + 1
+            if status in (429, 503):
+                self.stop.wait(1.0)  # its Retry-After
+
+    def _answer(self, sock: socket.socket) -> int:
+        while not self.stop.is_set():
+            if select.select([sock], [], [], 0.2)[0]:
+                return status_line(sock)
+        return 0
+
+
+class SlowDocuments:
+    """Client ID metadata documents on 127.0.0.1 that answer 404 after `seconds`."""
+
+    def __init__(self, seconds: float) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        released = self.released = threading.Event()
+
+        class Slow(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                released.wait(seconds)
+                self.send_error(404)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.released.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def edge_requests(port: int, documents: str) -> list[bytes]:
+    """What each of the 40 sends: a slow upload (half to /register, half to /token) or a slow /authorize."""
+    host = f"Host: 127.0.0.1:{port}"
+    sent = []
+    for number in range(len(EDGE_ATTACKERS)):
+        if number % 2:
+            query = f"client_id={documents}/client-{number}.json&response_type=code"
+            sent.append(f"GET /authorize?{query} HTTP/1.1\r\n{host}\r\n\r\n".encode())
+            continue
+        path, kind = (
+            ("/register", "application/json") if number % 4 else ("/token", "application/x-www-form-urlencoded")
+        )
+        head = f"POST {path} HTTP/1.1\r\n{host}\r\nContent-Type: {kind}\r\nContent-Length: 1000\r\n\r\n"
+        sent.append(head.encode() + b"{")
+    return sent
+
+
+def bench_edge(forge: StandIn, calls: int) -> None:
+    port = free_port()
+    public_url, key = f"http://127.0.0.1:{port}", base64.urlsafe_b64encode(os.urandom(32)).decode()
+    signed = minted(signin_settings(forge, public_url, key), DEMO_ALL_TOKEN)
+    callers = [Caller("personal access token", DEMO_TOKEN), Caller("signed in", signed)]
+    documents = SlowDocuments(EDGE_DOCUMENT_SECONDS)
+    stop = threading.Event()
+    try:
+        with HttpChild(forge, port=port, GITEA_MCP_PUBLIC_URL=public_url, GITEA_MCP_OAUTH_CLIENT_ID=SIGNIN_APP,
+                       GITEA_MCP_OAUTH_KEY=key) as server:  # fmt: skip
+            for caller in callers:  # warm: imports, each token's verdict
+                caller.call(server, forge)
+            quiet = _edge_calls(server, forge, callers, calls // 2)[0]
+            attackers = [SlowClient(address, port, request, stop)
+                         for address, request in zip(EDGE_ATTACKERS, edge_requests(port, documents.url), strict=True)]  # fmt: skip
+            for attacker in attackers:
+                attacker.start()
+            time.sleep(1)  # every slow client has been answered or holds its place
+            loud, errors, health = _edge_calls(server, forge, callers, calls, EDGE_SECONDS)
+            stop.set()
+            for attacker in attackers:
+                attacker.join(timeout=15)
+    finally:
+        stop.set()
+        documents.close()
+    answers: dict[int, int] = {}
+    for attacker in attackers:
+        for status, count in attacker.answers.items():
+            answers[status] = answers.get(status, 0) + count
+    p50, p99 = statistics.median(loud), percentile(loud, 0.99) / 1000
+    record(f"/mcp beside {len(EDGE_ATTACKERS)} slow clients without a token: p50, p99 ({len(loud)} calls)",
+           f"{ms(p50)} {ms(p99)}", f"p99 < {EDGE_P99:g} s", p99 < EDGE_P99)  # fmt: skip
+    record("  (the same calls with no slow client: p50, p99)",
+           f"{ms(statistics.median(quiet))} {ms(percentile(quiet, 0.99) / 1000)}")  # fmt: skip
+    record("  errors; /healthz 200s", f"{errors}; {health.count(200)} of {len(health)}", "0; all 200",
+           errors == 0 and health.count(200) == len(health))  # fmt: skip
+    said = ", ".join(f"{status or 'none'} ×{count}" for status, count in sorted(answers.items()))
+    record("  the slow clients were answered", said)
+
+
+def _edge_calls(
+    server: HttpChild, forge: StandIn, callers: list[Caller], calls: int, seconds: float = 0.0
+) -> tuple[list[float], int, list[int]]:
+    """At least `calls` issue_list calls, and for at least `seconds`, taking turns between `callers`, a /healthz
+    probe after each: their wall times (a failed call's infinite), the calls that failed, and the probes'
+    statuses."""
+    walls: list[float] = []
+    errors, health = 0, []
+    until = time.monotonic() + seconds
+    number = 0
+    while number < calls or time.monotonic() < until:
+        number += 1
+        caller = callers[number % len(callers)]
+        try:
+            caller.call(server, forge)
+            walls.append(caller.walls[-1])
+        except (RuntimeError, requests.RequestException, ValueError):
+            errors += 1
+            walls.append(float("inf"))  # a call not answered is past every budget
+        health.append(requests.get(f"{server.base}/healthz", timeout=10).status_code)
+    return walls, errors, health
+
+
 # --- 8. CPU per call ------------------------------------------------------------------------------------
 # Issue 25: the server's CPU for one 50-row issue_list, its whole process (transport, SDK, tool, Gitea client) as
 # /proc counts it, over stdio and over streamable HTTP, against the stand-in answering under a Content-Length and
@@ -987,7 +1148,7 @@ def floor_http_cpu(calls: int) -> list[float]:
         process.wait(10)
 
 
-SECTIONS = ("startup", "latency", "loopback", "http", "abuse", "signin", "cpu")
+SECTIONS = ("startup", "latency", "loopback", "http", "abuse", "signin", "cpu", "edge")
 
 
 def main() -> int:
@@ -1002,6 +1163,7 @@ def main() -> int:
     parser.add_argument("--abuse-seconds", type=float, default=60.0, help="seconds of the abuse section's long load")
     parser.add_argument("--signin-calls", type=int, default=200, help="calls of each token in the signin section")
     parser.add_argument("--cpu-calls", type=int, default=300, help="calls of each kind in the cpu section")
+    parser.add_argument("--edge-calls", type=int, default=200, help="/mcp calls beside the edge section's slow clients")
     parser.add_argument("--quick", action="store_true", help="the abuse section's long load for 10 s, not 60")
     args = parser.parse_args()
     seconds = 10.0 if args.quick else args.abuse_seconds
@@ -1018,6 +1180,7 @@ def main() -> int:
             ("abuse", "HTTP under abuse", lambda: bench_abuse(forge, args.abuse_calls, args.abuse_clients, seconds)),
             ("signin", "signed in (issue 24)", lambda: bench_signin(forge, args.signin_calls)),
             ("cpu", "CPU per call (issue 25)", lambda: bench_cpu(forge, args.cpu_calls)),
+            ("edge", "the HTTP edge under slow clients (issue 35)", lambda: bench_edge(forge, args.edge_calls)),
         ]
         for key, title, run in sections:
             if args.only is None or key in args.only:

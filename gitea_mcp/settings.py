@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import binascii
 import hmac
+import ipaddress
 import os
 from base64 import urlsafe_b64decode
 from urllib.parse import urlsplit
@@ -60,6 +61,15 @@ class Settings(BaseModel):
     # Over HTTP: the most tool calls one token may have running at once, so one caller cannot take all of the
     # server's TOOL_CALLS (gitea_mcp.server.admission); stdio has one caller, who may use them all.
     calls_per_token: int = 20
+    # The routes a client reaches before it has a token (sign-in and discovery): their own pool of requests at
+    # once, and a share of it per client address, so slow clients there never take /mcp's slots (issue 35).
+    signin_requests: int = 16
+    signin_per_address: int = 4
+    # Gitea look-ups of bearer tokens not seen in the last minute, per client address and minute (issue 35).
+    lookups_per_address: int = 60
+    # Proxies whose X-Forwarded-For names the client (addresses or networks; "*" any): the address the per-address
+    # limits count. uvicorn's own default, loopback, made a setting.
+    trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")
     # HTTP worker processes sharing one listening socket (gitea_mcp.server.workers): 1 is one process, as before.
     workers: int = 1
     # Sign-in with the forge (issue 24; docs/operators.md, "Sign-in"): on when public_url and oauth_client_id are
@@ -140,6 +150,23 @@ class Settings(BaseModel):
     def _a_share_of_the_calls(cls, value: int) -> int:
         if not 1 <= value <= TOOL_CALLS:
             raise ValueError(f"GITEA_MCP_CALLS_PER_TOKEN must be a whole number from 1 to {TOOL_CALLS}")
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_addresses(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if value == ("none",):  # no proxy in front: X-Forwarded-For is never believed
+            return ()
+        for entry in value:
+            if entry == "*":
+                continue
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"GITEA_MCP_TRUSTED_PROXIES entry {shown(entry, 80)} is not an IP address or network; list the "
+                    "addresses of the proxies in front (e.g. 10.0.0.0/8,127.0.0.1), '*' for any, or none"
+                ) from None
         return value
 
     @field_validator("transport")
@@ -274,6 +301,9 @@ def _check_owner_entry(owner: str) -> str:
 # Whole-number HTTP limits: (least, most) each may be set to.
 COUNT_BOUNDS: dict[str, tuple[int, int]] = {
     "calls_per_token": (1, TOOL_CALLS),
+    "signin_requests": (1, 10_000),
+    "signin_per_address": (1, 10_000),
+    "lookups_per_address": (1, 100_000),
     "max_connections": (1, 100_000),
     "max_requests": (1, 10_000),
     "max_body": (1_024, 64 * 1_048_576),

@@ -71,3 +71,14 @@ def test_the_sign_in_threat_model_names_tests_that_exist() -> None:
         for name in re.findall(r"^def (test_\w+)\(", path.read_text(encoding="utf-8"), re.M)
     }
     assert len(named) > 40 and named <= defined, sorted(named - defined)
+
+
+def test_every_test_the_operators_guide_names_exists() -> None:
+    """The threat models back each claim with a test's name (`test_…` in backticks): each is one the suite has."""
+    named = set(re.findall(r"`(test_\w+)`", (ROOT / "docs" / "operators.md").read_text(encoding="utf-8")))
+    defined = {
+        name
+        for path in ROOT.glob("tests/**/*.py")
+        for name in re.findall(r"^\s*(?:async )?def (test_\w+)", path.read_text(encoding="utf-8"), re.MULTILINE)
+    }
+    assert named and named <= defined, f"named in docs/operators.md but no such test: {sorted(named - defined)}"

@@ -39,16 +39,23 @@ def closed_port() -> int:
         (f"unix:///run/redis.sock?db=0&password={PASSWORD}", "unix:///run/redis.sock"),
     ],
 )
-def test_a_redis_url_from_the_environment_or_the_flag(monkeypatch: pytest.MonkeyPatch, url: str, where: str) -> None:
-    from_flag = settings_from(parse_args(["--redis-url", url]))
+def test_a_redis_url_with_a_password_from_the_environment_alone(
+    monkeypatch: pytest.MonkeyPatch, url: str, where: str
+) -> None:
+    """On the command line its password would be in every user's `ps` (issue 35): the flag is refused for it."""
+    with pytest.raises(ConfigError) as refused:
+        settings_from(parse_args(["--redis-url", url]))
+    assert str(refused.value) == (
+        "--redis-url carries a password, which every user of this machine can read on the command line (ps); set "
+        "GITEA_MCP_REDIS_URL in the environment instead."
+    )
     monkeypatch.setenv("GITEA_MCP_REDIS_URL", url)
-    from_env = settings_from(parse_args([]))
-    for settings in (from_flag, from_env):
-        assert settings.redis_url is not None and settings.redis_url.get_secret_value() == url
-        assert PASSWORD not in repr(settings)
-        guard = shared_flights(settings)
-        assert guard is not None and guard.where == where
-        assert guard.lease > 4 * settings.timeout, "longer than a call's budget"
+    settings = settings_from(parse_args([]))
+    assert settings.redis_url is not None and settings.redis_url.get_secret_value() == url
+    assert PASSWORD not in repr(settings)
+    guard = shared_flights(settings)
+    assert guard is not None and guard.where == where
+    assert guard.lease > 4 * settings.timeout, "longer than a call's budget"
 
 
 @pytest.mark.parametrize(

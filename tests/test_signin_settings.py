@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 
@@ -133,9 +134,12 @@ def test_sign_in_is_off_without_its_settings(monkeypatch: pytest.MonkeyPatch) ->
     assert settings.signin is False and settings.signin_keys() == []
 
 
-def test_each_setting_has_its_equal_flag(monkeypatch: pytest.MonkeyPatch) -> None:
-    argv = ["serve", "--public-url", "https://mcp.example.com", f"--oauth-client-id={CLIENT_ID}",
-            "--oauth-client-secret", "gto_secret", "--oauth-key", KEY]  # fmt: skip
+def test_each_setting_has_its_equal_flag(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The secrets by the files their flags name (never on the command line: issue 35)."""
+    (tmp_path / "secret").write_text("gto_secret\n")
+    (tmp_path / "key").write_text(KEY)
+    files = ["--oauth-client-secret-file", str(tmp_path / "secret"), "--oauth-key-file", str(tmp_path / "key")]
+    argv = ["serve", "--public-url", "https://mcp.example.com", f"--oauth-client-id={CLIENT_ID}", *files]
     settings = _settings(monkeypatch, BASE, argv)
     assert settings.public_url == "https://mcp.example.com"
     assert settings.oauth_client_id == CLIENT_ID

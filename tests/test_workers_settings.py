@@ -4,6 +4,7 @@ stake (read-only without sign-in) or Redis holds it."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -20,13 +21,15 @@ SIGNIN = [
     "http://127.0.0.1:8000",
     "--oauth-client-id",
     "0b3c5f2e-1a2b-4c3d-8e9f-0a1b2c3d4e5f",
-    "--oauth-key",
-    "A" * 43 + "=",
+    "--oauth-key-file",
+    "oauth.key",  # written by the fixture below into the test's own directory
 ]
 
 
 @pytest.fixture(autouse=True)
-def env(monkeypatch: pytest.MonkeyPatch) -> None:
+def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "oauth.key").write_text("A" * 43 + "=\n")
     for key, value in BASE.items():
         monkeypatch.setenv(key, value)
     for key in ("GITEA_MCP_REDIS_URL", "GITEA_MCP_WORKERS", "GITEA_READ_ONLY", "GITEA_MCP_TRANSPORT"):

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from types import FrameType, ModuleType
 from typing import Any, NoReturn
+from urllib.parse import parse_qs, urlsplit
 
 from pydantic import SecretStr, ValidationError
 
@@ -72,22 +73,37 @@ def _command(name: str) -> ModuleType:
 
 @dataclass(frozen=True)
 class Setting:
-    """One setting: its flag, the environment variables it can come from (first wins) and its help."""
+    """One setting: its flag, the environment variables it can come from (first wins) and its help. A secret's
+    flag names a file holding it (`--token-file`): a value on the command line is readable by every user of the
+    machine (ps, /proc/PID/cmdline), so the secret itself comes from the file or the environment only."""
 
-    flag: str
+    flag: str  # the setting's name on the command line (a secret's: the one refused, `--token`)
     env: tuple[str, ...]
     help: str
     switch: bool = False  # a flag without a value (`--read-only`)
     metavar: str | None = None
+    secret: bool = False
+
+    @property
+    def typed(self) -> str:
+        """The flag as it is typed: a secret's names the file holding it."""
+        return f"{self.flag}-file" if self.secret else self.flag
+
+    @property
+    def name(self) -> str:
+        """The setting's attribute in a namespace given the value itself (demo hands the stand-in's token so)."""
+        return self.flag.removeprefix("--").replace("-", "_")
 
     @property
     def dest(self) -> str:
-        return self.flag.removeprefix("--").replace("-", "_")
+        return self.typed.removeprefix("--").replace("-", "_")
 
 
 CONNECTION: tuple[Setting, ...] = (
     Setting("--url", ("GITEA_URL", "GITEA_HOST"), "Gitea base URL, e.g. https://gitea.example.com", metavar="URL"),
-    Setting("--token", ("GITEA_TOKEN", "GITEA_ACCESS_TOKEN"), "access token; prefer the environment", metavar="TOKEN"),
+    Setting(
+        "--token", ("GITEA_TOKEN", "GITEA_ACCESS_TOKEN"), "file holding the access token", metavar="FILE", secret=True
+    ),
     Setting(
         "--allowed-owners",
         ("GITEA_ALLOWED_OWNERS",),
@@ -128,8 +144,9 @@ HTTP: tuple[Setting, ...] = (
     Setting(
         "--http-secret",
         ("GITEA_MCP_HTTP_SECRET",),
-        "secret that lets a request use GITEA_TOKEN; prefer the environment",
-        metavar="SECRET",
+        "file holding the secret that lets a request use GITEA_TOKEN",
+        metavar="FILE",
+        secret=True,
     ),
     Setting(
         "--calls-per-token",
@@ -148,7 +165,8 @@ HTTP: tuple[Setting, ...] = (
     Setting(
         "--redis-url",
         ("GITEA_MCP_REDIS_URL",),
-        "Redis or Valkey (redis://, rediss://, unix://) holding the write guard replicas share; prefer the environment",
+        "Redis or Valkey (redis://, rediss://, unix://) holding the write guard replicas share; one with a password "
+        "only from the environment",
         metavar="URL",
     ),
     Setting(
@@ -181,6 +199,33 @@ HTTP: tuple[Setting, ...] = (
         f"seconds a client has to send a request's body (default {_DEFAULT['body_timeout']:g})",
         metavar="SECONDS",
     ),
+    Setting(
+        "--signin-requests",
+        ("GITEA_MCP_SIGNIN_REQUESTS",),
+        f"requests to the sign-in and discovery routes (no token yet) handled at once, apart from MCP's; more get "
+        f"503 (default {_DEFAULT['signin_requests']})",
+        metavar="N",
+    ),
+    Setting(
+        "--signin-per-address",
+        ("GITEA_MCP_SIGNIN_PER_ADDRESS",),
+        f"of those, from one client address; more get 429 (default {_DEFAULT['signin_per_address']})",
+        metavar="N",
+    ),
+    Setting(
+        "--lookups-per-address",
+        ("GITEA_MCP_LOOKUPS_PER_ADDRESS",),
+        f"Gitea look-ups of new bearer tokens per minute from one client address; more get 429 (default "
+        f"{_DEFAULT['lookups_per_address']})",
+        metavar="N",
+    ),
+    Setting(
+        "--trusted-proxies",
+        ("GITEA_MCP_TRUSTED_PROXIES",),
+        "addresses or networks of proxies whose X-Forwarded-For names the client (default "
+        f"{','.join(_DEFAULT['trusted_proxies'])}; '*' = any, none = no proxy)",
+        metavar="ADDRESSES",
+    ),
 )
 # Sign-in with the forge (issue 24): on when --public-url and --oauth-client-id are set; HTTP only.
 SIGNIN: tuple[Setting, ...] = (
@@ -199,15 +244,16 @@ SIGNIN: tuple[Setting, ...] = (
     Setting(
         "--oauth-client-secret",
         ("GITEA_MCP_OAUTH_CLIENT_SECRET",),
-        "its Client Secret, for a confidential application; prefer the environment",
-        metavar="SECRET",
+        "file holding its Client Secret, for a confidential application",
+        metavar="FILE",
+        secret=True,
     ),
     Setting(
         "--oauth-key",
         ("GITEA_MCP_OAUTH_KEY",),
-        "32-byte URL-safe base64 keys, comma-separated, the same on every replica (first signs); prefer the "
-        "environment",
-        metavar="KEYS",
+        "file holding the 32-byte URL-safe base64 keys, comma-separated, the same on every replica (first signs)",
+        metavar="FILE",
+        secret=True,
     ),
     Setting(
         "--client-metadata-documents",
@@ -224,9 +270,17 @@ LIMITS = (
     "--max-body",
     "--header-timeout",
     "--body-timeout",
+    "--signin-requests",
+    "--signin-per-address",
+    "--lookups-per-address",
+    "--trusted-proxies",
 )
 SETTINGS = {setting.flag: setting for setting in CONNECTION + HTTP + SIGNIN}
 _ALL = tuple(SETTINGS)
+TYPED = {setting.typed: setting for setting in SETTINGS.values()}  # by the flag as typed (`--token-file`)
+# The secrets' own flags, refused wherever they are typed (the value would be in every user's `ps`).
+SECRET_FLAGS = {setting.flag: setting for setting in SETTINGS.values() if setting.secret}
+SECRET_FILE_BYTES = 65_536  # a file of more is not a secret (nor /dev/zero read forever)
 _SERVE_ONLY = ("--read-only", "--timeout", "--transport", "--host", "--port", "--allowed-hosts", *LIMITS)
 # The settings each command uses: it lists and accepts these, and refuses the others (a flag quietly ignored
 # would let `demo --read-only` look read-only while the script writes). The environment is shared by every
@@ -267,7 +321,7 @@ def _plain(message: str, prog: str) -> str:
     see = f"{PROG} {command} --help" if command else f"{PROG} --help"
     if found := re.fullmatch(r"argument (\S+?)(?:/\S+)?: expected one argument", message):
         flag = found.group(1)
-        metavar = SETTINGS[flag].metavar if flag in SETTINGS else "VALUE"
+        metavar = TYPED[flag].metavar if flag in TYPED else "VALUE"
         return f"{flag} needs a value; write {flag} {metavar}"
     if found := re.fullmatch(r"argument (\S+?)(?:/\S+)?: ignored explicit argument '.*'", message):
         return _switch(found.group(1))
@@ -300,10 +354,12 @@ def _add_settings(parser: argparse.ArgumentParser, flags: Sequence[str], default
         setting = SETTINGS[flag]
         group = groups["http" if setting in HTTP + SIGNIN else "settings"]
         help_text = f"{setting.help} [{' or '.join(setting.env)}]"
+        if setting.secret:
+            help_text = f"{setting.help} [or the value itself in {' or '.join(setting.env)}]"
         if setting.switch:
-            group.add_argument(flag, action="store_true", default=default, help=help_text)
+            group.add_argument(setting.typed, action="store_true", default=default, help=help_text)
         else:
-            group.add_argument(flag, default=default, metavar=setting.metavar, help=help_text)
+            group.add_argument(setting.typed, default=default, metavar=setting.metavar, help=help_text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -405,6 +461,7 @@ def _command_index(args: list[str], flags: dict[str, bool]) -> int | None:
             return index + 1 if index + 1 < len(args) else None
         elif arg.startswith("-") and arg != "-":
             name, eq, _ = arg.partition("=")
+            _not_a_secret(name)
             flag = _resolve(name, flags)
             if flag is None:
                 raise UsageProblem(_unknown(name, flags, None, args[index + 1 : index + 2]))
@@ -429,6 +486,7 @@ def _check_flags(
         if not arg.startswith("-") or arg == "-":
             continue
         name, eq, _ = arg.partition("=")
+        _not_a_secret(name)
         flag = _resolve(name, own)
         if flag is None:
             elsewhere = _resolve(name, every)
@@ -438,6 +496,16 @@ def _check_flags(
         if eq and not own[flag]:
             raise UsageProblem(_switch(flag))
         skip = not eq and own[flag]
+
+
+def _not_a_secret(name: str) -> None:
+    """A secret typed on the command line is refused, whatever the command: its value is in every user's `ps`."""
+    setting = SECRET_FLAGS.get(name)
+    if setting is not None:
+        raise UsageProblem(
+            f"{name} would put a secret on the command line, where every user of this machine can read it (ps); "
+            f"set {setting.env[0]} in the environment instead, or put it in a file and pass {setting.typed} FILE"
+        )
 
 
 def _resolve(name: str, flags: dict[str, bool]) -> str | None:
@@ -456,9 +524,11 @@ def _unknown(name: str, flags: dict[str, bool], command: str | None, after: list
     long_flags = [flag for flag in flags if flag.startswith("--")]
     from difflib import get_close_matches  # only after a mistake: not at start-up
 
-    close = get_close_matches(name, long_flags, n=1, cutoff=0.75)
+    # A secret's own flag is matched too (`--tokn` is a slip for --token), and its file flag suggested.
+    close = get_close_matches(name, [*long_flags, *SECRET_FLAGS], n=1, cutoff=0.75)
     if close:
-        return f"unknown flag {name}; did you mean {close[0]}?"
+        meant = SECRET_FLAGS[close[0]].typed if close[0] in SECRET_FLAGS else close[0]
+        return f"unknown flag {name}; did you mean {meant}?"
     if command == "call" and name.startswith("--"):
         # `call issue_list --owner x`: a tool argument written as a flag.
         value = after[0] if after and not after[0].startswith("-") else "VALUE"
@@ -469,9 +539,9 @@ def _unknown(name: str, flags: dict[str, bool], command: str | None, after: list
 
 
 def _refused(command: str, flag: str, owners: Sequence[str] = ()) -> str:
-    if command == "config" and flag == "--token":
+    if command == "config" and flag == "--token-file":
         reason = "it never writes the token: the client asks for it"
-    elif command == "demo" and flag == "--http-secret":
+    elif command == "demo" and flag == "--http-secret-file":
         reason = "each request sends the stand-in's token itself"
     elif command in _WHY_NOT:
         reason = _WHY_NOT[command]
@@ -527,7 +597,11 @@ class _Reader:
     def raw(self, flag: str) -> tuple[str | None, str]:
         """The value and where it came from (the flag, or the variable that held it)."""
         setting = SETTINGS[flag]
-        given = getattr(self.ns, setting.dest, None)
+        given = getattr(self.ns, setting.name, None) if setting.secret else None  # handed over as it is (demo)
+        if given is None:
+            given = getattr(self.ns, setting.dest, None)
+            if given is not None and setting.secret:
+                return read_secret(str(given), setting.typed), setting.typed
         if given is not None:
             return (given if isinstance(given, str) else str(given)), flag
         if flag not in self.uses:
@@ -545,6 +619,22 @@ class _Reader:
             return True
         raw, name = self.raw(flag)
         return parse_bool(raw, name)
+
+
+def read_secret(path: str, flag: str) -> str:
+    """The secret in the file `flag` names, its final line break dropped; a file that cannot be one is said in one
+    sentence naming the file (never what it holds)."""
+    try:
+        with open(path, "rb") as file:
+            held = file.read(SECRET_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(
+            f"{flag} {shown(path, 200)} cannot be read ({exc.strerror or exc}); give the path of a file holding the "
+            "secret alone"
+        ) from None
+    if len(held) > SECRET_FILE_BYTES or b"\0" in held:
+        raise ConfigError(f"{flag} {shown(path, 200)} is not a file holding a secret alone (it is too long or binary)")
+    return held.decode("utf-8", errors="replace").rstrip("\r\n")
 
 
 def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> Settings:
@@ -583,8 +673,14 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
         raise ConfigError("; ".join(problems) + ".")
     token = read.value("--token")
     secret = read.value("--http-secret")
-    redis_url = read.value("--redis-url")
+    redis_url, redis_from = read.raw("--redis-url")
+    if redis_from == "--redis-url" and redis_url and _credentials(redis_url):
+        raise ConfigError(
+            "--redis-url carries a password, which every user of this machine can read on the command line (ps); "
+            "set GITEA_MCP_REDIS_URL in the environment instead."
+        )
     hosts = read.value("--allowed-hosts") or ""
+    proxies = read.value("--trusted-proxies")
     try:
         return Settings(
             url=url or "",
@@ -598,6 +694,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             host=read.value("--host") or _DEFAULT["host"],
             port=port,
             allowed_hosts=tuple(h.strip() for h in hosts.split(",") if h.strip()),
+            trusted_proxies=_listed(proxies) if proxies is not None else _DEFAULT["trusted_proxies"],
             http_secret=SecretStr(secret) if secret else None,
             redis_url=SecretStr(redis_url) if redis_url else None,
             public_url=signin["public_url"],
@@ -610,6 +707,19 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
     except ValidationError as exc:  # show only our messages, never the input (it may hold the token)
         messages = (str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors())
         raise ConfigError("; ".join(messages)) from None
+
+
+def _credentials(url: str) -> bool:
+    """A user name or password in the URL, or a password in its query (redis-py reads `?password=`)."""
+    try:
+        parts = urlsplit(url)
+        return parts.password is not None or parts.username is not None or "password" in parse_qs(parts.query)
+    except ValueError:  # a URL past reading is refused by the setting's own check, in its words
+        return False
+
+
+def _listed(raw: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in raw.split(",") if part.strip())
 
 
 def _secret(value: str | None) -> SecretStr | None:
@@ -625,6 +735,9 @@ _LIMIT_FIELDS = (
     "header_timeout",
     "body_timeout",
     "workers",
+    "signin_requests",
+    "signin_per_address",
+    "lookups_per_address",
 )
 
 

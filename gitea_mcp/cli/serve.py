@@ -6,6 +6,7 @@ Ctrl-C and SIGTERM end it quietly (exit 130 and 143, see cli._stop); stdin closi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from typing import TYPE_CHECKING
 
@@ -42,6 +43,7 @@ def run(ns: argparse.Namespace, settings: Settings) -> int:
 def run_server(server: MCPServer, settings: Settings, on_a_terminal: str = ON_A_TERMINAL) -> None:
     """Serve on the configured transport until the client leaves (stdio) or a signal stops it; `on_a_terminal` is
     said when stdin is a terminal (someone started it by hand)."""
+    no_core_dumps()
     if settings.transport == "http":
         from gitea_mcp.server.http import serve
 
@@ -49,7 +51,30 @@ def run_server(server: MCPServer, settings: Settings, on_a_terminal: str = ON_A_
         return
     if _on_terminal():
         print(on_a_terminal, file=sys.stderr, flush=True)
-    server.run("stdio")
+    from gitea_mcp.server.stdio import guarded
+
+    with guarded():  # every line answered, a malformed one too (the SDK alone would drop it unanswered)
+        server.run("stdio")
+
+
+PR_SET_DUMPABLE = 4  # prctl(2), <linux/prctl.h>
+
+
+def no_core_dumps() -> None:
+    """A serving process holds tokens (its own, its callers', the sign-in's key) in memory: no core file may carry
+    them off. RLIMIT_CORE 0 stops the kernel writing one; on Linux PR_SET_DUMPABLE 0 also stops a core handler
+    (`core_pattern` piped to systemd-coredump or apport, which a zero limit does not stop), and makes
+    /proc/PID/environ and /proc/PID/mem readable by root alone and the process untraceable by other processes of
+    its user. Workers forked later inherit both. Where either is not allowed, serving goes on without it."""
+    with contextlib.suppress(ImportError, ValueError, OSError):
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
 def _on_terminal() -> bool:

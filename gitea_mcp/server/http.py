@@ -16,6 +16,7 @@ import errno
 import hashlib
 import hmac
 import json
+import math
 import re
 import socket
 import sys
@@ -35,6 +36,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gitea_mcp.redaction import shown
 from gitea_mcp.server import discovery
+from gitea_mcp.server.addresses import Pool, address_of
 from gitea_mcp.server.bearers import Bearers, Verdict, asking
 from gitea_mcp.server.limits import HEAD_BYTES, Guarded, Limits, Load, exception_handler, limits, plan, share
 from gitea_mcp.settings import CannotListen, Settings
@@ -188,24 +190,11 @@ class RequireToken:
         self.bearers = bearers  # None: tokens are not checked with Gitea here (the tools meet Gitea's verdict)
         self.hosts = HostCheck(settings)
         self.by_caller: dict[str, int] = {}  # requests in flight per token hash
+        self.pool = Pool(self.load.limits.signin_requests, self.load.limits.signin_per_address)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and _signin_path(scope["path"]):
-            # Discovery and the sign-in endpoints need no credential (a client reads them before it has one),
-            # but answer only to the Host names MCP answers to. Web-based clients read them from their own
-            # origin (CORS), so Origin is not checked here; the consent form checks its own.
-            headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-            refusal = self.hosts.refusal(headers, origin=False)
-            if refusal is None and self.load.requests >= self.load.limits.requests:
-                refusal = _reply(503, "the server is busy; retry shortly", {"Retry-After": "1", **_CLOSE})
-            if refusal is not None:
-                await refusal(scope, receive, send)
-                return
-            self.load.requests += 1
-            try:
-                await self.app(scope, receive, send)
-            finally:
-                self.load.requests -= 1
+            await self._before_a_token(scope, receive, send)
             return
         if scope["type"] != "http" or not scope["path"].startswith(MCP_PATH):
             await self.app(scope, receive, send)
@@ -239,6 +228,48 @@ class RequireToken:
             if left:
                 self.by_caller[caller] = left
 
+    async def _before_a_token(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Discovery and the sign-in endpoints need no credential (a client reads them before it has one), but
+        answer only to the Host names MCP answers to. Web-based clients read them from their own origin (CORS), so
+        Origin is not checked here; the consent form checks its own.
+
+        Anyone can reach them, so they have a pool of their own (GITEA_MCP_SIGNIN_REQUESTS, a share of it per
+        address) apart from MCP's request slots and /healthz, and a body must come whole within SIGNIN_BODY_SECONDS:
+        forty slow uploads to /register took all 32 of MCP's slots (issue 35)."""
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        address = address_of(scope)
+        refusal = self.hosts.refusal(headers, origin=False) or self._pool_refusal(address)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        self.pool.enter(address)
+        try:
+            seconds = min(SIGNIN_BODY_SECONDS, self.load.limits.body_timeout)
+            with anyio.move_on_after(seconds) as waited:
+                read = await _read_some(receive, SIGNIN_BODY_BYTES)
+            if waited.cancelled_caught:
+                await _reply(408, f"the request body did not arrive within {seconds:g} s", _CLOSE)(scope, receive, send)
+                return
+            if read is None:
+                return  # the client left
+            # More than a sign-in request ever is: handed on as it came, for the endpoint to refuse at its own cap.
+            await self.app(scope, _replay(*read, receive), send)
+        finally:
+            self.pool.leave(address)
+
+    def _pool_refusal(self, address: str) -> Response | None:
+        full = self.pool.full(address)
+        if full == "address":
+            mine = self.pool.by_address.get(address, 0)
+            why = (
+                f"this address has {mine} sign-in requests in flight, the most one address may have "
+                "(GITEA_MCP_SIGNIN_PER_ADDRESS); retry shortly"
+            )
+            return _reply(429, why, {"Retry-After": "1", **_CLOSE})
+        if full == "pool":
+            return _reply(503, "the server is busy with sign-ins; retry shortly", {"Retry-After": "1", **_CLOSE})
+        return None
+
     def _refusal(self, scope: Scope, headers: list[tuple[str, str]], said: Credential) -> Response | None:
         """What is wrong with the request's head (its Host, Origin, method or credential), before anything else."""
         wrong_host = self.hosts.refusal(headers)
@@ -267,7 +298,18 @@ class RequireToken:
                 await _ended_reply(self.settings, ended)(scope, receive, send)
                 return
         token = said.token if said.bearer else None
-        if token is not None and self.bearers is not None and await self.bearers.verdict(token) is Verdict.REFUSED:
+        verdict = None
+        if token is not None and self.bearers is not None:
+            verdict = await self.bearers.verdict(token, address_of(scope))
+        if verdict is Verdict.LIMITED and self.bearers is not None:
+            wait = math.ceil(self.bearers.allowance.wait(address_of(scope)))
+            message = (
+                f"this address has had {self.bearers.per_address} new tokens checked with Gitea in the last minute, "
+                f"the most this server checks (GITEA_MCP_LOOKUPS_PER_ADDRESS); retry in {wait} s"
+            )
+            await _reply(429, message, {"Retry-After": str(wait), **_CLOSE})(scope, receive, send)
+            return
+        if verdict is Verdict.REFUSED:
             # A signed-in user's Gitea token refused: the app was revoked in Gitea (or the token expired there).
             # The client's refresh then fails too, and it signs the user in again.
             why = "Gitea no longer accepts this sign-in" if said.signed_in else "Gitea refused this token"
@@ -284,7 +326,7 @@ class RequireToken:
         if await too_many_values(body):
             await _reply(413, _TOO_MANY, _CLOSE)(scope, receive, send)
             return
-        await self.app(scope, _replay(body, receive), send)
+        await self.app(scope, _replay(body, False, receive), send)
 
 
 def caller_key(token: str | None) -> str:
@@ -301,6 +343,10 @@ def _signin_path(path: str) -> bool:
 
 
 _CLOSE = {"Connection": "close"}  # refused before its body was read: the rest of it is not waited for
+# A body on the routes without a token (a registration, a token request, the consent form: a few KB at most):
+# its most bytes, and the seconds it has to arrive whole.
+SIGNIN_BODY_BYTES = 16_384
+SIGNIN_BODY_SECONDS = 5.0
 REFUSED_TOKEN = (
     "the token sent in the Authorization header was refused by Gitea (401): send a valid Gitea access token of "
     "your own, 'Authorization: Bearer <token>' (Gitea: Settings, Applications, Generate Token)"
@@ -353,6 +399,12 @@ def _too_large(size: int | None, limit: int) -> Response:
 
 async def _read_body(receive: Receive, limit: int) -> bytes | None:
     """The body, read until it ends or passes `limit` (then what came, one chunk past it); None: the client left."""
+    read = await _read_some(receive, limit)
+    return None if read is None else read[0]
+
+
+async def _read_some(receive: Receive, limit: int) -> tuple[bytes, bool] | None:
+    """The body as `_read_body` reads it, and whether more of it is still to come; None: the client left."""
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -362,19 +414,21 @@ async def _read_body(receive: Receive, limit: int) -> bytes | None:
         chunk: bytes = message.get("body", b"")
         chunks.append(chunk)
         size += len(chunk)
-        if size > limit or not message.get("more_body", False):
-            return b"".join(chunks)
+        more = bool(message.get("more_body", False))
+        if size > limit or not more:
+            return b"".join(chunks), more
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """`receive` for the MCP app: the body read here, then the connection's own messages (a disconnect)."""
+def _replay(body: bytes, more: bool, receive: Receive) -> Receive:
+    """`receive` for the app: the body read here (`more`: and the rest, still to come), then the connection's own
+    messages (the rest of the body, a disconnect)."""
     sent = False
 
     async def again() -> Message:
         nonlocal sent
         if not sent:
             sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
+            return {"type": "http.request", "body": body, "more_body": more}
         return await receive()
 
     return again
@@ -520,7 +574,7 @@ def _serve(server: MCPServer, settings: Settings, load: Load, sock: socket.socke
                 port = _bound_port(self) or settings.port
                 print(startup_line(settings, port, load.limits), file=sys.stderr, flush=True)
 
-    bearers = Bearers(asking(make_client(settings, warn=False)))
+    bearers = Bearers(asking(make_client(settings, warn=False)), per_address=settings.lookups_per_address)
     config = uvicorn.Config(
         app(server, settings, load, bearers),
         host=settings.host,
@@ -531,6 +585,8 @@ def _serve(server: MCPServer, settings: Settings, load: Load, sock: socket.socke
         ws="none",  # no WebSocket route: an upgrade is an ordinary request
         h11_max_incomplete_event_size=HEAD_BYTES,
         backlog=BACKLOG,
+        # The client address the per-address limits count: X-Forwarded-For only from these proxies.
+        forwarded_allow_ips=list(settings.trusted_proxies),
     )
     _Server(config).run(sockets=[sock])
 
@@ -575,6 +631,8 @@ def startup_line(settings: Settings, port: int, plan: Limits | None = None) -> s
     url = f"http://{host}:{port}{MCP_PATH}"
     said = f"gitea-issues-mcp: serving MCP (streamable HTTP) at {url}; auth: {auth_mode(settings)}; {_hosts(settings)}"
     whole = plan or limits(settings)
+    if settings.signin:  # the pool of the routes without a token, which exist with sign-in alone
+        said += f"; sign-in: {whole.signin_requests} requests at once, {whole.signin_per_address} per address"
     if settings.workers == 1:
         return f"{said}; {_limits(whole)}"
     mine = share(whole, settings.workers)

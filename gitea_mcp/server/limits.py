@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -32,7 +33,9 @@ DEFAULT_CONNECTIONS = 1_000
 # files Python opens; and per request handled at once, connections to Gitea (a tool call reads pages in parallel).
 RESERVE = 64
 PER_REQUEST = 2
-HEAD_BYTES = 16_384  # a request line and headers longer than this are refused (400) before they are complete
+HEAD_BYTES = 16_384  # a request line and headers longer than this are refused (431), however they arrive
+# The blank line that ends a head, as h11 finds it (a bare LF is taken as a line end too).
+_HEAD_END = re.compile(rb"\n\r?\n")
 LOG_EVERY = 10.0  # seconds between two "out of file descriptors" lines
 UNAVAILABLE_FOR = 5.0  # seconds /healthz says 503 after the descriptors ran out or a connection was turned away
 
@@ -45,6 +48,8 @@ class Limits:
     header_timeout: float
     body_timeout: float
     files: int | None = None  # the open-files limit the cap was planned against (None: not known)
+    signin_requests: int = 16  # requests on the routes without a token, at once (a pool apart from `requests`)
+    signin_per_address: int = 4  # of those, from one client address
 
 
 def limits(settings: Settings, connections: int | None = None, files: int | None = None) -> Limits:
@@ -55,6 +60,8 @@ def limits(settings: Settings, connections: int | None = None, files: int | None
         header_timeout=settings.header_timeout,
         body_timeout=settings.body_timeout,
         files=files,
+        signin_requests=settings.signin_requests,
+        signin_per_address=settings.signin_per_address,
     )
 
 
@@ -96,7 +103,10 @@ def share(whole: Limits, workers: int) -> Limits:
     if workers == 1:
         return whole
     return dataclasses.replace(
-        whole, connections=max(1, whole.connections // workers), requests=max(1, whole.requests // workers)
+        whole,
+        connections=max(1, whole.connections // workers),
+        requests=max(1, whole.requests // workers),
+        signin_requests=max(1, whole.signin_requests // workers),
     )
 
 
@@ -187,6 +197,7 @@ class Guarded(H11Protocol):
         self._stalled: asyncio.TimerHandle | None = None
         self._reading_body = False
         self._seen: object = None  # the request cycle whose head has been read
+        self._unparsed = 0  # bytes received since the last head was parsed: at most these wait in h11's buffer
         if not self.load.admit(self):
             self.transport.close()
             return
@@ -212,9 +223,43 @@ class Guarded(H11Protocol):
             self._stalled.cancel()
             self._stalled = None
 
+    def data_received(self, data: bytes) -> None:
+        self._unparsed += len(data)
+        super().data_received(data)
+
     def handle_events(self) -> None:
+        if self._head_too_long():
+            self._refuse_head()
+            return
         super().handle_events()
         self._follow()
+
+    def _head_too_long(self) -> bool:
+        """The head waiting in h11's buffer is over HEAD_BYTES. h11 checks its own cap only while a head is still
+        incomplete, so a longer one arriving whole (in one piece, or completed by its last) went through; the
+        buffer is looked at only once more than HEAD_BYTES came since the last head, so a slow sender costs no
+        copying byte by byte."""
+        if self.conn.their_state is not h11.IDLE or self._unparsed <= HEAD_BYTES:
+            return False
+        pending = self.conn.trailing_data[0]
+        end = _HEAD_END.search(pending, 0, HEAD_BYTES)
+        if end is None and len(pending) > HEAD_BYTES:
+            return True
+        self._unparsed = len(pending) - (end.end() if end is not None else 0)
+        return False
+
+    def _refuse_head(self) -> None:
+        """431, written as bytes: h11 answers only a request it has parsed, and this one never will be."""
+        text = (
+            f"the request line and headers are over {HEAD_BYTES:,} bytes, this server's limit; send fewer or "
+            "shorter headers\n"
+        ).encode()
+        head = (
+            b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            b"connection: close\r\ncontent-length: %d\r\n\r\n" % len(text)
+        )
+        self.transport.write(head + text)
+        self.drop()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -236,6 +281,7 @@ class Guarded(H11Protocol):
             return
         if cycle is not self._seen:
             self._seen = cycle
+            self._unparsed = len(self.conn.trailing_data[0])  # nearly always empty: h11 has taken the head
             self.load.waiting.pop(self, None)
             self._reading_body = True
             self._arm(self.load.limits.body_timeout, self._body_too_slow)

@@ -7,6 +7,12 @@ the server is read-only without sign-in. The parent only forks, waits and passes
 to every worker, which stops as one server does (GRACE seconds for calls in flight); a worker still running
 MARGIN seconds past that is killed. A worker that dies on its own is said on stderr in one line and not restarted:
 the others keep serving, and a supervisor (systemd, Kubernetes) restarting the whole is the one place restarts live.
+
+A worker whose parent dies (SIGKILL, the OOM killer) stops within ORPHANED seconds, so no orphan keeps the port:
+each holds the read end of a pipe whose only write end is the parent's, and the kernel closes that end when the
+parent dies, whatever killed it. A pipe rather than Linux's PR_SET_PDEATHSIG: it works wherever os.fork does
+(macOS too), it has no window (a parent dead before the child looks is an end of file all the same), and the
+signal would still need a deadline of its own on top of uvicorn's graceful stop.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from types import FrameType
 from typing import Any
 
 MARGIN = 5.0  # seconds past the grace a worker is given to exit before it is killed
+ORPHANED = 1.5  # seconds an orphaned worker gives its calls in flight before it exits
 POLL = 0.05  # seconds between two looks at the workers
 _STOPS = (signal.SIGTERM, signal.SIGINT)
 
@@ -36,12 +43,14 @@ def run_workers(count: int, work: Callable[[], None], grace: float) -> None:
     for signum in _STOPS:
         signal.signal(signum, stop.caught)
     pids: set[int] = set()
+    lifeline, held = os.pipe()  # the parent holds `held` until it exits; a worker reads `lifeline`
     for _ in range(count):
         if stop.signum is not None:
             break
         pid = os.fork()
         if pid == 0:
-            _worker(work, before)
+            os.close(held)  # else the worker would hold its own lifeline open
+            _worker(work, before, lifeline)
         pids.add(pid)
     stop.pids = pids
     if stop.signum is not None:
@@ -54,9 +63,9 @@ def run_workers(count: int, work: Callable[[], None], grace: float) -> None:
     sys.exit(1)  # every worker died without being told to stop
 
 
-def _worker(work: Callable[[], None], handlers: dict[signal.Signals, Any]) -> None:
-    """The child: the signal handlers the parent had (uvicorn installs its own while serving), `work`, and never a
-    return into the parent's code."""
+def _worker(work: Callable[[], None], handlers: dict[signal.Signals, Any], lifeline: int) -> None:
+    """The child: the signal handlers the parent had (uvicorn installs its own while serving), a watch on its
+    parent, `work`, and never a return into the parent's code."""
     code = 0
     try:
         # A group of its own: Ctrl-C on a terminal reaches the parent alone, which passes it on once (a second
@@ -64,6 +73,7 @@ def _worker(work: Callable[[], None], handlers: dict[signal.Signals, Any]) -> No
         os.setpgid(0, 0)
         for signum, handler in handlers.items():
             signal.signal(signum, handler)
+        threading.Thread(target=_orphaned, args=(lifeline,), name="lifeline", daemon=True).start()
         work()
     except BaseException:  # said in one line by the parent (exited with status 1), not a traceback per worker
         code = 1
@@ -72,6 +82,18 @@ def _worker(work: Callable[[], None], handlers: dict[signal.Signals, Any]) -> No
             sys.stdout.flush()
             sys.stderr.flush()
         os._exit(code)
+
+
+def _orphaned(lifeline: int) -> None:
+    """Waits for the parent's end of the pipe to close (the parent is gone); then stops this worker as SIGTERM
+    does (no new connections) and ends it ORPHANED seconds later whatever is still running."""
+    while os.read(lifeline, 1):  # nothing is ever written: this returns once, empty, when the parent is gone
+        pass
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(ORPHANED)
+    with contextlib.suppress(Exception):
+        sys.stderr.flush()
+    os._exit(1)
 
 
 class _Stop:

@@ -12,7 +12,7 @@ from gitea_mcp.cli.main import COMMANDS, USAGE, _value_flags, build_parser, main
 # Each global flag: what is typed after it (None for a switch) and the value it must leave in the namespace.
 FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--url", "https://g.example", "url", "https://g.example"),
-    ("--token", "t0k", "token", "t0k"),
+    ("--token-file", "/run/secrets/token", "token_file", "/run/secrets/token"),
     ("--allowed-owners", "acme", "allowed_owners", "acme"),
     ("--read-only", None, "read_only", True),
     ("--timeout", "3", "timeout", "3"),  # as typed: settings_from reads it, saying which flag was wrong
@@ -23,7 +23,7 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--host", "0.0.0.0", "host", "0.0.0.0"),
     ("--port", "8001", "port", "8001"),
     ("--allowed-hosts", "mcp.example.com:*", "allowed_hosts", "mcp.example.com:*"),
-    ("--http-secret", "s3", "http_secret", "s3"),
+    ("--http-secret-file", "/run/secrets/s", "http_secret_file", "/run/secrets/s"),
     ("--calls-per-token", "10", "calls_per_token", "10"),
     ("--workers", "2", "workers", "2"),
     ("--redis-url", "redis://r.example:6379/0", "redis_url", "redis://r.example:6379/0"),
@@ -32,10 +32,14 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--max-body", "65536", "max_body", "65536"),
     ("--header-timeout", "5", "header_timeout", "5"),
     ("--body-timeout", "20", "body_timeout", "20"),
+    ("--signin-requests", "8", "signin_requests", "8"),
+    ("--signin-per-address", "2", "signin_per_address", "2"),
+    ("--lookups-per-address", "30", "lookups_per_address", "30"),
+    ("--trusted-proxies", "10.0.0.0/8", "trusted_proxies", "10.0.0.0/8"),
     ("--public-url", "https://mcp.example.com", "public_url", "https://mcp.example.com"),
     ("--oauth-client-id", "5b2c3e9a", "oauth_client_id", "5b2c3e9a"),
-    ("--oauth-client-secret", "gto_s", "oauth_client_secret", "gto_s"),
-    ("--oauth-key", "a2V5", "oauth_key", "a2V5"),
+    ("--oauth-client-secret-file", "/run/secrets/c", "oauth_client_secret_file", "/run/secrets/c"),
+    ("--oauth-key-file", "/run/secrets/k", "oauth_key_file", "/run/secrets/k"),
     ("--client-metadata-documents", "false", "client_metadata_documents", "false"),
 ]
 # What each command needs besides the flags (demo: --serve, without which it uses no setting but the log level).
@@ -48,7 +52,7 @@ OPERANDS: dict[str, list[str]] = {
 }
 CONNECTION = [
     "--url",
-    "--token",
+    "--token-file",
     "--allowed-owners",
     "--read-only",
     "--timeout",
@@ -63,17 +67,27 @@ LIMITS = [
     "--max-body",
     "--header-timeout",
     "--body-timeout",
+    "--signin-requests",
+    "--signin-per-address",
+    "--lookups-per-address",
+    "--trusted-proxies",
 ]
 # --workers is serve's alone: demo runs its stand-in in threads, and a fork takes one thread along.
-HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret", "--redis-url", "--workers", *LIMITS]
+HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret-file", "--redis-url", "--workers", *LIMITS]
 # issue 24: serve and check; issue 35: client metadata documents may be turned off
-SIGNIN = ["--public-url", "--oauth-client-id", "--oauth-client-secret", "--oauth-key", "--client-metadata-documents"]
+SIGNIN = [
+    "--public-url",
+    "--oauth-client-id",
+    "--oauth-client-secret-file",
+    "--oauth-key-file",
+    "--client-metadata-documents",
+]
 # The settings each command uses (written out here, not read from the code, so a change to them is a decision).
 USED: dict[str, list[str]] = {
     "serve": CONNECTION + HTTP + SIGNIN,
     "check": [*CONNECTION, "--transport", "--redis-url", *SIGNIN],  # check verifies the sign-in set-up
     "call": CONNECTION,
-    "config": [flag for flag in CONNECTION if flag != "--token"],
+    "config": [flag for flag in CONNECTION if flag != "--token-file"],
     "demo": ["--log-level", "--read-only", "--timeout", "--transport", "--host", "--port", "--allowed-hosts", *LIMITS],
 }
 PAIRS = [(command, flag) for command in COMMANDS for flag, *_ in FLAGS]

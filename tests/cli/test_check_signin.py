@@ -244,7 +244,7 @@ def test_check_takes_the_signin_settings_and_implies_http(
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
-        (["--oauth-key", KEY, "--transport", "stdio"], "GITEA_MCP_PUBLIC_URL is set but the transport is stdio"),
+        (["--transport", "stdio"], "GITEA_MCP_PUBLIC_URL is set but the transport is stdio"),
         ([], "sign-in is on but GITEA_MCP_OAUTH_KEY is not set"),
     ],
 )

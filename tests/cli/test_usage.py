@@ -61,7 +61,7 @@ CASES = [
     pytest.param(["--timeout", "soon", "check"], CLOSED_GITEA,
                  "--timeout 'soon' is not a number of seconds (e.g. --timeout 30).", id="timeout-flag-word"),
     # 8. a misspelt flag is named as such, never blamed on its value
-    pytest.param(["--tokn", "x", "check"], CLOSED_GITEA, "unknown flag --tokn; did you mean --token?", id="typo"),
+    pytest.param(["--tokn", "x", "check"], CLOSED_GITEA, "unknown flag --tokn; did you mean --token-file?", id="typo"),
     pytest.param(["check", "--urk", "http://x"], CLOSED_GITEA, "unknown flag --urk; did you mean --url?",
                  id="typo-after"),
     pytest.param(["--bogus"], CLOSED_GITEA, f"unknown flag --bogus; {PROG} --help lists the flags.", id="unknown"),
@@ -102,9 +102,9 @@ CASES = [
     pytest.param(["demo", "--port", "8001"], {},
                  "--port does nothing for demo without --serve (the scripted session makes its own calls); "
                  "add --serve, or remove it.", id="demo-port"),
-    pytest.param(["demo", "--serve", "--http-secret", "s"], {},
-                 "--http-secret does nothing for demo (each request sends the stand-in's token itself); remove it.",
-                 id="demo-secret"),
+    pytest.param(["demo", "--serve", "--http-secret-file", "s"], {},
+                 "--http-secret-file does nothing for demo (each request sends the stand-in's token itself); remove "
+                 "it.", id="demo-secret"),
     pytest.param(["check", "--port", "8001"], CLOSED_GITEA,
                  f"--port does nothing for check ({SERVES_NOTHING}); remove it.", id="check-port"),
     pytest.param(["--host", "0.0.0.0", "check"], CLOSED_GITEA,
@@ -113,9 +113,9 @@ CASES = [
                  f"--transport does nothing for call ({IN_PROCESS}); remove it.", id="call-transport"),
     pytest.param(["config", "vscode", "--allowed-h", "x"], {},
                  f"--allowed-hosts does nothing for config ({STDIO_LAUNCH}); remove it.", id="config-abbreviated"),
-    pytest.param(["config", "vscode", "--token", "x"], {},
-                 "--token does nothing for config (it never writes the token: the client asks for it); remove it.",
-                 id="config-token"),
+    pytest.param(["config", "vscode", "--token-file", "x"], {},
+                 "--token-file does nothing for config (it never writes the token: the client asks for it); remove "
+                 "it.", id="config-token"),
     # serve takes every setting: what it refuses is another command's own flag, named with where it belongs (this
     # was a KeyError traceback)
     pytest.param(["serve", "--json"], CLOSED_GITEA,
@@ -140,13 +140,13 @@ def test_a_mistake_is_one_sentence_and_exit_2(
 
 
 # Which flags each command's --help lists: the ones it uses, and no other.
-HTTP_ONLY = ["--host", "--port", "--allowed-hosts", "--http-secret"]
+HTTP_ONLY = ["--host", "--port", "--allowed-hosts", "--http-secret-file"]
 HELP = {
-    "serve": (["--url", "--token", "--read-only", "--transport", *HTTP_ONLY], []),
-    "check": (["--url", "--token", "--read-only", "--transport"], HTTP_ONLY),
-    "call": (["--url", "--token", "--read-only", "--json"], ["--transport", *HTTP_ONLY]),
-    "config": (["--url", "--allowed-owners", "--launcher"], ["--token", "--transport", *HTTP_ONLY]),
-    "demo": (["--serve", "--read-only", "--port"], ["--url", "--token", "--allowed-owners", "--http-secret"]),
+    "serve": (["--url", "--token-file", "--read-only", "--transport", *HTTP_ONLY], []),
+    "check": (["--url", "--token-file", "--read-only", "--transport"], HTTP_ONLY),
+    "call": (["--url", "--token-file", "--read-only", "--json"], ["--transport", *HTTP_ONLY]),
+    "config": (["--url", "--allowed-owners", "--launcher"], ["--token-file", "--transport", *HTTP_ONLY]),
+    "demo": (["--serve", "--read-only", "--port"], ["--url", "--token-file", "--allowed-owners", "--http-secret-file"]),
 }  # fmt: skip
 
 

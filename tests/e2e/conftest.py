@@ -21,7 +21,7 @@ from mcp_types import CallToolResult, TextContent
 
 from gitea_mcp.cli.stdio_client import stdio_session
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
-from tests.support.processes import stop
+from tests.support.processes import open_files, stop
 
 
 @pytest.fixture
@@ -114,7 +114,7 @@ class HttpServer:
         return [int(pid) for pid in found]
 
     def open_files(self) -> int:
-        return len(os.listdir(f"/proc/{self.process.pid}/fd"))
+        return open_files(self.process.pid, self.port)
 
 
 def _limit_files(files: int) -> None:

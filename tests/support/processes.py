@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import subprocess
+from pathlib import Path
 from typing import Any
 
 
@@ -24,3 +25,22 @@ def stop(process: subprocess.Popen[Any], seconds: float = 10) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(timeout=seconds)
+
+
+def open_files(pid: int, port: int) -> int:
+    """The descriptors process `pid` holds. The server is not dumpable (cli.serve.no_core_dumps), so its
+    /proc/PID/fd is root's alone: another user counts its TCP sockets on `port` instead, nearly all of them."""
+    try:
+        return len(list(Path(f"/proc/{pid}/fd").iterdir()))
+    except PermissionError:
+        return sockets_on(port)
+
+
+def sockets_on(port: int) -> int:
+    """TCP sockets on this machine whose local port is `port` (a server's listening socket and its connections)."""
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for row in Path(table).read_text().splitlines()[1:]:
+            local = row.split()[1]
+            count += int(local.rsplit(":", 1)[1], 16) == port
+    return count
