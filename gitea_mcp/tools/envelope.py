@@ -2,18 +2,34 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel
 
+from gitea_mcp.domain.invisible import scrub
 from gitea_mcp.tools.render import one_line
 
 
 def result(text: str, structured: BaseModel) -> CallToolResult:
-    """Both faces of one result: the compact text and the typed structured content."""
+    """Both faces of one result: the compact text and the typed structured content, every string of both
+    scrubbed the one way (domain/invisible.py), whichever tool and row built it: the text face's names already
+    are (tools/render.py), and what any other path let through is dropped here."""
     return CallToolResult(
-        content=[TextContent(type="text", text=text)],
-        structured_content=structured.model_dump(mode="json"),
+        content=[TextContent(type="text", text=scrub(text))],
+        structured_content=scrubbed(structured.model_dump(mode="json")),
     )
+
+
+def scrubbed(value: Any) -> Any:
+    """A JSON value with every string scrubbed (keys are our field names)."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {key: scrubbed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [scrubbed(item) for item in value]
+    return value
 
 
 # In an error result's _meta: the arguments were wrong in themselves (failures.BadArgument); `call` exits 2 on it.
