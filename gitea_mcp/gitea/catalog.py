@@ -113,10 +113,16 @@ class Catalog:
         )
 
     def me(self, client: GiteaClient) -> User:
-        """The token's own user (for duplicate checks and @me); needs read:user."""
+        """The token's own user (for duplicate checks and @me); needs read:user. Whose the token is, is learnt
+        on the way (`client.caller_key`)."""
         from gitea_mcp.gitea.models import User
 
-        return self._cached(("me", client.cache_key), lambda: client.get(["user"]).one(User))
+        def load() -> User:
+            user = client.get(["user"]).one(User)
+            client.learn_user(user.id)
+            return user
+
+        return self._cached(("me", client.cache_key), load)
 
     def server(self, client: GiteaClient) -> ServerInfo:
         """Which Gitea or Forgejo release answers (`/version` needs no scope)."""

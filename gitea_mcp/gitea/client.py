@@ -47,6 +47,7 @@ from gitea_mcp.gitea.errors import (
     redirected,
     tls_problem,
 )
+from gitea_mcp.gitea.users import USERS
 from gitea_mcp.redaction import redact
 
 if TYPE_CHECKING:
@@ -286,6 +287,21 @@ class GiteaClient:
         """Identifies the caller for caches without holding the token itself."""
         digest = hashlib.sha256((self._token or "").encode()).hexdigest()[:16]
         return f"{self._api}|{digest}"
+
+    @property
+    def user_id(self) -> int | None:
+        """The forge user this token belongs to, once learnt (gitea/users.py), else None."""
+        return USERS.of(self._token)
+
+    def learn_user(self, user_id: int) -> None:
+        USERS.learn(self._token, user_id)
+
+    @property
+    def caller_key(self) -> str:
+        """Who calls, for fair share and the duplicate guard: the forge user when known, else the token's hash (as
+        `cache_key`). Two tokens of one user are one caller; caches stay per token (their scopes may differ)."""
+        user = self.user_id
+        return f"{self._api}|user:{user}" if user is not None else self.cache_key
 
     def __repr__(self) -> str:  # never show the token
         return f"GiteaClient(url={self.url!r}, token={'set' if self._token else 'none'})"

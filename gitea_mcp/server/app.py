@@ -112,7 +112,9 @@ class ToolServer(MCPServer):
             return envelope.error(ungranted)
         client = deps.client
         # A call waits for a slot at most one GITEA_TIMEOUT, leaving it three of its four to do its work.
-        async with self._admission.slot(client.cache_key, wait=client.timeout) as refused:
+        # One share per forge user (two tokens of one user are one caller) where the gate learnt whose the token is
+        # (server/bearers.py), per token where it could not (gitea/users.py).
+        async with self._admission.slot(client.caller_key, wait=client.timeout) as refused:
             if refused is not None:
                 log.info("%s refused: %s", name, refused)
                 return envelope.error(refused)

@@ -80,7 +80,7 @@ def test_one_token_cannot_take_the_last_quarter_of_the_request_slots() -> None:
     mine = client.post("/mcp", content=b"{}", headers=AUTH)
     assert mine.status_code == 503 and mine.headers["Retry-After"] == "1"
     assert mine.json()["error"] == (
-        "this token has 3 requests in flight, the most one token may have at once; retry shortly"
+        "this user has 3 requests in flight, the most one user may have at once; retry shortly"
     )
     other = client.post("/mcp", content=b"{}", headers={"Authorization": "Bearer other-token"})
     assert other.status_code == 200 and other.text == "2 bytes"
