@@ -661,20 +661,26 @@ def _read_body(response: requests.Response, deadline: float, limit: int) -> byte
     # Decoded only when encoded: urllib3's decoding path costs per read even with nothing to decode, and a chunked
     # answer (Gitea's Go server sends 2 KiB chunks) takes a read per chunk — half the client's CPU on a 50-row list.
     decode = bool(response.headers.get("Content-Encoding", "").strip())
-    while True:
-        if time.monotonic() > deadline:
-            raise _Overrun(too_big=False)
-        try:
-            chunk = response.raw.read1(65536, decode_content=decode)  # what has arrived, at most a socket timeout later
-        except (urllib3.exceptions.HTTPError, OSError) as exc:
-            # A body cut off or garbled on the way: the same as a dropped connection, which requests would raise.
-            raise _requests().ConnectionError(f"the answer broke off ({type(exc).__name__})") from None
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > limit:
-            raise _Overrun(too_big=True)
-        chunks.append(chunk)
+    try:
+        while True:
+            if time.monotonic() > deadline:
+                raise _Overrun(too_big=False)
+            try:
+                chunk = response.raw.read1(65536, decode_content=decode)  # what has arrived, a socket timeout later
+            except (urllib3.exceptions.HTTPError, OSError) as exc:
+                # A body cut off or garbled on the way: the same as a dropped connection, which requests would raise.
+                raise _requests().ConnectionError(f"the answer broke off ({type(exc).__name__})") from None
+            if not chunk:
+                return b"".join(chunks)
+            size += len(chunk)
+            if size > limit:
+                raise _Overrun(too_big=True)
+            chunks.append(chunk)
+    except BaseException:
+        # The failure's traceback keeps this frame, and what was read, alive until the cyclic collector runs (a tool
+        # may keep a failure as a value): up to MAX_BODY of it, for good in an idle server, which collects nothing.
+        chunks.clear()
+        raise
 
 
 def _query(params: Params | None) -> str | None:

@@ -57,6 +57,10 @@ class Admission:
     def running(self, caller: str) -> int:
         return self._running.get(caller, 0)
 
+    def idle(self) -> bool:
+        """Whether no call runs."""
+        return self._total == 0
+
     @contextlib.asynccontextmanager
     async def slot(self, caller: str, wait: float) -> AsyncIterator[str | None]:
         """Yields None with a slot held until the block ends, or the sentence that refuses the call: no slot came

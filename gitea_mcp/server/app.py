@@ -106,6 +106,9 @@ class ToolServer(MCPServer):
         spec = self._ours.get(name)
         if spec is None:  # the SDK's own answer to a name it does not know
             return await super().call_tool(name, arguments, context)
+        from gitea_mcp.server.memory import TRIMMER  # ctypes: on the first call, off the start-up path
+
+        TRIMMER.prepare()  # before the first call reads anything: once
         deps = self._deps_for(context)
         ungranted = scopes.ungranted(spec, deps.granted) if deps.granted is not None else None
         if ungranted is not None:
@@ -121,9 +124,12 @@ class ToolServer(MCPServer):
             # The tools block on HTTP: each call on a worker thread, as the SDK runs a synchronous tool; the first
             # call of a tool imports its module there too, off the event loop.
             served = functools.partial(_served, self._load, name)
-            return await anyio.to_thread.run_sync(
+            result = await anyio.to_thread.run_sync(
                 _timed, client.call_budget, arrived, served, deps, arguments, limiter=self._admission.limiter()
             )
+        if self._admission.idle():  # the last call running has ended: what the calls freed may soon be given back
+            TRIMMER.idle(self._admission.idle)
+        return result
 
 
 def _served(load: Callable[[str], ToolDefinition], name: str, deps: Deps, arguments: Any) -> CallToolResult:
