@@ -976,8 +976,8 @@ def big_issue(forge: StandInProcess) -> int:
     made = requests.post(api, json={"title": "Big", "body": "x" * BIG_BODY}, headers=head, timeout=60)
     number: int = made.json()["number"]
     for n in range(20):
-        said = requests.post(f"{api}/{number}/comments", json={"body": str(n % 10) * BIG_COMMENT}, headers=head, timeout=60)
-        said.raise_for_status()
+        text = str(n % 10) * BIG_COMMENT
+        requests.post(f"{api}/{number}/comments", json={"body": text}, headers=head, timeout=60).raise_for_status()
     return number
 
 
