@@ -49,9 +49,10 @@ def run_once(
 
 def caller(deps: Deps) -> str:
     """Whose write this is: the forge user (its id), so that two tokens of one user, a refreshed sign-in or another
-    replica meet on the same key. Unknown yet, it is looked up: the write needs the token's user (read:user) for its
-    own duplicate check anyway, and it is remembered (gitea/users.py)."""
-    if deps.client.user_id is None:
+    replica meet on the same key. Over HTTP the gate has learnt it, asking Gitea whose each new token is
+    (gitea/users.py); stdio has one token. Across replicas an unknown user is looked up first: a round trip more,
+    once an hour for a token, where its write would otherwise not meet the same user's on another replica."""
+    if deps.client.user_id is None and deps.flights is not None:
         deps.catalog.me(deps.client)
     return deps.client.caller_key
 

@@ -48,6 +48,15 @@ def with_token(deps: Deps, token: str) -> Deps:
     return replace(deps, client=deps.client.with_token(token, bearer=True))
 
 
+def checked_by_the_gate(deps: Deps, *tokens: str) -> None:
+    """Each token's first request over HTTP: the gate asks Gitea whose it is (server/bearers.py)."""
+    from gitea_mcp.server.bearers import asking
+
+    ask = asking(deps.client)
+    for token in tokens:
+        ask(token)
+
+
 def both_sent(
     first: Callable[[], Any], second: Callable[[], Any], users: responses.RequestsMock, meet: Callable[[], bool]
 ) -> None:
@@ -66,6 +75,7 @@ def both_sent(
 
 @pytest.mark.parametrize("token", [SECOND, REFRESHED])
 def test_two_tokens_of_one_user_create_once(users: responses.RequestsMock, deps: Deps, token: str) -> None:
+    checked_by_the_gate(deps, TOKEN, token)
     a, b = with_token(deps, TOKEN), with_token(deps, token)
     both_sent(lambda: run(a, body="b"), lambda: run(b, body="b"), users, lambda: in_flight.waiting() >= 1)
     assert len(posts(users)) == 1
@@ -75,25 +85,30 @@ def test_two_tokens_of_one_user_create_once(users: responses.RequestsMock, deps:
 def test_two_tokens_of_one_user_on_two_replicas_create_once(
     users: responses.RequestsMock, deps: Deps, fake: FakeRedis
 ) -> None:
-    guard = SharedFlights(fake, WHERE, lease=60)
-    a = replace(with_token(deps, TOKEN), flights=guard)
-    b = replace(with_token(deps, SECOND), flights=replace(guard))
+    guard = SharedFlights(fake, WHERE, lease=60)  # whose the tokens are is not known yet: each replica asks Gitea
+    a = replace(with_token(deps, "tok-first-of-demo-on-replica-a"), flights=guard)
+    b = replace(with_token(deps, "tok-second-of-demo-on-replica-b"), flights=replace(guard))
     both_sent(lambda: run(a, body="b"), lambda: run(b, body="b"), users, lambda: fake.refused_sets >= 1)
     assert len(posts(users)) == 1
 
 
 def test_two_users_are_two_callers(users: responses.RequestsMock, deps: Deps) -> None:
     """No user waits on, or is answered with, another's write: each files its own."""
+    checked_by_the_gate(deps, TOKEN, OTHER_USERS)
     a, b = with_token(deps, TOKEN), with_token(deps, OTHER_USERS)
     both_sent(lambda: run(a, body="b"), lambda: run(b, body="b"), users, lambda: in_flight.waiting() >= 1)
     assert len(posts(users)) == 2 and in_flight.waiting() == 0
 
 
-def test_the_users_id_is_looked_up_once(users: responses.RequestsMock, deps: Deps) -> None:
-    """The flight's key asks Gitea whose the token is once; the write's own look-up of its user is then cached."""
+@pytest.mark.parametrize("across", [False, True], ids=["one-process", "replicas"])
+def test_the_users_id_is_looked_up_once(
+    users: responses.RequestsMock, deps: Deps, fake: FakeRedis, across: bool
+) -> None:
+    """Whose the token is, Gitea is asked once in all: the write's own look-up of its user (before the write, in one
+    round with its other reads), or, across replicas, the flight's, whose answer that look-up then reuses."""
     users.get(ISSUES, json=[])
     users.post(ISSUES, status=201, json=issue(301, "New bug", body="b", author="demo", created=now()))
-    fresh = with_token(deps, "tok-never-seen-before-4242")
-    run(fresh, body="b")
+    fresh = with_token(deps, f"tok-never-seen-before-{across}")
+    run(replace(fresh, flights=SharedFlights(fake, WHERE, lease=60) if across else None), body="b")
     asked = [c for c in users.calls if (c.request.url or "").endswith("/api/v1/user")]
     assert len(asked) == 1 and fresh.client.user_id == 5
