@@ -1148,7 +1148,64 @@ def floor_http_cpu(calls: int) -> list[float]:
         process.wait(10)
 
 
-SECTIONS = ("startup", "latency", "loopback", "http", "abuse", "signin", "cpu", "edge")
+# --- 8. the largest answers ------------------------------------------------------------------------------
+# Issue 35: `issue_get max_chars=0` of an issue whose body and comments fill both of the answers it reads to the
+# Gitea client's most (8 MiB each), BIG_CALLS calls at once from as many clients: every answer under 1 MiB, the
+# server's peak resident memory and what it keeps once they are done. Before, each answer was 16 MB: 24 at once
+# peaked near 950 MB and kept some 700 MB.
+BIG_CALLS = 24
+BIG_BODY = 8 * MIB - 64 * 1024  # the issue's JSON under the client's 8 MiB
+BIG_COMMENT = (8 * MIB - 64 * 1024) // 20  # 20 comments: one page, their JSON under 8 MiB too (checked: no error)
+BIG_PEAK = 300  # MiB, VmHWM
+BIG_SETTLED = 20  # MiB over the RSS before the calls
+
+
+def big_issue(forge: StandInProcess) -> int:
+    """An issue of acme/widgets with a body of BIG_BODY characters and 20 comments of BIG_COMMENT each."""
+    api = f"{forge.url}/api/v1/repos/acme/widgets/issues"
+    head = {"Authorization": f"token {DEMO_TOKEN}"}
+    made = requests.post(api, json={"title": "Big", "body": "x" * BIG_BODY}, headers=head, timeout=60)
+    number: int = made.json()["number"]
+    for n in range(20):
+        text = str(n % 10) * BIG_COMMENT
+        requests.post(f"{api}/{number}/comments", json={"body": text}, headers=head, timeout=60).raise_for_status()
+    return number
+
+
+def bench_largest_answers() -> None:
+    with StandInProcess() as forge, HttpChild(forge) as server:
+        call = tool_call("issue_get", owner="acme", name="widgets", number=big_issue(forge), max_chars=0)
+        requests.post(f"{server.base}/mcp", json=call, headers=mcp_headers(), timeout=120)  # warm: imports, verdict
+        time.sleep(1)
+        idle = server.status("VmRSS")
+        sizes: list[int] = []
+        errors = [0]
+
+        def client() -> None:
+            answer = requests.post(f"{server.base}/mcp", json=call, headers=mcp_headers(), timeout=120)
+            failed = answer.status_code != 200 or bool(answer.json()["result"].get("isError"))
+            sizes.append(len(answer.content))
+            errors[0] += failed
+
+        threads = [threading.Thread(target=client) for _ in range(BIG_CALLS)]
+        start = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        took = time.perf_counter() - start
+        peak = server.status("VmHWM")
+        time.sleep(2)
+        after = server.status("VmRSS")
+    record(f"{BIG_CALLS} issue_get max_chars=0 at once (2 × 8 MiB read each): took, errors",
+           f"{took:.1f} s, {errors[0]}", "0 errors", errors[0] == 0)  # fmt: skip
+    record("  largest answer", f"{max(sizes):,} B", "< 1 MiB", max(sizes) < MIB)
+    record("  server peak RSS (VmHWM)", f"{peak / 1024:.0f} MiB", f"< {BIG_PEAK} MiB", peak < BIG_PEAK * 1024)
+    record("  server RSS before, 2 s after", f"{idle / 1024:.0f}, {after / 1024:.0f} MiB",
+           f"after ≤ before + {BIG_SETTLED} MiB", after <= idle + BIG_SETTLED * 1024)  # fmt: skip
+
+
+SECTIONS = ("startup", "latency", "loopback", "http", "abuse", "signin", "cpu", "edge", "answers")
 
 
 def main() -> int:
@@ -1181,6 +1238,7 @@ def main() -> int:
             ("signin", "signed in (issue 24)", lambda: bench_signin(forge, args.signin_calls)),
             ("cpu", "CPU per call (issue 25)", lambda: bench_cpu(forge, args.cpu_calls)),
             ("edge", "the HTTP edge under slow clients (issue 35)", lambda: bench_edge(forge, args.edge_calls)),
+            ("answers", "the largest answers (issue 35)", bench_largest_answers),
         ]
         for key, title, run in sections:
             if args.only is None or key in args.only:

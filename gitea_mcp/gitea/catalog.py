@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from gitea_mcp.domain.invisible import scrub, scrubbed
 from gitea_mcp.gitea.client import ApiResponse, GiteaClient, Segment, adapter
 from gitea_mcp.gitea.errors import CatalogTooBig, GiteaError, NotFound
 from gitea_mcp.gitea.release import ServerInfo
@@ -112,10 +113,16 @@ class Catalog:
         )
 
     def me(self, client: GiteaClient) -> User:
-        """The token's own user (for duplicate checks and @me); needs read:user."""
+        """The token's own user (for duplicate checks and @me); needs read:user. Whose the token is, is learnt
+        on the way (`client.caller_key`)."""
         from gitea_mcp.gitea.models import User
 
-        return self._cached(("me", client.cache_key), lambda: client.get(["user"]).one(User))
+        def load() -> User:
+            user = client.get(["user"]).one(User)
+            client.learn_user(user.id)
+            return user
+
+        return self._cached(("me", client.cache_key), load)
 
     def server(self, client: GiteaClient) -> ServerInfo:
         """Which Gitea or Forgejo release answers (`/version` needs no scope)."""
@@ -201,8 +208,12 @@ def fresh(read: Callable[[float | None], T], misses: Callable[[T], bool], since:
 
 
 def milestone_named(milestones: list[Milestone], wanted: str) -> Milestone | None:
-    """A milestone by exact title, else by id: the order Gitea's list reads `milestones` in."""
+    """A milestone by exact title, else by id: the order Gitea's list reads `milestones` in. A title as answers
+    show it (without what renders as nothing: domain/invisible.py) finds its milestone too."""
     by_title = next((m for m in milestones if m.title == wanted), None)
+    if by_title is None:
+        shown = scrub(wanted)
+        by_title = next((m for m in milestones if scrub(m.title) == shown), None)
     if by_title is not None or not wanted.isdigit():
         return by_title
     return next((m for m in milestones if m.id == int(wanted)), None)
@@ -215,21 +226,23 @@ def org_labels_seen(client: GiteaClient, owner: str, names: list[str]) -> list[L
     and each label an issue carries says whose it is: an organisation's has the URL `…/api/v1/orgs/{org}/labels/{id}`
     (docs/server-behaviour.md). Only labels some issue carries can be seen so, and the search splits `labels` on
     commas, so a name holding one cannot be looked up.
+
+    One search for all the names (its `labels` are any-of: docs/server-behaviour.md), never one per name: the
+    names one call may give are capped (tools/arguments.MAX_LABEL_NAMES), the requests they cost are one. Its one
+    page holds PAGE of the issues carrying any of them: a label carried only by issues beyond it is not seen.
     """
     from gitea_mcp.gitea.models import Issue
 
-    wanted = [name for name in names if "," not in name]
-
-    def look(name: str) -> Callable[[], ApiResponse]:
-        params: dict[str, str | int] = {"owner": owner, "labels": name, "state": "all", "limit": PAGE}
-        return lambda: client.get(["repos", "issues", "search"], params)
-
+    asked = list(dict.fromkeys(name for name in names if "," not in name))
+    if not asked:
+        return []
+    wanted = scrubbed(asked)  # a name read from an answer is matched as the answer showed it
+    params: dict[str, str | int] = {"owner": owner, "labels": ",".join(asked), "state": "all", "limit": PAGE}
     found: dict[str, Label] = {}
-    for response in client.parallel(*[look(name) for name in wanted]):
-        for issue in response.many(Issue):
-            for label in issue.labels:
-                if label.name in wanted and label.of_org(owner):
-                    found.setdefault(label.name, label)
+    for issue in client.get(["repos", "issues", "search"], params).many(Issue):
+        for label in issue.labels:
+            if scrub(label.name) in wanted and label.of_org(owner):
+                found.setdefault(label.name, label)
     return list(found.values())
 
 

@@ -47,6 +47,7 @@ from gitea_mcp.gitea.errors import (
     redirected,
     tls_problem,
 )
+from gitea_mcp.gitea.users import USERS
 from gitea_mcp.redaction import redact
 
 if TYPE_CHECKING:
@@ -286,6 +287,21 @@ class GiteaClient:
         """Identifies the caller for caches without holding the token itself."""
         digest = hashlib.sha256((self._token or "").encode()).hexdigest()[:16]
         return f"{self._api}|{digest}"
+
+    @property
+    def user_id(self) -> int | None:
+        """The forge user this token belongs to, once learnt (gitea/users.py), else None."""
+        return USERS.of(self._token)
+
+    def learn_user(self, user_id: int) -> None:
+        USERS.learn(self._token, user_id)
+
+    @property
+    def caller_key(self) -> str:
+        """Who calls, for fair share and the duplicate guard: the forge user when known, else the token's hash (as
+        `cache_key`). Two tokens of one user are one caller; caches stay per token (their scopes may differ)."""
+        user = self.user_id
+        return f"{self._api}|user:{user}" if user is not None else self.cache_key
 
     def __repr__(self) -> str:  # never show the token
         return f"GiteaClient(url={self.url!r}, token={'set' if self._token else 'none'})"
@@ -645,20 +661,26 @@ def _read_body(response: requests.Response, deadline: float, limit: int) -> byte
     # Decoded only when encoded: urllib3's decoding path costs per read even with nothing to decode, and a chunked
     # answer (Gitea's Go server sends 2 KiB chunks) takes a read per chunk — half the client's CPU on a 50-row list.
     decode = bool(response.headers.get("Content-Encoding", "").strip())
-    while True:
-        if time.monotonic() > deadline:
-            raise _Overrun(too_big=False)
-        try:
-            chunk = response.raw.read1(65536, decode_content=decode)  # what has arrived, at most a socket timeout later
-        except (urllib3.exceptions.HTTPError, OSError) as exc:
-            # A body cut off or garbled on the way: the same as a dropped connection, which requests would raise.
-            raise _requests().ConnectionError(f"the answer broke off ({type(exc).__name__})") from None
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > limit:
-            raise _Overrun(too_big=True)
-        chunks.append(chunk)
+    try:
+        while True:
+            if time.monotonic() > deadline:
+                raise _Overrun(too_big=False)
+            try:
+                chunk = response.raw.read1(65536, decode_content=decode)  # what has arrived, a socket timeout later
+            except (urllib3.exceptions.HTTPError, OSError) as exc:
+                # A body cut off or garbled on the way: the same as a dropped connection, which requests would raise.
+                raise _requests().ConnectionError(f"the answer broke off ({type(exc).__name__})") from None
+            if not chunk:
+                return b"".join(chunks)
+            size += len(chunk)
+            if size > limit:
+                raise _Overrun(too_big=True)
+            chunks.append(chunk)
+    except BaseException:
+        # The failure's traceback keeps this frame, and what was read, alive until the cyclic collector runs (a tool
+        # may keep a failure as a value): up to MAX_BODY of it, for good in an idle server, which collects nothing.
+        chunks.clear()
+        raise
 
 
 def _query(params: Params | None) -> str | None:

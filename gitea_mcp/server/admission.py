@@ -2,9 +2,10 @@
 
 Over HTTP every request brings its own token, and all of them share one process: its tool threads, the Gitea
 workers and connections behind them. Unchecked, one caller's burst of slow calls takes every thread and another
-caller's instant call waits behind calls that are not its own. So a caller (its token's hash, never the token)
-has at most `per_caller` calls running; all callers together at most `threads`. A call beyond either waits, and
-whenever a slot frees the oldest waiting call that may take it does. The wait is short (the server's caller
+caller's instant call waits behind calls that are not its own. So a caller (the forge user its token belongs to,
+or the token's hash while that is not known: gitea/users.py; never the token) has at most `per_caller` calls
+running; all callers together at most `threads`. A call beyond either waits, and whenever a slot frees the oldest
+waiting call that may take it does. The wait is short (the server's caller
 gives it: one GITEA_TIMEOUT, out of the four the call has in all, counted from its arrival); a call still waiting
 then is refused in one sentence, having sent nothing.
 
@@ -55,6 +56,10 @@ class Admission:
 
     def running(self, caller: str) -> int:
         return self._running.get(caller, 0)
+
+    def idle(self) -> bool:
+        """Whether no call runs."""
+        return self._total == 0
 
     @contextlib.asynccontextmanager
     async def slot(self, caller: str, wait: float) -> AsyncIterator[str | None]:
@@ -121,8 +126,9 @@ class Admission:
         mine = self.running(caller)
         if mine >= self.per_caller:
             return (
-                f"gitea_mcp is busy with {mine} calls of this token already (at most {self.per_caller} run at once "
-                "per token), so this call was not started and nothing was sent; try again in a few seconds."
+                f"gitea_mcp is busy with {mine} calls of this user already (at most {self.per_caller} run at once "
+                "per user, all its tokens together), so this call was not started and nothing was sent; try again in "
+                "a few seconds."
             )
         return (
             f"The server is busy: it runs at most {self.threads} tool calls at once and all are taken, so this call "

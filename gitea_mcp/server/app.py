@@ -140,22 +140,30 @@ class ToolServer(MCPServer):
         if spec is None:
             said = unserved(name, self._read_only)
             raise MCPError(INVALID_PARAMS, said.message, said.data)
+        from gitea_mcp.server.memory import TRIMMER  # ctypes: on the first call, off the start-up path
+
+        TRIMMER.prepare()  # before the first call reads anything: once
         deps = self._deps_for(context)
         ungranted = scopes.ungranted(spec, deps.granted) if deps.granted is not None else None
         if ungranted is not None:
             return envelope.error(ungranted)
         client = deps.client
         # A call waits for a slot at most one GITEA_TIMEOUT, leaving it three of its four to do its work.
-        async with self._admission.slot(client.cache_key, wait=client.timeout) as refused:
+        # One share per forge user (two tokens of one user are one caller) where the gate learnt whose the token is
+        # (server/bearers.py), per token where it could not (gitea/users.py).
+        async with self._admission.slot(client.caller_key, wait=client.timeout) as refused:
             if refused is not None:
                 log.info("%s refused: %s", name, refused)
                 return envelope.error(refused)
             # The tools block on HTTP: each call on a worker thread, as the SDK runs a synchronous tool; the first
             # call of a tool imports its module there too, off the event loop.
             served = functools.partial(_served, self._load, name)
-            return await anyio.to_thread.run_sync(
+            result = await anyio.to_thread.run_sync(
                 _timed, client.call_budget, arrived, served, deps, arguments, limiter=self._admission.limiter()
             )
+        if self._admission.idle():  # the last call running has ended: what the calls freed may soon be given back
+            TRIMMER.idle(self._admission.idle)
+        return result
 
     async def get_prompt(
         self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None

@@ -45,17 +45,24 @@ def asking(client: GiteaClient) -> Callable[[str], Verdict]:
     """Gitea's verdict on a token: its user (or a 403, a token without read:user, still one Gitea knows)."""
 
     def ask(token: str) -> Verdict:
+        caller = client.with_token(token)
         try:
-            client.with_token(token).get(["user"], retry=False)
+            answer = caller.get(["user"], retry=False)
         except Unauthorized:
             return Verdict.REFUSED
         except Forbidden:
             return Verdict.GOOD
         except GiteaError:
             return Verdict.UNKNOWN
+        caller.learn_user(_user_id(answer.data))  # whose it is: one share per user (gitea/users.py)
         return Verdict.GOOD
 
     return ask
+
+
+def _user_id(data: object) -> int:
+    user = data.get("id") if isinstance(data, dict) else None
+    return user if isinstance(user, int) and not isinstance(user, bool) else 0
 
 
 @dataclass

@@ -34,6 +34,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gitea_mcp.gitea.users import USERS
 from gitea_mcp.redaction import shown
 from gitea_mcp.server import discovery
 from gitea_mcp.server.addresses import Pool, address_of
@@ -189,7 +190,7 @@ class RequireToken:
         self.load = load or Load(limits(settings))
         self.bearers = bearers  # None: tokens are not checked with Gitea here (the tools meet Gitea's verdict)
         self.hosts = HostCheck(settings)
-        self.by_caller: dict[str, int] = {}  # requests in flight per token hash
+        self.by_caller: dict[str, int] = {}  # requests in flight per caller (`caller_key`)
         self.pool = Pool(self.load.limits.signin_requests, self.load.limits.signin_per_address)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -215,7 +216,7 @@ class RequireToken:
         caller = caller_key(said.token)
         mine, share = self.by_caller.get(caller, 0), load.limits.requests - load.limits.requests // 4
         if mine >= share:
-            busy = f"this token has {mine} requests in flight, the most one token may have at once; retry shortly"
+            busy = f"this user has {mine} requests in flight, the most one user may have at once; retry shortly"
             await _reply(503, busy, {"Retry-After": "1", **_CLOSE})(scope, receive, send)
             return
         load.requests += 1
@@ -330,8 +331,10 @@ class RequireToken:
 
 
 def caller_key(token: str | None) -> str:
-    """Who sends a request: its token's hash (the token itself is kept nowhere)."""
-    return hashlib.sha256((token or "").encode()).hexdigest()
+    """Who sends a request: the forge user its token belongs to, once known (gitea/users.py: the gate learns it
+    from Gitea's answer on the token's first request), else its token's hash (the token itself is kept nowhere)."""
+    user = USERS.of(token)
+    return f"user:{user}" if user is not None else hashlib.sha256((token or "").encode()).hexdigest()
 
 
 _WELL_KNOWN = "/.well-known/"

@@ -14,7 +14,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    WithJsonSchema,
+)
+from pydantic_core import PydanticCustomError
 
 from gitea_mcp.domain.failures import BadArgument
 from gitea_mcp.domain.policy import MAX_LIMIT, MAX_NUMBER
@@ -65,6 +75,30 @@ Flag = Annotated[bool, Strict()]  # true or false: not "yes", not 1
 Names = Annotated[
     list[str], BeforeValidator(split_names), WithJsonSchema({"type": "array", "items": {"type": "string"}})
 ]
+
+# Label names one call may give, in all its arguments (issue_update's labels, add_labels and remove_labels
+# together): well above the labels one issue carries, or a filter needs. Whatever their number they are resolved
+# from one listing of the repository's labels (and of the organisation's, or one search where the token cannot
+# list those: tools/labels.py): the cap bounds that work and the one search's URL, not a request per name.
+MAX_LABEL_NAMES = 50
+TOO_MANY_NAMES = "too_many_names"  # the error type whose message is the sentence itself (`_invalid`)
+
+
+def too_many_labels(count: int) -> str:
+    return (
+        f"{count} label names in one call are more than the {MAX_LABEL_NAMES} gitea_mcp takes; name at most "
+        f"{MAX_LABEL_NAMES} labels per call."
+    )
+
+
+def _few_enough(names: list[str]) -> list[str]:
+    if len(names) > MAX_LABEL_NAMES:
+        raise PydanticCustomError(TOO_MANY_NAMES, too_many_labels(len(names)))
+    return names
+
+
+# Label names: refused, before anything is sent, past MAX_LABEL_NAMES.
+LabelNames = Annotated[Names, AfterValidator(_few_enough)]
 
 
 A = TypeVar("A", bound=Arguments)
@@ -249,6 +283,8 @@ def closest(key: str, valid: list[str]) -> str | None:
 
 
 def _invalid(tool: str, model: type[Arguments], error: Any, given: Mapping[str, Any]) -> str:
+    if error["type"] == TOO_MANY_NAMES:
+        return str(error["msg"])
     key = str(error["loc"][0]) if error["loc"] else ""
     field = model.model_fields.get(key)
     if field is None:  # a check across fields: its message is ours

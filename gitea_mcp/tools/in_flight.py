@@ -30,17 +30,31 @@ def run_once(
     run one at a time, and identical ones (`rest` too) share one run, unless duplicates are asked for."""
     if allow_duplicate:  # asked to write each time: nothing to share
         return guard(run, tool, deps)
-    flight = (tool.name, deps.client.cache_key, *key)
     shared = deps.flights
-    if shared is None:
-        return guard(lambda: single_flight(flight, run, rest), tool, deps)
 
-    def across_replicas() -> CallToolResult:
+    def across_replicas(flight: tuple[object, ...]) -> CallToolResult:
         # A call on another replica that waits on this one reads this call's answer as its agent does, failure too.
+        assert shared is not None
         return shared.run(flight, rest, lambda: answered(run, tool, deps))
 
-    # This process's guard in front: one call per key in flight asks Redis, however many arrive here.
-    return guard(lambda: single_flight(flight, across_replicas, rest), tool, deps)
+    def guarded() -> CallToolResult:
+        flight = (tool.name, caller(deps), *key)
+        if shared is None:
+            return single_flight(flight, run, rest)
+        # This process's guard in front: one call per key in flight asks Redis, however many arrive here.
+        return single_flight(flight, lambda: across_replicas(flight), rest)
+
+    return guard(guarded, tool, deps)
+
+
+def caller(deps: Deps) -> str:
+    """Whose write this is: the forge user (its id), so that two tokens of one user, a refreshed sign-in or another
+    replica meet on the same key. Over HTTP the gate has learnt it, asking Gitea whose each new token is
+    (gitea/users.py); stdio has one token. Across replicas an unknown user is looked up first: a round trip more,
+    once an hour for a token, where its write would otherwise not meet the same user's on another replica."""
+    if deps.client.user_id is None and deps.flights is not None:
+        deps.catalog.me(deps.client)
+    return deps.client.caller_key
 
 
 _IN_FLIGHT: dict[tuple[object, ...], tuple[tuple[object, ...], Future[CallToolResult]]] = {}

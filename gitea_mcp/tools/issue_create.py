@@ -10,6 +10,7 @@ from pydantic import Field
 
 from gitea_mcp.domain import dates
 from gitea_mcp.domain.failures import BadArgument, ToolFailure
+from gitea_mcp.domain.invisible import scrub, scrubbed
 from gitea_mcp.gitea import titles
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound
@@ -26,7 +27,7 @@ from gitea_mcp.tools import (
     writes,
     written,
 )
-from gitea_mcp.tools.arguments import Arguments, Flag, Names, Owner, RepoName
+from gitea_mcp.tools.arguments import Arguments, Flag, LabelNames, Names, Owner, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition
 
 SPEC = registry.ISSUE_CREATE  # declared there, so that listing it needs no import of this module
@@ -38,7 +39,7 @@ class CreateArgs(Arguments):
     name: RepoName
     title: str
     body: Annotated[str, Field(description="Markdown.")] = ""
-    labels: Names = Field(default_factory=list, description="Names.")
+    labels: LabelNames = Field(default_factory=list, description="Names.")
     assignees: Names = Field(default_factory=list, description="Usernames.")
     milestone: Annotated[str | None, Field(description="Title or id.")] = None
     due_date: Annotated[str | None, Field(description="YYYY-MM-DD.")] = None
@@ -122,8 +123,8 @@ def _complete(deps: Deps, owner: str, name: str, issue: Issue, plan: Plan, args:
     if not _dropped(issue, args):
         return issue, []
     base: list[Segment] = ["repos", owner, name, "issues", issue.number]
-    have = {label.name for label in issue.labels}
-    missing_labels = [n for n in args.labels if n not in have]
+    have = scrubbed(label.name for label in issue.labels)  # a name sent back as an answer showed it
+    missing_labels = [n for n in args.labels if scrub(n) not in have]
     if missing_labels:
         labels.forget(deps, owner, name)  # our ids may be stale (a label deleted and made anew)
         sent = set(plan.payload.get("labels", []))
@@ -150,9 +151,9 @@ def _asked(args: CreateArgs) -> int:
 
 
 def _dropped(issue: Issue, args: CreateArgs) -> list[str]:
-    have_labels = {label.name for label in issue.labels}
+    have_labels = scrubbed(label.name for label in issue.labels)
     have_assignees = {user.login.lower() for user in issue.assignees}
-    lost = [f"label {n!r}" for n in args.labels if n not in have_labels]
+    lost = [f"label {n!r}" for n in args.labels if scrub(n) not in have_labels]
     lost += [f"assignee {a!r}" for a in args.assignees if a.lower() not in have_assignees]
     lost += ["milestone"] if args.milestone and issue.milestone is None else []
     lost += ["due date"] if args.due_date and not issue.due_date else []

@@ -12,11 +12,12 @@ from pydantic import Field
 
 from gitea_mcp.domain import dates
 from gitea_mcp.domain.failures import BadArgument, ToolFailure
+from gitea_mcp.domain.invisible import scrub, scrubbed
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer, NotFound
 from gitea_mcp.gitea.models import Issue, Label
 from gitea_mcp.tools import envelope, labels, milestones, missing, registry, writes, written
-from gitea_mcp.tools.arguments import Arguments, Names, Number, Owner, RepoName
+from gitea_mcp.tools.arguments import Arguments, LabelNames, Names, Number, Owner, RepoName
 from gitea_mcp.tools.base import Deps, ToolDefinition, guard
 
 SPEC = registry.ISSUE_UPDATE  # declared there, so that listing it needs no import of this module
@@ -32,9 +33,9 @@ class UpdateArgs(Arguments):
     title: str | None = None
     body: Annotated[str | None, Field(description="Replaces the body.")] = None
     state: NewState | None = None
-    labels: Annotated[Names | None, Field(description="The whole new set.")] = None
-    add_labels: Names = Field(default_factory=list)
-    remove_labels: Names = Field(default_factory=list)
+    labels: Annotated[LabelNames | None, Field(description="The whole new set.")] = None
+    add_labels: LabelNames = Field(default_factory=list)
+    remove_labels: LabelNames = Field(default_factory=list)
     assignees: Annotated[Names | None, Field(description="The whole new set.")] = None
     milestone: Annotated[str | None, Field(description='Title or id; "" clears.')] = None
     due_date: Annotated[str | None, Field(description='YYYY-MM-DD; "" clears.')] = None
@@ -263,10 +264,11 @@ def _ids(labels: list[Label]) -> set[int]:
 
 def _label_notes(args: UpdateArgs, before: list[Label], after: list[Label]) -> list[str]:
     """What the agent did not ask for but Gitea did: an exclusive scope's old label replaced, a name not found."""
-    now = {label.name for label in after}
-    asked = set(args.labels if args.labels is not None else args.add_labels)
+    now = scrubbed(label.name for label in after)  # names compared as answers show them, as an agent sends them
+    asked = scrubbed(args.labels if args.labels is not None else args.add_labels)
+    removed = scrubbed(args.remove_labels)
     notes = []
-    replaced = [label.name for label in before if label.name not in now and label.name not in args.remove_labels]
+    replaced = [label.name for label in before if scrub(label.name) not in now | removed]
     if args.labels is None and replaced:
         notes.append(f"Gitea removed {', '.join(replaced)}: an added label of the same exclusive scope replaces it.")
     missing = sorted(asked - now)
@@ -299,6 +301,7 @@ def _check(args: UpdateArgs) -> None:
         raise BadArgument("title cannot be empty; leave it out to keep the current title.")
     if args.labels is not None and (args.add_labels or args.remove_labels):
         raise BadArgument("give either labels (the whole new set) or add_labels/remove_labels, not both.")
+    labels.refuse_too_many(_named(args))
 
 
 def _load(
@@ -353,7 +356,7 @@ def _changes_only(payload: dict[str, Any], current: Issue, kept_title: str | Non
     as Gitea keeps it (`kept_title`): sent again, Gitea would record a title change from its cut to the same."""
     now = _facts(current)
     compared = payload if kept_title is None else {**payload, "title": kept_title}
-    return {key: payload[key] for key, value in compared.items() if not _same(now.get(key), value)}
+    return {key: payload[key] for key, value in compared.items() if not _same(now.get(key), value, key)}
 
 
 def _facts(issue: Issue) -> dict[str, object]:
@@ -374,7 +377,11 @@ def _same_people(asked: list[str], current: Issue) -> bool:
     return {login.lower() for login in asked} == {user.login.lower() for user in current.assignees}
 
 
-def _same(now: object, asked: object) -> bool:
+def _same(now: object, asked: object, key: str = "") -> bool:
+    if key == "title" and isinstance(now, str) and scrub(now) == asked:
+        # A title copied back from an answer lacks what every answer drops (domain/invisible): sent as it reads,
+        # it is the title there is, and Gitea keeps the one it has.
+        return True
     if isinstance(now, str) and isinstance(asked, str) and now.endswith("T12:00:00"):
         return asked.startswith(now)  # a plain due date is sent as noon of that day, in the server's zone
     return now == asked

@@ -15,13 +15,23 @@ Verified on real servers by the contract suite (docs/server-behaviour.md):
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
-from gitea_mcp.domain.failures import ToolFailure
+from gitea_mcp.domain.failures import BadArgument, ToolFailure
+from gitea_mcp.domain.invisible import scrub
 from gitea_mcp.gitea.catalog import fresh, org_labels_seen
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.models import Label
+from gitea_mcp.tools.arguments import MAX_LABEL_NAMES, too_many_labels
 from gitea_mcp.tools.base import Deps
+
+
+def refuse_too_many(names: list[str]) -> None:
+    """BadArgument, before anything is sent, for more than MAX_LABEL_NAMES label names in one call: those of
+    several arguments together, or of a query (each argument alone is refused when parsed: LabelNames)."""
+    if len(names) > MAX_LABEL_NAMES:
+        raise BadArgument(too_many_labels(len(names)))
 
 
 @dataclass(frozen=True)
@@ -41,7 +51,12 @@ class LabelSet:
         return all(self.find(name) is not None for name in names)
 
     def find(self, name: str) -> Label | None:
-        return next((label for label in self.labels if label.name == name), None)
+        """The label of this name, or of this name as the answers show it (scrubbed: domain/invisible.py)."""
+        return named(self._by_name, name)
+
+    @functools.cached_property
+    def _by_name(self) -> ByName:
+        return by_name(self.labels)
 
     def resolve(self, names: list[str], to_gitea: bool = True) -> tuple[list[Label], list[str]]:
         """Known labels, and the names left to Gitea (possible organisation labels this token cannot see).
@@ -69,6 +84,25 @@ class LabelSet:
                 "(Gitea finds it by name and says if it does not exist)."
             )
         return text + "."
+
+
+ByName = tuple[dict[str, Label], dict[str, Label]]  # the labels by exact name, and by name as answers show it
+
+
+def by_name(labels: list[Label]) -> ByName:
+    exact: dict[str, Label] = {}
+    shown: dict[str, Label] = {}
+    for label in labels:
+        exact.setdefault(label.name, label)
+        shown.setdefault(scrub(label.name), label)
+    return exact, shown
+
+
+def named(index: ByName, name: str) -> Label | None:
+    """A label by its exact name, else by the name an answer showed for it: the structured face drops what
+    renders as nothing, and a name read there and sent back must find its label again."""
+    found = index[0].get(name)
+    return found if found is not None else index[1].get(scrub(name))
 
 
 def label_set(deps: Deps, owner: str, name: str, wanted: list[str]) -> LabelSet:
@@ -103,7 +137,8 @@ def organisation_labels(deps: Deps, owner: str, names: list[str], since: float) 
         lambda: org_labels_seen(deps.client, owner, names),
     )
     if listed is not None:
-        return [label for label in listed if label.name in names], True
+        index = by_name(listed)
+        return _unique([label for name in names if (label := named(index, name)) is not None]), True
     return seen, False
 
 

@@ -11,25 +11,64 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from gitea_mcp.domain.invisible import PATTERN as HIDDEN
+from gitea_mcp.domain.invisible import scrub
 from gitea_mcp.domain.policy import DEFAULT_LIMIT, MAX_LIMIT, is_name
 
-# Characters that render as nothing or reorder text: zero-width, bidirectional overrides and isolates,
-# the Unicode "tag" block. In other people's text they only serve to hide instructions from a reader.
-_INVISIBLE = re.compile(
-    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
-)
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # C0 and C1 controls, DEL
+# Other people's text is scrubbed in both faces (domain/invisible.py: controls, invisible, bidi and tag characters,
+# variation selectors, fillers and blanks); what is left here is how the text face shows what remains.
 _UNTRUSTED_END = "</untrusted>"
-# Any spelling of the fence's tags inside other people's text: `</UNTRUSTED>`, `</untrusted >`, `< / untrusted\n>`,
-# an opening tag too. Their `<` becomes `‹`, so nothing inside can close the fence or open a new one.
-_FENCE_TAG = re.compile(r"<(?=\s*/?\s*untrusted)", re.IGNORECASE)
+
+
+# The fence's tags as other people's text may spell them, to close the fence from inside or open one: any case
+# and spacing (`</UNTRUSTED >`, `< / untrusted`), and look-alikes. Their opening bracket is what is neutralised: a
+# character reference inside a fence, a JSON escape in a quoted name; either reads back as the text it was.
+# `<` and the characters Unicode's confusables.txt (UTS #39) gives for it, with its compatibility forms (U+FE64
+# SMALL, U+FF1C FULLWIDTH): ˂ ᐸ ᚲ ‹ 〈 ❮ ⟨ 〈 ﹤ ＜ 𝈶.
+_OPENERS = "<\u02c2\u1438\u16b2\u2039\u2329\u276e\u27e8\u3008\ufe64\uff1c\U0001d236"
+# `/` and confusables.txt's look-alikes of it (and U+FF0F FULLWIDTH SOLIDUS): ᜵ ⁁ ⁄ ∕ ╱ ⟋ ⧸ ⼃ 〳 ㇓ 丿 ／ 𝈺.
+_SLASHES = "/\u1735\u2041\u2044\u2215\u2571\u27cb\u29f8\u2f03\u3033\u31d3\u4e3f\uff0f\U0001d23a"
+_OPENER = f"[{_OPENERS}](?=\\s*[{_SLASHES}]?\\s*(?P<word>\\w{{1,24}}))"
+_FENCE_TAG = re.compile(_OPENER)
+# Letters of other scripts confusables.txt gives for those of "untrusted" (Cyrillic, Greek, Armenian, Cherokee,
+# Lisu, small capitals, …); fullwidth and mathematical letters are folded by NFKC, case by casefold.
+_LOOKALIKE = str.maketrans(
+    {
+        **dict.fromkeys("\u03c5\u057d\u1d1c\ua79f\u028b", "u"),
+        **dict.fromkeys("\u0578\u057c\u039d", "n"),
+        **dict.fromkeys("\u0422\u0442\u03a4\u13a2\ua4d4", "t"),
+        **dict.fromkeys("\u0433\u1d26\u2c85\u13a1\u01a6\ua4e3", "r"),
+        **dict.fromkeys("\u0455\u0405\ua731\u01bd\u054f\u13d5\ua4e2", "s"),
+        **dict.fromkeys("\u0435\u0415\u0395\u04bd\u212e\u13ac\ua4f0", "e"),
+        **dict.fromkeys("\u0501\u13e7\u146f\ua4d2\u13a0\u15de\ua4d3", "d"),
+    }
+)
+
+
+def _is_fence_tag(match: re.Match[str]) -> bool:
+    word = unicodedata.normalize("NFKC", match.group("word").translate(_LOOKALIKE)).casefold()
+    return word.translate(_LOOKALIKE).startswith("untrusted")
+
+
+def fence_tag(text: str) -> bool:
+    """Whether `text` holds something a reader could take for the fence's opening or closing tag."""
+    return any(_is_fence_tag(m) for m in _FENCE_TAG.finditer(text))
+
+
+def _reference(match: re.Match[str]) -> str:
+    char = match.group(0)
+    if not _is_fence_tag(match):
+        return char
+    return "&lt;" if char == "<" else f"&#x{ord(char):X};"
 
 
 def clean(text: str) -> str:
-    """Remove invisible, bidi-override and tag characters and C0/C1 controls (newlines and tabs stay)."""
-    text = _INVISIBLE.sub("", text)
-    text = _CONTROL.sub("", text)
-    return unicodedata.normalize("NFC", text)
+    """Other people's text as the text face shows it inside a fence: scrubbed (domain/invisible.py; newlines and
+    tabs stay) and NFC-normalised, unless NFC would lengthen it (a few characters excluded from composition are
+    written as two or three), so the text face is never longer than the text the answer's budget counted."""
+    text = scrub(text)
+    normal = unicodedata.normalize("NFC", text)
+    return normal if len(normal) <= len(text) else text
 
 
 def one_line(text: str) -> str:
@@ -41,10 +80,10 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-# What the text face never shows raw in other people's one-line text: what `clean` removes (invisible, bidi, tag
-# characters, controls) and every whitespace character but the plain space (line breaks, tabs, no-break spaces).
-_HIDDEN = re.compile(f"{_INVISIBLE.pattern}|{_CONTROL.pattern}|[^\\S ]")
-_ESCAPED = re.compile(f'{_HIDDEN.pattern}|["\\\\]')
+# What the text face never shows raw in other people's one-line text: what `scrub` removes (should any reach it)
+# and every whitespace character but the plain space (line breaks, tabs, no-break spaces); a fence tag's bracket.
+_HIDDEN = re.compile(f"{HIDDEN}|[^\\S ]")
+_ESCAPED = re.compile(f'{_HIDDEN.pattern}|["\\\\]|{_OPENER}')
 _SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 
 
@@ -52,6 +91,8 @@ def _escape(match: re.Match[str]) -> str:
     char = match.group(0)
     if char in _SHORT_ESCAPES:
         return _SHORT_ESCAPES[char]
+    if match.group("word") is not None and not _is_fence_tag(match):
+        return char  # a bracket, but of no fence tag: `Vec<T>` stays as it is
     code = ord(char)
     if code > 0xFFFF:  # JSON spells a character beyond the BMP (the tag block) as its UTF-16 surrogate pair
         code -= 0x10000
@@ -60,22 +101,31 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def quoted(text: str) -> str:
-    """The exact text as a JSON string: `"Double  spaced   title"`, `"Zero\\u200bwidth"`. Decoded, it is the text
-    itself; shown, it holds no line break, control or invisible character (those are escaped, so a reader sees
-    them instead of being fooled by them)."""
-    return '"' + _ESCAPED.sub(_escape, text) + '"'
+    """Other people's text, scrubbed, as a JSON string: `"Double  spaced   title"`, `"Tab\\there"`. Decoded, it is
+    the text as the structured face holds it; shown, it holds no line break or control, and no fence tag: the
+    bracket of one is escaped (`"\\u003c/untrusted>"`)."""
+    return '"' + _ESCAPED.sub(_escape, scrub(text)) + '"'
 
 
 def plain(text: str) -> bool:
     """Whether the text shown bare reads back exactly: no run of spaces, no space at either end, nothing hidden,
-    not empty, and no leading quote (which would read as a quoted text)."""
-    return bool(text) and not _HIDDEN.search(text) and "  " not in text and text.strip(" ") == text and text[0] != '"'
+    not empty, no leading quote (which would read as a quoted text), and nothing that passes for a fence tag."""
+    return (
+        bool(text)
+        and not _HIDDEN.search(text)
+        and "  " not in text
+        and text.strip(" ") == text
+        and text[0] != '"'
+        and not fence_tag(text)
+    )
 
 
 def exact(text: str) -> str:
-    """Other people's one-line text (a title, a label or milestone name, an author) in the text face: as it is
-    when that reads back exactly, else quoted JSON-style. Copied back into a tool (issue_update title=…, labels=…)
-    it is the server's text, so it rewrites nothing: folding `Double  spaced   title` to single spaces would."""
+    """Other people's one-line text (a title, a label or milestone name, an author) in the text face, scrubbed as
+    the structured face holds it: as it is when that reads back exactly, else quoted JSON-style. Copied back into a
+    tool (issue_update title=…, labels=…) it is that text, so it rewrites nothing visible: folding
+    `Double  spaced   title` to single spaces would."""
+    text = scrub(text)
     return text if plain(text) else quoted(text)
 
 
@@ -89,7 +139,7 @@ def user(name: str) -> str:
     """A user as the text face shows it: `@alice` when Gitea could have that user name, else the exact text quoted
     (a migrated issue's `original_author` is whatever the source forge sent: quoted, it is one string that cannot
     hold a line break, a fence tag's quote, or pass for an `@name`)."""
-    return f"@{name}" if is_name(name) else quoted(name)
+    return f"@{name}" if is_name(name) else quoted(name)  # a Gitea user name is ASCII letters, digits and .-_
 
 
 # What could pass for one of a row's fields after the title: [labels], @assignees, Nc, a date, or a quote.
@@ -100,6 +150,7 @@ _LABEL_LIKE = re.compile(r'[\[\],"]')
 def inline(text: str, risky: re.Pattern[str] = _FIELD_LIKE) -> str:
     """Other people's one-line text inside a row: `exact`, and quoted too when it could pass for another field
     (a title `Fix [security] @admin 9c` would otherwise read as labels, an assignee and a count)."""
+    text = scrub(text)
     return quoted(text) if risky.search(text) else exact(text)
 
 
@@ -144,9 +195,9 @@ _REFERENCES = {"&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;"}
 
 def untrusted(label: str, text: str) -> str:
     """Wrap other people's text so a model can tell data from instructions, and so it cannot close the wrapper.
-    Cleaned (render.clean): the text face never shows invisible or bidi characters; the structured face has the
-    exact text."""
-    body = _FENCE_TAG.sub("‹", clean(text))
+    Cleaned (`clean`) as the structured face is scrubbed; the bracket of anything passing for the fence's tags is
+    a character reference (`&lt;/untrusted>`), as XML would write it."""
+    body = _FENCE_TAG.sub(_reference, clean(text))
     source = _ATTRIBUTE.sub(lambda m: _REFERENCES[m.group(0)], one_line(label))
     return f'<untrusted source="{source}">\n{body}\n{_UNTRUSTED_END}'
 

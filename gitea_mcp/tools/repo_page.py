@@ -21,6 +21,7 @@ from functools import partial
 
 from gitea_mcp.domain import dates
 from gitea_mcp.domain.failures import ToolFailure
+from gitea_mcp.domain.invisible import scrub, scrubbed
 from gitea_mcp.domain.issue_filter import IssueFilter
 from gitea_mcp.gitea.catalog import fetch_all, fresh, milestone_named, now, rows_as
 from gitea_mcp.gitea.client import ApiResponse, Segment
@@ -99,6 +100,7 @@ class Sent:
 def repo_page(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, limit: int) -> Page[Issue]:
     """One page of a repository's issues, label and milestone names checked in the same round trip, every row
     checked to come from there."""
+    label_names.refuse_too_many(list(query.labels))
     try:
         served = _served(deps, owner, name, query, page, limit)
     except NotFound as exc:
@@ -180,9 +182,11 @@ def _labels(deps: Deps, owner: str, name: str, wanted: list[str], since: float |
         org += _seen_here(deps, owner, name, commas)
     if unknown := _unknown(wanted, [*repo, *org]):
         raise ToolFailure(_no_such_label(owner, name, unknown, repo, listed))
-    known = {label.name: label for label in [*org, *repo]}  # org holds only names the repository lacks
-    here = tuple(known[n] for n in wanted if "," in n or known[n] in org)
-    return Sent(labels=tuple(n for n in wanted if known[n] not in here), here=here)
+    # Each name as the server spells it (an answer shows it scrubbed); org holds only names the repository lacks.
+    index = label_names.by_name([*repo, *org])
+    known = {n: label for n in wanted if (label := label_names.named(index, n)) is not None}
+    here = tuple(known[n] for n in wanted if "," in known[n].name or known[n] in org)
+    return Sent(labels=tuple(known[n].name for n in wanted if known[n] not in here), here=here)
 
 
 def _seen_here(deps: Deps, owner: str, name: str, names: list[str]) -> list[Label]:
@@ -203,13 +207,14 @@ def _seen_here(deps: Deps, owner: str, name: str, names: list[str]) -> list[Labe
             f"than the {SCAN_ROWS} read here. Give the token read:organization, or rename the label without the comma."
         ),
     )
-    found = {x.name: x for row in rows for x in row.labels if x.name in names and x.of_org(owner)}
+    shown = scrubbed(names)
+    found = {x.name: x for row in rows for x in row.labels if scrub(x.name) in shown and x.of_org(owner)}
     return list(found.values())
 
 
 def _unknown(wanted: list[str], labels: list[Label]) -> list[str]:
-    names = {label.name for label in labels}
-    return [n for n in wanted if n not in names]
+    index = label_names.by_name(labels)
+    return [n for n in wanted if label_names.named(index, n) is None]
 
 
 def _no_such_label(owner: str, name: str, unknown: list[str], repo: list[Label], listed: bool) -> str:

@@ -100,8 +100,8 @@ def test_a_caller_over_its_cap_is_told_the_server_is_busy(slow_server: HttpServe
             future.result()
     assert third is not None and third.get("isError") is True
     assert third["content"][0]["text"] == (
-        "gitea_mcp is busy with 2 calls of this token already (at most 2 run at once per token), so this call was "
-        "not started and nothing was sent; try again in a few seconds."
+        "gitea_mcp is busy with 2 calls of this user already (at most 2 run at once per user, all its tokens "
+        "together), so this call was not started and nothing was sent; try again in a few seconds."
     )
     assert 1.5 < refused_after < 4.0, f"refused after {refused_after:.1f} s"
     assert not b.get("isError") and took < 2.0

@@ -60,8 +60,8 @@ def test_a_call_that_finds_no_slot_in_time_is_refused_in_one_sentence() -> None:
                 waited = time.monotonic() - began
             release.set()
         assert refused == (
-            "gitea_mcp is busy with 2 calls of this token already (at most 2 run at once per token), so this call "
-            "was not started and nothing was sent; try again in a few seconds."
+            "gitea_mcp is busy with 2 calls of this user already (at most 2 run at once per user, all its tokens "
+            "together), so this call was not started and nothing was sent; try again in a few seconds."
         )
         assert 0.25 < waited < 2
 

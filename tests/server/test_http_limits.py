@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 from gitea_mcp.cli.main import parse_args, settings_from
 from gitea_mcp.server.bearers import Bearers, Verdict
 from gitea_mcp.server.http import MAX_VALUES, REFUSED_TOKEN, RequireToken, caller_key, listening_socket, too_many_values
-from gitea_mcp.server.limits import Load, exception_handler, limits, plan
+from gitea_mcp.server.limits import Guarded, Load, exception_handler, limits, plan
 from gitea_mcp.settings import ConfigError, Settings
 
 SETTINGS = Settings(url="https://gitea.test", allowed_owners=frozenset({"acme"}), transport="http", max_body=4_096)
@@ -80,7 +80,7 @@ def test_one_token_cannot_take_the_last_quarter_of_the_request_slots() -> None:
     mine = client.post("/mcp", content=b"{}", headers=AUTH)
     assert mine.status_code == 503 and mine.headers["Retry-After"] == "1"
     assert mine.json()["error"] == (
-        "this token has 3 requests in flight, the most one token may have at once; retry shortly"
+        "this user has 3 requests in flight, the most one user may have at once; retry shortly"
     )
     other = client.post("/mcp", content=b"{}", headers={"Authorization": "Bearer other-token"})
     assert other.status_code == 200 and other.text == "2 bytes"
@@ -258,3 +258,45 @@ def test_connections_to_the_listening_socket_send_without_delay() -> None:
 
     asyncio.run(check())
     assert accepted and accepted[0] != 0
+
+
+class _Transport:
+    """What Guarded's stall timer needs of a transport: `abort`, which here sets an event."""
+
+    def __init__(self) -> None:
+        self.aborted = asyncio.Event()
+
+    def abort(self) -> None:
+        self.aborted.set()
+
+
+class _Flow:
+    def pause_writing(self) -> None: ...
+
+    def resume_writing(self) -> None: ...
+
+
+async def _stalled_answer(reads_again: bool) -> bool:
+    """A connection whose client stops reading its answer (the transport pauses our writes), and, if `reads_again`,
+    starts again before the body timeout: whether the connection was cut within twice that timeout."""
+    protocol = object.__new__(Guarded.serving(Load(limits(SETTINGS.model_copy(update={"body_timeout": 0.1})))))
+    transport = _Transport()
+    protocol.loop = asyncio.get_running_loop()
+    protocol.flow = _Flow()  # type: ignore[assignment]
+    protocol.transport = transport  # type: ignore[assignment]
+    protocol._stalled = None
+    protocol.pause_writing()
+    if reads_again:
+        protocol.resume_writing()
+    try:
+        await asyncio.wait_for(transport.aborted.wait(), 0.2)
+    except TimeoutError:
+        return False
+    return True
+
+
+def test_an_answer_the_client_stops_reading_is_cut_after_the_body_timeout() -> None:
+    """Else an answer would wait in memory as long as the client likes. Checked on the protocol, not over a socket:
+    answers are under 1 MiB (issue 35), which the kernel's buffers take whole, so a socket never shows the stall."""
+    assert asyncio.run(_stalled_answer(reads_again=False)) is True
+    assert asyncio.run(_stalled_answer(reads_again=True)) is False

@@ -59,7 +59,7 @@ NAMES = 'use a list of names, like ["bug", "ui"], or one comma-separated string.
         (issue_get.TOOL, {**REPO, "number": 7.5}, f"number=7.5 is not valid; {NUMBER}"),
         (issue_get.TOOL, {**REPO, "number": True}, f"number=true is not valid; {NUMBER}"),
         (issue_get.TOOL, {**ISSUE, "max_chars": -1}, "max_chars=-1 is not valid; use a whole number from 0 to "
-         "1000000."),
+         "100000."),
         (issue_list.TOOL, {**REPO, "page": 0}, "page=0 is not valid; use a whole number from 1 to 10000."),
         (issue_list.TOOL, {**REPO, "limit": "abc"}, "limit='abc' is not valid; use a whole number from 1 to 50."),
         (issue_list.TOOL, {**REPO, "state": 1}, "state=1 is not valid; use one of: open, closed, all."),
