@@ -457,7 +457,7 @@ def test_get_shows_a_pull_requests_review_with_read_repository(target: Target, l
     assert f"on {INLINE[0]} line {INLINE[1]} at " in text and REVIEW_BODY in text
 
 
-def test_get_of_a_pull_request_with_the_documented_scopes_says_reviews_need_read_repository(
+def test_get_of_a_pull_request_with_the_documented_scopes_reads_its_reviews_from_the_timeline(
     target: Target, lab: Lab
 ) -> None:
     """The review route refuses write:issue and read:user; the timeline gives each review's author, time and text,
