@@ -16,8 +16,8 @@ from mcp_types import CallToolResult, TextContent
 from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+from gitea_mcp.toolkit.base import Deps
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
-from gitea_mcp.tools.base import Deps
 from tests.support import TOKEN
 from tests.support.gitea_json import API, LABELS, ROOT, comment, issue, user
 

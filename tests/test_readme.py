@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from gitea_mcp.tools import registry, render
+from gitea_mcp.toolkit import registry, render
 from tests.golden.test_screens import CASES, EVERY_SCOPE, SCREENS, SHOWN_URL, WRITES
 from tests.support import readme
 

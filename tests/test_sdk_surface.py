@@ -28,10 +28,10 @@ from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
-from gitea_mcp.tools import registry
-from gitea_mcp.tools.arguments import Arguments
-from gitea_mcp.tools.base import Deps, ToolDefinition
-from gitea_mcp.tools.spec import ToolSpec
+from gitea_mcp.toolkit import registry
+from gitea_mcp.toolkit.arguments import Arguments
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
+from gitea_mcp.toolkit.spec import ToolSpec
 from tests.support.imports import imported, module_of
 from tests.support.results import failed
 

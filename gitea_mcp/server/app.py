@@ -26,19 +26,19 @@ from gitea_mcp.gitea.client import CALL_ROUNDS, GiteaClient, call_deadline
 from gitea_mcp.redaction import shown
 from gitea_mcp.server.admission import TOOL_THREADS, Admission
 from gitea_mcp.settings import ConfigError, Settings
-from gitea_mcp.tools import envelope, registry, scopes
-from gitea_mcp.tools.base import Deps, ToolDefinition, failed_inside
-from gitea_mcp.tools.spec import ToolSpec
-from gitea_mcp.tools.unserved import unserved
+from gitea_mcp.toolkit import envelope, registry, scopes
+from gitea_mcp.toolkit.base import Deps, ToolDefinition, failed_inside
+from gitea_mcp.toolkit.spec import ToolSpec
+from gitea_mcp.toolkit.unserved import unserved
 
 if TYPE_CHECKING:
-    from gitea_mcp.tools.shared_flight import SharedFlights
+    from gitea_mcp.toolkit.shared_flight import SharedFlights
 
 log = logging.getLogger("gitea_mcp")
 
 
 def offered(read_only: bool) -> list[ToolSpec]:
-    """The specs of the tools served; no tool module is imported for them (tools/registry.py)."""
+    """The specs of the tools served; no tool module is imported for them (toolkit/registry.py)."""
     return list(registry.offered(read_only))
 
 
@@ -74,7 +74,7 @@ def shared_flights(settings: Settings) -> SharedFlights | None:
     whole budget (CALL_ROUNDS GITEA_TIMEOUTs)."""
     if settings.redis_url is None:
         return None
-    from gitea_mcp.tools import shared_flight  # for GITEA_MCP_REDIS_URL alone: not on every start-up
+    from gitea_mcp.toolkit import shared_flight  # for GITEA_MCP_REDIS_URL alone: not on every start-up
 
     lease = CALL_ROUNDS * settings.timeout + shared_flight.LEASE_MARGIN
     try:

@@ -11,9 +11,9 @@ from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound, ServerFailed
 from gitea_mcp.gitea.models import Comment, Issue
-from gitea_mcp.tools import duplicates, envelope, in_flight, missing, registry, render, writes
-from gitea_mcp.tools.arguments import Arguments, Flag, Number, Owner, RepoName
-from gitea_mcp.tools.base import Deps, ToolDefinition
+from gitea_mcp.toolkit import duplicates, envelope, in_flight, missing, registry, render, writes
+from gitea_mcp.toolkit.arguments import Arguments, Flag, Number, Owner, RepoName
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
 
 SPEC = registry.ISSUE_COMMENT  # declared there, so that listing it needs no import of this module
 NAME = SPEC.name

@@ -15,7 +15,7 @@ from gitea_mcp.gitea import titles
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.tools import (
+from gitea_mcp.toolkit import (
     duplicates,
     envelope,
     in_flight,
@@ -27,8 +27,8 @@ from gitea_mcp.tools import (
     writes,
     written,
 )
-from gitea_mcp.tools.arguments import Arguments, Flag, LabelNames, Names, Owner, RepoName
-from gitea_mcp.tools.base import Deps, ToolDefinition
+from gitea_mcp.toolkit.arguments import Arguments, Flag, LabelNames, Names, Owner, RepoName
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
 
 SPEC = registry.ISSUE_CREATE  # declared there, so that listing it needs no import of this module
 NAME = SPEC.name

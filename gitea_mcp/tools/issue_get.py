@@ -23,9 +23,9 @@ from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.gitea.client import ApiResponse, Segment, transient
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound
 from gitea_mcp.gitea.models import Comment, Issue, PullReview, PullReviewComment, Timeline, TimelineEntry, User
-from gitea_mcp.tools import envelope, facts, missing, registry, render, scopes
-from gitea_mcp.tools.arguments import MAX_PAGE, Arguments, Capped, Number, Owner, RepoName
-from gitea_mcp.tools.base import Deps, ToolDefinition, guard
+from gitea_mcp.toolkit import envelope, facts, missing, registry, render, scopes
+from gitea_mcp.toolkit.arguments import MAX_PAGE, Arguments, Capped, Number, Owner, RepoName
+from gitea_mcp.toolkit.base import Deps, ToolDefinition, guard
 
 SPEC = registry.ISSUE_GET  # declared there, so that listing it needs no import of this module
 NAME = SPEC.name

@@ -9,9 +9,9 @@ from pydantic import BaseModel, Field
 
 from gitea_mcp.domain.issue_filter import USER_FILTERS, IssueFilter, Kind, State
 from gitea_mcp.domain.policy import DEFAULT_LIMIT, cap_limit, validate_name
-from gitea_mcp.tools import envelope, registry, render, repo_page, rows
-from gitea_mcp.tools.arguments import Arguments, Limit, Names, Owner, PageNumber, RepoName
-from gitea_mcp.tools.base import Deps, ToolDefinition, guard
+from gitea_mcp.toolkit import envelope, registry, render, repo_page, rows
+from gitea_mcp.toolkit.arguments import Arguments, Limit, Names, Owner, PageNumber, RepoName
+from gitea_mcp.toolkit.base import Deps, ToolDefinition, guard
 
 SPEC = registry.ISSUE_LIST  # declared there, so that listing it needs no import of this module
 NAME = SPEC.name

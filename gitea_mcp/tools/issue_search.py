@@ -23,9 +23,9 @@ from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.gitea.release import ServerInfo
-from gitea_mcp.tools import envelope, list_link, registry, render, repo_page, rows
-from gitea_mcp.tools.arguments import Arguments, Limit, PageNumber
-from gitea_mcp.tools.base import Deps, ToolDefinition, guard
+from gitea_mcp.toolkit import envelope, list_link, registry, render, repo_page, rows
+from gitea_mcp.toolkit.arguments import Arguments, Limit, PageNumber
+from gitea_mcp.toolkit.base import Deps, ToolDefinition, guard
 
 SPEC = registry.ISSUE_SEARCH  # declared there, so that listing it needs no import of this module
 NAME = SPEC.name
@@ -203,7 +203,7 @@ _WEB_NOTE = "the link's list as its web page shows it: 20 per page, newest first
 
 
 def _from_link(deps: Deps, args: SearchArgs) -> tuple[Scope, Hits, str]:
-    """A pasted list page, run as its exact equivalent (tools/list_link.py); an issue's page belongs to issue_get.
+    """A pasted list page, run as its exact equivalent (toolkit/list_link.py); an issue's page belongs to issue_get.
 
     Also the link for the next pages: with the state this page showed written in, so that every page lists the
     same issues even if one is opened or closed meanwhile (the page number goes in the hint's own argument).

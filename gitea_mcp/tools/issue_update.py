@@ -16,9 +16,9 @@ from gitea_mcp.domain.invisible import scrub, scrubbed
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer, NotFound
 from gitea_mcp.gitea.models import Issue, Label
-from gitea_mcp.tools import envelope, labels, milestones, missing, registry, writes, written
-from gitea_mcp.tools.arguments import Arguments, LabelNames, Names, Number, Owner, RepoName
-from gitea_mcp.tools.base import Deps, ToolDefinition, guard
+from gitea_mcp.toolkit import envelope, labels, milestones, missing, registry, writes, written
+from gitea_mcp.toolkit.arguments import Arguments, LabelNames, Names, Number, Owner, RepoName
+from gitea_mcp.toolkit.base import Deps, ToolDefinition, guard
 
 SPEC = registry.ISSUE_UPDATE  # declared there, so that listing it needs no import of this module
 NAME = SPEC.name

@@ -17,9 +17,9 @@ from gitea_mcp.cli.call import parse_arguments
 from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+from gitea_mcp.toolkit.arguments import input_schema
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
-from gitea_mcp.tools.arguments import input_schema
-from gitea_mcp.tools.base import Deps, ToolDefinition
 from tests.acceptance.world import World
 from tests.contract.target import Target
 from tests.support.results import rows_of

@@ -15,9 +15,10 @@ from gitea_mcp.cli.check import run_checks
 from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.settings import Settings
-from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update, render
-from gitea_mcp.tools.arguments import Arguments
-from gitea_mcp.tools.base import Deps, ToolDefinition
+from gitea_mcp.toolkit import render
+from gitea_mcp.toolkit.arguments import Arguments
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
+from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
 from gitea_mcp.tools.issue_comment import CommentArgs
 from gitea_mcp.tools.issue_create import CreateArgs
 from gitea_mcp.tools.issue_get import GetArgs

@@ -20,8 +20,8 @@ from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.standin import DEMO_ALL_TOKEN, DEMO_TOKEN, MANY_COMMENTS_ISSUE, REVIEWED_PULL, StandIn
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
-from gitea_mcp.tools.base import Deps, ToolDefinition
 
 SCREENS = Path(__file__).parent / "screens"
 SHOWN_URL = "https://gitea.example.com"

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
-from gitea_mcp.tools import issue_list, registry
+from gitea_mcp.toolkit import registry
+from gitea_mcp.tools import issue_list
 from tests.support.results import answered, failed
 
 SNAPSHOT = registry.LISTING  # the one copy: the server lists it, this file checks it against the models
@@ -32,7 +33,7 @@ def tools(read_only: bool = False) -> list[dict[str, Any]]:
 
 
 def test_the_stored_listing_is_the_one_the_models_generate() -> None:
-    """tools/list is answered from gitea_mcp/tools/listing.json, not from the models (their import is most of a
+    """tools/list is answered from gitea_mcp/toolkit/listing.json, not from the models (their import is most of a
     start-up): it must be what they generate. Regenerate deliberately with UPDATE_GOLDEN=1 pytest
     tests/server/test_app.py, and review the diff: it is the contract with every agent prompt."""
     current = registry.generated_listing()
@@ -60,7 +61,7 @@ def test_the_check_of_the_stored_listing_can_fail(monkeypatch: pytest.MonkeyPatc
 def test_the_stored_listing_ships_in_the_package() -> None:
     """listing.json is package data (pyproject.toml): the wheel without it would fail on the first tools/list."""
     config = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
-    assert "tools/listing.json" in config["tool"]["setuptools"]["package-data"]["gitea_mcp"]
+    assert "toolkit/listing.json" in config["tool"]["setuptools"]["package-data"]["gitea_mcp"]
 
 
 def _type_lists(node: Any, where: str) -> list[str]:

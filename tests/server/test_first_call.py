@@ -14,8 +14,8 @@ import pytest
 
 from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
-from gitea_mcp.tools import registry
-from gitea_mcp.tools.base import ToolDefinition
+from gitea_mcp.toolkit import registry
+from gitea_mcp.toolkit.base import ToolDefinition
 from tests.support.results import answered, failed
 
 SETTINGS = Settings(url="http://127.0.0.1:9", allowed_owners=frozenset({"acme"}))

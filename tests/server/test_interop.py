@@ -28,8 +28,8 @@ from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
 from gitea_mcp.standin import DEMO_TOKEN, StandIn, store
-from gitea_mcp.tools import registry
-from gitea_mcp.tools.arguments import NULL_NOT_GIVEN
+from gitea_mcp.toolkit import registry
+from gitea_mcp.toolkit.arguments import NULL_NOT_GIVEN
 from tests.support.results import answered
 
 DRAFTS = [

@@ -7,9 +7,9 @@ from typing import Any, Literal, get_args, get_origin
 import pytest
 from pydantic import BaseModel
 
+from gitea_mcp.toolkit.arguments import argument_schemas, compact_schema, inline_defs, input_schema, nullable, parse
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
-from gitea_mcp.tools.arguments import argument_schemas, compact_schema, inline_defs, input_schema, nullable, parse
-from gitea_mcp.tools.base import Deps, ToolDefinition
 from tests.support.results import failed
 
 REPO = {"owner": "acme", "name": "widgets"}

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitea_mcp.domain import dates
-from gitea_mcp.tools import scopes
-from gitea_mcp.tools.spec import ToolSpec
+from gitea_mcp.toolkit import scopes
+from gitea_mcp.toolkit.spec import ToolSpec
 
 if TYPE_CHECKING:
-    from gitea_mcp.tools.base import ToolDefinition
+    from gitea_mcp.toolkit.base import ToolDefinition
 
 # tools/list as the models generate it (`ToolDefinition.listing()`), every tool, in this order; package data.
 LISTING = Path(__file__).with_name("listing.json")

@@ -6,8 +6,8 @@ from pydantic import BaseModel, Field
 
 from gitea_mcp.gitea import titles
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.tools import facts, render
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit import facts, render
+from gitea_mcp.toolkit.base import Deps
 
 
 def kept_title(deps: Deps, title: str) -> str:

@@ -9,8 +9,8 @@ import subprocess
 import pytest
 
 from gitea_mcp.gitea.models import Comment, Issue
-from gitea_mcp.tools import render
-from gitea_mcp.tools.facts import issue_facts
+from gitea_mcp.toolkit import render
+from gitea_mcp.toolkit.facts import issue_facts
 from tests.support.gitea_json import issue
 
 FENCE = re.compile(r"<\s*/?\s*untrusted", re.IGNORECASE)

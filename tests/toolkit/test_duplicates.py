@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.tools import duplicates
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit import duplicates
+from gitea_mcp.toolkit.base import Deps
 from tests.support.gitea_json import issue
 
 FILED = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.tools import facts
+from gitea_mcp.toolkit import facts
 
 
 def _absent(value: object) -> bool:

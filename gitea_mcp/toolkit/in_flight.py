@@ -1,5 +1,5 @@
 """Writes in flight at once in this process: identical ones run once, alike ones one after another; across
-replicas too when they share a Redis (tools/shared_flight.py).
+replicas too when they share a Redis (toolkit/shared_flight.py).
 
 The duplicate check reads before it writes, so two identical calls at the same moment would both see nothing and
 both file; an agent that retries while its first call still runs does exactly that.
@@ -14,8 +14,8 @@ from concurrent.futures import Future, wait
 
 from mcp_types import CallToolResult
 
-from gitea_mcp.tools.base import Deps, answered, guard
-from gitea_mcp.tools.spec import ToolSpec
+from gitea_mcp.toolkit.base import Deps, answered, guard
+from gitea_mcp.toolkit.spec import ToolSpec
 
 
 def run_once(

@@ -3,7 +3,7 @@
 A write is sent once and never retried. When its answer is lost (timeout, dropped connection) or is neither its
 result nor a refusal (a proxy's 502 page, JSON cut short) the outcome is unknown, so before answering we look for the
 entity it may have written; a write that was never sent (no connection) changed nothing and is said to. The duplicate
-check (tools/duplicates.py) and the in-flight guard (tools/in_flight.py) keep a retried call from filing twice.
+check (toolkit/duplicates.py) and the in-flight guard (toolkit/in_flight.py) keep a retried call from filing twice.
 """
 
 from __future__ import annotations

@@ -17,12 +17,12 @@ from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, call_deadline
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, Moved
-from gitea_mcp.tools import envelope, scopes
-from gitea_mcp.tools.arguments import Arguments, compact_schema, described, inline_defs, input_schema, parse
-from gitea_mcp.tools.spec import ToolSpec
+from gitea_mcp.toolkit import envelope, scopes
+from gitea_mcp.toolkit.arguments import Arguments, compact_schema, described, inline_defs, input_schema, parse
+from gitea_mcp.toolkit.spec import ToolSpec
 
 if TYPE_CHECKING:
-    from gitea_mcp.tools.shared_flight import SharedFlights
+    from gitea_mcp.toolkit.shared_flight import SharedFlights
 
 log = logging.getLogger("gitea_mcp.tools")
 

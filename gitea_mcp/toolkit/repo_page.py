@@ -10,7 +10,7 @@ lists the whole repository (docs/server-behaviour.md). So, shared by issue_list 
 - every row Gitea serves must carry the filter by name: a name renamed or deleted within the catalogue's life
   would otherwise widen it. A row that does not carry it means the names are read afresh and the list asked again.
 It also answers 404 for an unknown user in created_by/assigned_by/mentioned_by — the same status as a missing
-repository (tools/missing.py tells them apart).
+repository (toolkit/missing.py tells them apart).
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from gitea_mcp.gitea.errors import CatalogTooBig, NotFound
 from gitea_mcp.gitea.models import Issue, Label
 from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.redaction import shown
-from gitea_mcp.tools import labels as label_names
-from gitea_mcp.tools import missing
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit import labels as label_names
+from gitea_mcp.toolkit import missing
+from gitea_mcp.toolkit.base import Deps
 
 SCAN_ROWS = 500  # the most issues read to filter a label here; beyond it the call is refused
 

@@ -22,9 +22,10 @@ from redis import exceptions
 from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.settings import Settings
-from gitea_mcp.tools import in_flight, issue_list, shared_flight
-from gitea_mcp.tools.base import Deps
-from gitea_mcp.tools.shared_flight import ANSWER, LOCK, SharedFlights
+from gitea_mcp.toolkit import in_flight, shared_flight
+from gitea_mcp.toolkit.base import Deps
+from gitea_mcp.toolkit.shared_flight import ANSWER, LOCK, SharedFlights
+from gitea_mcp.tools import issue_list
 from tests.support import TOKEN
 from tests.support.fake_redis import FakeRedis
 from tests.support.gitea_json import LABELS, ROOT, issue

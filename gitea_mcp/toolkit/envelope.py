@@ -9,13 +9,13 @@ from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError
 
 from gitea_mcp.domain.invisible import hides, scrub
-from gitea_mcp.tools.render import one_line
+from gitea_mcp.toolkit.render import one_line
 
 
 def result(text: str, structured: BaseModel) -> CallToolResult:
     """Both faces of one result: the compact text and the typed structured content, every string of both
     scrubbed the one way (domain/invisible.py), whichever tool and row built it: the text face's names already
-    are (tools/render.py), and what any other path let through is dropped here."""
+    are (toolkit/render.py), and what any other path let through is dropped here."""
     data = structured.model_dump(mode="json")
     return CallToolResult(
         content=[TextContent(type="text", text=scrub(text))],

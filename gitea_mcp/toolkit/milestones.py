@@ -5,7 +5,7 @@ from __future__ import annotations
 from gitea_mcp.domain.failures import ToolFailure
 from gitea_mcp.gitea.catalog import fresh, milestone_named
 from gitea_mcp.gitea.models import Milestone
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit.base import Deps
 
 
 def resolve_milestone(deps: Deps, owner: str, name: str, wanted: str) -> Milestone:

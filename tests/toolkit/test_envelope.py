@@ -1,12 +1,12 @@
 """Every string of an answer's structured content is scrubbed, whichever tool and row built it: found in one search
-of its JSON, where controls below U+0020 are escapes and the rest raw (tools/envelope.py)."""
+of its JSON, where controls below U+0020 are escapes and the rest raw (toolkit/envelope.py)."""
 
 from __future__ import annotations
 
 import pytest
 from pydantic import BaseModel
 
-from gitea_mcp.tools import envelope
+from gitea_mcp.toolkit import envelope
 from tests.domain.test_invisible import NAMED
 
 

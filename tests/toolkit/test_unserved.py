@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gitea_mcp.tools import registry
-from gitea_mcp.tools.unserved import LONGEST_NAME, READ_ONLY, nearest, unserved, withheld
+from gitea_mcp.toolkit import registry
+from gitea_mcp.toolkit.unserved import LONGEST_NAME, READ_ONLY, nearest, unserved, withheld
 
 READ = "issue_list, issue_search, issue_get"
 ALL = f"{READ}, issue_create, issue_update, issue_comment"

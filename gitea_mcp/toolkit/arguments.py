@@ -79,7 +79,7 @@ Names = Annotated[
 # Label names one call may give, in all its arguments (issue_update's labels, add_labels and remove_labels
 # together): well above the labels one issue carries, or a filter needs. Whatever their number they are resolved
 # from one listing of the repository's labels (and of the organisation's, or one search where the token cannot
-# list those: tools/labels.py): the cap bounds that work and the one search's URL, not a request per name.
+# list those: toolkit/labels.py): the cap bounds that work and the one search's URL, not a request per name.
 MAX_LABEL_NAMES = 50
 TOO_MANY_NAMES = "too_many_names"  # the error type whose message is the sentence itself (`_invalid`)
 

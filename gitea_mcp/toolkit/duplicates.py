@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 
 from gitea_mcp.domain import dates
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit.base import Deps
 
 DUPLICATE_WINDOW = timedelta(minutes=10)
 

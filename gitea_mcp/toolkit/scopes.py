@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gitea_mcp.tools.spec import ToolSpec
+from gitea_mcp.toolkit.spec import ToolSpec
 
 READ_ISSUE = "read:issue"
 WRITE_ISSUE = "write:issue"

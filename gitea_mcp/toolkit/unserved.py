@@ -3,7 +3,7 @@
 Not a tool result: the protocol's own error, -32602 (invalid params), which the server raises (server/app.py). Its
 message is one plain sentence, as a tool's error is: a name gitea_mcp has no tool of names the nearest tool; a tool
 gitea_mcp has but this server withholds says why, and how the operator offers it. Bad *arguments* to a served tool
-stay tool errors (tools/arguments.py): the tool exists, the call was wrong.
+stay tool errors (toolkit/arguments.py): the tool exists, the call was wrong.
 
 Read-only mode is the one reason a tool is withheld today; another (a toolset left out) is another `Withholding`,
 chosen in `withheld`.
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitea_mcp.redaction import shown
-from gitea_mcp.tools import registry
-from gitea_mcp.tools.spec import ToolSpec
+from gitea_mcp.toolkit import registry
+from gitea_mcp.toolkit.spec import ToolSpec
 
 # MCP tool names are at most 128 characters: nothing longer is a tool name mistyped, and difflib is not run on it.
 LONGEST_NAME = 128

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from gitea_mcp.domain.failures import ToolFailure
 from gitea_mcp.gitea.errors import NO_TOKEN, GiteaError, NotFound
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit.base import Deps
 
 
 def repo_missing(deps: Deps, owner: str, name: str) -> ToolFailure:

@@ -17,9 +17,9 @@ from gitea_mcp.gitea.catalog import now
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import UserSearch
 from gitea_mcp.redaction import shown
-from gitea_mcp.tools import render
-from gitea_mcp.tools.arguments import MAX_PAGE
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit import render
+from gitea_mcp.toolkit.arguments import MAX_PAGE
+from gitea_mcp.toolkit.base import Deps
 
 WEB_PAGE_SIZE = 20
 READ = frozenset({"state", "type", "labels", "milestone", "poster", "assignee", "q", "page", "sort"})
@@ -82,7 +82,7 @@ def _label_names(deps: Deps, link: ListLink) -> tuple[str, ...]:
             "remove those from labels=."
         )
     # Label ids become the repository's own label names (an organisation's label, which the web page can filter by,
-    # is found by name only: tools/repo_page.py); a miss is read afresh, the cache being up to a minute old.
+    # is found by name only: toolkit/repo_page.py); a miss is read afresh, the cache being up to a minute old.
     started = now()
     known = {x.id: x.name for x in deps.catalog.labels(deps.client, link.owner, link.name)}
     if any(i not in known for i in ids):

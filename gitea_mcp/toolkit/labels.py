@@ -23,8 +23,8 @@ from gitea_mcp.domain.invisible import scrub
 from gitea_mcp.gitea.catalog import fresh, org_labels_seen
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.models import Label
-from gitea_mcp.tools.arguments import MAX_LABEL_NAMES, too_many_labels
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit.arguments import MAX_LABEL_NAMES, too_many_labels
+from gitea_mcp.toolkit.base import Deps
 
 
 def refuse_too_many(names: list[str]) -> None:

@@ -1,6 +1,6 @@
 """Writes in flight at once across replicas: a lock in the Redis (or Valkey) they share, GITEA_MCP_REDIS_URL.
 
-tools/in_flight.py runs identical writes once within one process. Behind a load balancer an agent's retry of a slow
+toolkit/in_flight.py runs identical writes once within one process. Behind a load balancer an agent's retry of a slow
 create lands on another replica while the first POST is still in flight; neither sees the other's issue yet, and
 both would file. So the one call per key that in_flight lets through in each process (one process never hammers
 Redis) takes a lock named by a hash of the same key, the token's identity in it: SET NX PX, with a lease longer
