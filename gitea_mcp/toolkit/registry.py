@@ -1,10 +1,14 @@
-"""The tools by name: each one's spec, declared here, and the module that holds the rest, imported on its first call.
+"""The tools: every module in `gitea_mcp/tools/`, found by listing that folder; no list of them is kept anywhere.
+
+Each tool module declares itself whole: `SPEC` (a ToolSpec: name, description, scopes, annotations, toolset, order,
+budgets) and `TOOL` (a ToolDefinition: the spec, the arguments, the output model, the handler).
 
 A tool module is mostly the class creation of its pydantic models (arguments, result, Gitea's JSON): about 60 ms
-of a server's start-up for the six (issue 25). tools/list is answered from `listing.json`, stored with the package
-and checked against the models by tests/server/test_app.py, and `offered()` reads the specs here: neither needs a
-tool module, so serving imports one only when it is first called. `check`, `call --help` and the tests, which need
-the models themselves, ask for `definitions()`.
+of a server's start-up for the six (issue 25). So serving reads two files generated from the modules and stored
+with the package: `specs.json` (every tool's spec, for `offered()`, read-only filtering, scopes, `check`) and
+`listing.json` (tools/list as the models generate it); a tool module is imported only when it is first called.
+tests/server/test_app.py checks both files against the modules and rewrites them with UPDATE_GOLDEN=1. The
+generation, `check --help`, `call --help` and the tests import the modules (`discovered()`, `definitions()`).
 
 Nothing here imports a tool module, the MCP SDK or the Gitea client at import time.
 """
@@ -17,66 +21,28 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitea_mcp.domain import dates
-from gitea_mcp.toolkit import scopes
 from gitea_mcp.toolkit.spec import ToolSpec
 
 if TYPE_CHECKING:
     from gitea_mcp.toolkit.base import ToolDefinition
 
-# tools/list as the models generate it (`ToolDefinition.listing()`), every tool, in this order; package data.
+TOOLS = "gitea_mcp.tools"  # the package whose every module is a tool
+# tools/list as the models generate it (`ToolDefinition.listing()`), every tool, in order; package data.
 LISTING = Path(__file__).with_name("listing.json")
+# Every tool's spec as its module declares it, in order; package data.
+SPECS = Path(__file__).with_name("specs.json")
+# How both are made again after a tool changes or is added (and reviewed: they are the contract with every agent).
+REGENERATE = "UPDATE_GOLDEN=1 pytest tests/server/test_app.py tests/golden tests/test_readme.py"
 
-ISSUE_LIST = ToolSpec.reading(
-    "issue_list",
-    f"List a repo's issues, newest first, with the total. since/before: updated time. {dates.RULE} Text search: "
-    "issue_search; body, comments: issue_get.",
-    scopes.READ_ISSUE,
-)
-ISSUE_SEARCH = ToolSpec.reading(
-    "issue_search",
-    "Find issue/PR numbers by query or list page URL. Words match title/body/comments as the server's index does: "
-    "Gitea whole adjacent words (auth misses Authentication), a lone number N also #N and text containing N (1.23+); "
-    'Forgejo any word, "exact phrases". Qualifiers: is:open|closed, state:all, is:issue|pr, label:X (repeat: all '
-    "must match), milestone:X, author:X, assignee:X, mentions:X (X may be @me), updated:>=DATE (>, <, <=, A..B), "
-    f"repo:owner/name, org:X; others refused. Default: all states. {dates.RULE}",
-    scopes.READ_ISSUE,
-    scope_note="(and `read:user` for `@me`)",
-)
-ISSUE_GET = ToolSpec.reading(
-    "issue_get",
-    "Read one issue or PR (owner, name, number, or url): body, comments (oldest first, 20 per page), all "
-    "fields; a PR's reviews with inline comments (file, line). Texts cut at max_chars, full size stated.",
-    scopes.READ_ISSUE,
-    scope_note=f"(and `{scopes.READ_REPOSITORY}` for the state and inline comments of a PR's reviews)",
-)
-ISSUE_CREATE = ToolSpec.written_once(
-    "issue_create",
-    "File a new issue; returns it (number, URL). Safe to retry: the same title and body filed by you in the "
-    "last 10 minutes returns that issue instead of a duplicate (allow_duplicate=true files anyway).",
-    scopes.WRITE_ISSUE,
-    scopes.READ_USER,
-)
-ISSUE_UPDATE = ToolSpec(
-    name="issue_update",
-    description="Change an issue: only the fields given change; labels by name. Returns the issue as it now is.",
-    writes=True,
-    scopes=(scopes.WRITE_ISSUE,),
-    destructive=True,
-)
-ISSUE_COMMENT = ToolSpec.written_once(
-    "issue_comment",
-    "Comment on an issue or PR; returns the comment and the new count. Safe to retry: the same text posted by "
-    "you there in the last 10 minutes is returned, not posted twice (allow_duplicate=true posts anyway).",
-    scopes.WRITE_ISSUE,
-    scopes.READ_USER,
-)
 
-READ = (ISSUE_LIST, ISSUE_SEARCH, ISSUE_GET)
-WRITE = (ISSUE_CREATE, ISSUE_UPDATE, ISSUE_COMMENT)
+def _stored_specs() -> dict[str, ToolSpec]:
+    stored: list[dict[str, Any]] = json.loads(SPECS.read_text(encoding="utf-8"))
+    return {spec.name: spec for spec in sorted(map(ToolSpec.from_stored, stored), key=lambda s: s.order)}
+
+
+_SPECS = _stored_specs()
 # Each tool's module, holding its ToolDefinition as TOOL: gitea_mcp.tools.<name>.
-_MODULE = {spec.name: f"gitea_mcp.tools.{spec.name}" for spec in READ + WRITE}
-_SPECS = {spec.name: spec for spec in READ + WRITE}
+_MODULE = {name: f"{TOOLS}.{name}" for name in _SPECS}
 
 
 def declared(name: str) -> ToolSpec | None:
@@ -84,9 +50,20 @@ def declared(name: str) -> ToolSpec | None:
     return _SPECS.get(name)
 
 
+def every() -> tuple[ToolSpec, ...]:
+    """Every tool gitea_mcp has, offered here or not, in listing order."""
+    return tuple(_SPECS.values())
+
+
 def offered(read_only: bool) -> tuple[ToolSpec, ...]:
     """The tools a server offers, in the order it lists them: read-only offers no write tool."""
-    return READ if read_only else READ + WRITE
+    return tuple(spec for spec in _SPECS.values() if not (read_only and spec.writes))
+
+
+def budgets(read_only: bool = False) -> tuple[int, int]:
+    """tools/list's byte budgets, the sums of the tools' own: what the model reads, and the whole list."""
+    tools = offered(read_only)
+    return sum(spec.budget for spec in tools), sum(spec.listed_budget for spec in tools)
 
 
 _lock = threading.Lock()
@@ -102,8 +79,8 @@ def definition(name: str) -> ToolDefinition:
     with _lock:
         if name not in _loaded:
             tool: ToolDefinition = importlib.import_module(_MODULE[name]).TOOL
-            if tool.spec is not _SPECS[name]:  # the module's TOOL must be the tool declared here
-                raise RuntimeError(f"{_MODULE[name]}.TOOL is not {name}'s spec")
+            if tool.spec != _SPECS[name]:  # the module's TOOL must be the tool stored in specs.json
+                raise RuntimeError(f"{_MODULE[name]}.TOOL is not {name}'s spec (specs.json: {REGENERATE})")
             _loaded[name] = tool
         return _loaded[name]
 
@@ -111,6 +88,26 @@ def definition(name: str) -> ToolDefinition:
 def definitions(read_only: bool = False) -> tuple[ToolDefinition, ...]:
     """Every offered tool, each module imported: for `check`, `call --help`, the tests; never the serve path."""
     return tuple(definition(spec.name) for spec in offered(read_only))
+
+
+def module_names() -> list[str]:
+    """The tool modules, found by listing the tools package's folders: a new module there is a new tool."""
+    package = importlib.import_module(TOOLS)
+    found = {path.stem for folder in package.__path__ for path in Path(folder).glob("*.py")}
+    return sorted(found - {"__init__"})
+
+
+def discovered() -> tuple[ToolDefinition, ...]:
+    """Every tool module in the folder, imported, in listing order: what the generated files are made from, and
+    what the tests cover (a module not yet in specs.json too)."""
+    tools: list[ToolDefinition] = []
+    for stem in module_names():
+        module = importlib.import_module(f"{TOOLS}.{stem}")
+        tool: ToolDefinition = module.TOOL
+        if tool.spec is not module.SPEC or tool.spec.name != stem:
+            raise RuntimeError(f"{TOOLS}.{stem}: TOOL must hold SPEC, named {stem!r} as its module")
+        tools.append(tool)
+    return tuple(sorted(tools, key=lambda tool: (tool.spec.order, tool.spec.name)))
 
 
 def stored_listing(read_only: bool) -> list[dict[str, Any]]:
@@ -124,5 +121,10 @@ def stored_listing(read_only: bool) -> list[dict[str, Any]]:
 def generated_listing() -> str:
     """`listing.json` as the models generate it, every tool: what tests/server/test_app.py compares it with and
     writes with UPDATE_GOLDEN=1."""
-    listed = [tool.listing().model_dump(mode="json", by_alias=True, exclude_none=True) for tool in definitions()]
+    listed = [tool.listing().model_dump(mode="json", by_alias=True, exclude_none=True) for tool in discovered()]
     return json.dumps(listed, indent=1, ensure_ascii=False) + "\n"
+
+
+def generated_specs() -> str:
+    """`specs.json` as the tool modules declare it: compared and written like the listing."""
+    return json.dumps([tool.spec.stored() for tool in discovered()], indent=1, ensure_ascii=False) + "\n"

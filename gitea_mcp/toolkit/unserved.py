@@ -77,7 +77,7 @@ def nearest(name: str) -> str | None:
 
     if len(name) > LONGEST_NAME:
         return None
-    names = [spec.name for spec in registry.READ + registry.WRITE]
+    names = [spec.name for spec in registry.every()]
     word = name.strip().lower().replace("-", "_")
     same = [known for known in names if _words(known) == _words(word)]
     if same:

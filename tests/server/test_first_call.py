@@ -46,7 +46,7 @@ def test_two_first_calls_at_once_import_the_module_once(monkeypatch: pytest.Monk
     for thread in threads:
         thread.join(timeout=10)
     assert imports == ["gitea_mcp.tools.issue_get"]
-    assert len(got) == 2 and got[0] is got[1] and got[0].spec is registry.ISSUE_GET
+    assert len(got) == 2 and got[0] is got[1] and got[0].spec == registry.declared("issue_get")
 
 
 def test_a_module_that_cannot_be_imported_is_a_sentence_and_tried_again(

@@ -69,7 +69,7 @@ def test_the_read_only_sentence_names_the_setting_and_the_way_back() -> None:
 @pytest.mark.parametrize("read_only", [False, True])
 def test_a_tool_is_withheld_exactly_when_it_is_not_offered(read_only: bool) -> None:
     offered = {spec.name for spec in registry.offered(read_only)}
-    for spec in registry.READ + registry.WRITE:
+    for spec in registry.every():
         assert (withheld(spec, read_only) is None) is (spec.name in offered), spec.name
 
 
