@@ -347,9 +347,9 @@ def check_read(client: GiteaClient, url: str, anonymous: bool = False, fix: str 
 
 
 def _write_tools() -> str:
-    from gitea_mcp.toolkit.registry import WRITE
+    from gitea_mcp.toolkit.registry import every
 
-    return ", ".join(spec.name for spec in WRITE)
+    return ", ".join(spec.name for spec in every() if spec.writes)
 
 
 def check_write(settings: Settings, client: GiteaClient, login: str | None, new_token: str = "") -> Line:
