@@ -7,7 +7,7 @@ A tool module is mostly the class creation of its pydantic models (arguments, re
 of a server's start-up for the six (issue 25). So serving reads two files generated from the modules and stored
 with the package: `specs.json` (every tool's spec, for `offered()`, read-only filtering, scopes, `check`) and
 `listing.json` (tools/list as the models generate it); a tool module is imported only when it is first called.
-tests/server/test_app.py checks both files against the modules and rewrites them with UPDATE_GOLDEN=1. The
+tests/test_generated.py checks both files against the modules (REGENERATE makes them again). The
 generation, `check --help`, `call --help` and the tests import the modules (`discovered()`, `definitions()`).
 
 Nothing here imports a tool module, the MCP SDK or the Gitea client at import time.
@@ -31,8 +31,9 @@ TOOLS = "gitea_mcp.tools"  # the package whose every module is a tool
 LISTING = Path(__file__).with_name("listing.json")
 # Every tool's spec as its module declares it, in order; package data.
 SPECS = Path(__file__).with_name("specs.json")
-# How both are made again after a tool changes or is added (and reviewed: they are the contract with every agent).
-REGENERATE = "UPDATE_GOLDEN=1 pytest tests/server/test_app.py tests/golden tests/test_readme.py"
+# How both are made again after a tool changes or is added, with the tools' example screens and the README's
+# reference (then reviewed: they are the contract with every agent).
+REGENERATE = "python -m tests.support.generated"
 
 
 def _stored_specs() -> dict[str, ToolSpec]:
@@ -119,8 +120,7 @@ def stored_listing(read_only: bool) -> list[dict[str, Any]]:
 
 
 def generated_listing() -> str:
-    """`listing.json` as the models generate it, every tool: what tests/server/test_app.py compares it with and
-    writes with UPDATE_GOLDEN=1."""
+    """`listing.json` as the models generate it, every tool: what tests/test_generated.py compares it with."""
     listed = [tool.listing().model_dump(mode="json", by_alias=True, exclude_none=True) for tool in discovered()]
     return json.dumps(listed, indent=1, ensure_ascii=False) + "\n"
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import os
 import subprocess
 import sys
 import tomllib
@@ -23,36 +22,13 @@ from gitea_mcp.toolkit import registry
 from gitea_mcp.tools import issue_list
 from tests.support.results import answered, failed
 
-SNAPSHOT = registry.LISTING  # the one copy: the server lists it, this file checks it against the models
+SNAPSHOT = registry.LISTING  # the one copy: the server lists it, tests/test_generated.py checks it against the models
 
 
 def tools(read_only: bool = False) -> list[dict[str, Any]]:
     settings = Settings(url="https://gitea.test", allowed_owners=frozenset({"acme"}), read_only=read_only)
     listed = asyncio.run(build_server(settings).list_tools())
     return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed]
-
-
-def test_the_stored_listing_is_the_one_the_models_generate() -> None:
-    """tools/list is answered from gitea_mcp/toolkit/listing.json, not from the models (their import is most of a
-    start-up): it must be what they generate. Regenerate deliberately with UPDATE_GOLDEN=1 pytest
-    tests/server/test_app.py, and review the diff: it is the contract with every agent prompt."""
-    current = registry.generated_listing()
-    if os.environ.get("UPDATE_GOLDEN"):
-        SNAPSHOT.write_text(current, encoding="utf-8")
-    assert current == SNAPSHOT.read_text(encoding="utf-8"), (
-        f"tool interface changed; review, then {registry.REGENERATE}"
-    )
-
-
-def test_the_stored_specs_are_the_ones_the_tool_modules_declare() -> None:
-    """Serving reads every tool's spec from gitea_mcp/toolkit/specs.json (scopes, order, read-only filtering)
-    without importing a module: it must hold what the modules in gitea_mcp/tools/ declare, each of them. A module
-    added there fails here alone until this file and the listing are regenerated (the registry-driven suites cover
-    it already: tests/support/tool_cases.py)."""
-    current = registry.generated_specs()
-    if os.environ.get("UPDATE_GOLDEN"):
-        registry.SPECS.write_text(current, encoding="utf-8")
-    assert current == registry.SPECS.read_text(encoding="utf-8"), f"a tool changed or was added: {registry.REGENERATE}"
 
 
 def test_the_server_lists_the_stored_listing() -> None:
