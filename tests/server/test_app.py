@@ -97,7 +97,7 @@ def test_requests_is_not_imported_at_start_up() -> None:
 
 def test_read_only_mode_has_no_write_tools() -> None:
     listed = tools(read_only=True)
-    assert {t["name"] for t in listed} == {"issue_list", "issue_search", "issue_get"}
+    assert [t["name"] for t in listed] == [spec.name for spec in registry.every() if not spec.writes]
     assert all(t["annotations"]["readOnlyHint"] is True for t in listed)
 
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from gitea_mcp.toolkit.arguments import argument_schemas, compact_schema, inline_defs, input_schema, nullable, parse
 from gitea_mcp.toolkit.base import Deps, ToolDefinition
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
+from tests.support import tool_cases
 from tests.support.results import failed
 
 REPO = {"owner": "acme", "name": "widgets"}
@@ -153,7 +154,7 @@ def test_output_models_are_written_in_place_only_where_that_says_the_same(
         assert (leaf["type"], leaf["required"], null) == ("object", ["x"], {"type": "null"})
 
 
-TOOLS = [issue_list.TOOL, issue_search.TOOL, issue_get.TOOL, issue_create.TOOL, issue_update.TOOL, issue_comment.TOOL]
+TOOLS = tool_cases.tools()
 
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.spec.name)

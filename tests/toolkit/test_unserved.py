@@ -8,8 +8,8 @@ import pytest
 from gitea_mcp.toolkit import registry
 from gitea_mcp.toolkit.unserved import LONGEST_NAME, READ_ONLY, nearest, unserved, withheld
 
-READ = "issue_list, issue_search, issue_get"
-ALL = f"{READ}, issue_create, issue_update, issue_comment"
+READ = ", ".join(spec.name for spec in registry.offered(read_only=True))
+ALL = ", ".join(spec.name for spec in registry.offered(read_only=False))
 
 
 @pytest.mark.parametrize(
