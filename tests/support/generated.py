@@ -3,7 +3,7 @@
     python -m tests.support.generated
 
 specs.json and listing.json (what serving reads instead of importing a tool), each tool's example screen (its
-plain call against the stand-in: tests/golden/screens/example_<tool>.txt) and the README's tools reference.
+plain call against the stand-in: tests/golden/screens/example_<tool>.txt) and the README's tools reference and scope table.
 tests/test_generated.py fails, naming the files, while any of them is not what the modules make: a tool module
 added to gitea_mcp/tools/ fails there alone until this is run (and its diff reviewed).
 """
@@ -20,12 +20,14 @@ from gitea_mcp.standin import StandIn
 from gitea_mcp.toolkit import registry
 from gitea_mcp.toolkit.base import ToolDefinition
 from tests.support import tool_cases
+from tests.support.readme import readme_table
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 SCREENS = ROOT / "tests" / "golden" / "screens"
 COMMAND = "python -m tests.support.generated"
 _REFERENCE = re.compile(r"(<!-- tools:start -->\n)(.*?)(<!-- tools:end -->)", re.DOTALL)
+_SCOPES = re.compile(r"(<!-- scopes:start -->\n)(.*?)(\n<!-- scopes:end -->)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -53,13 +55,16 @@ def example_screen(tool: ToolDefinition) -> str:
 
 
 def readme() -> str:
-    """README.md with its tools reference as the tools and their screens make it."""
+    """README.md with its tools reference (the tools and their screens) and its scope table (each tool's scopes,
+    as `check` verifies them) as the tools make them."""
     from tests.test_readme import tools_reference
 
     text = README.read_text(encoding="utf-8")
-    found = _REFERENCE.search(text)
-    assert found, "README.md lacks the <!-- tools:start --> ... <!-- tools:end --> markers"
-    return text[: found.start(2)] + tools_reference() + text[found.end(2) :]
+    for pattern, part in ((_REFERENCE, tools_reference()), (_SCOPES, readme_table(t.spec for t in tool_cases.tools()))):
+        found = pattern.search(text)
+        assert found, f"README.md lacks the markers {pattern.pattern}"
+        text = text[: found.start(2)] + part + text[found.end(2) :]
+    return text
 
 
 def files() -> list[Generated]:
@@ -75,7 +80,11 @@ def files() -> list[Generated]:
 
 def stale() -> list[str]:
     """The generated files that are missing or not what the tool modules make, relative to the repository."""
-    return [str(file.path.relative_to(ROOT)) for file in files() if not file.current()]
+    return [str(_shown(file.path)) for file in files() if not file.current()]
+
+
+def _shown(path: Path) -> Path:
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
 
 
 def write_all() -> None:
