@@ -3,7 +3,8 @@
     python -m tests.support.generated
 
 specs.json and listing.json (what serving reads instead of importing a tool), each tool's example screen (its
-plain call against the stand-in: tests/golden/screens/example_<tool>.txt) and the README's tools reference and scope table.
+plain call against the stand-in: tests/golden/screens/example_<tool>.txt), the README's tools reference and its
+scope table.
 tests/test_generated.py fails, naming the files, while any of them is not what the modules make: a tool module
 added to gitea_mcp/tools/ fails there alone until this is run (and its diff reviewed).
 """
