@@ -37,7 +37,10 @@ class Generated:
     make: Callable[[], str]
 
     def current(self) -> bool:
-        return self.path.exists() and self.path.read_text(encoding="utf-8") == self.make()
+        try:
+            return self.path.read_text(encoding="utf-8") == self.make()
+        except FileNotFoundError:  # the file itself, or one it is made from (the README shows the example screens)
+            return False
 
     def write(self) -> None:
         self.path.write_text(self.make(), encoding="utf-8")
