@@ -18,7 +18,7 @@ import pytest
 from pydantic import SecretStr
 
 import gitea_mcp.tools
-from gitea_mcp.server.app import build_server
+from gitea_mcp.server.app import build_server, listing
 from gitea_mcp.settings import Settings
 from gitea_mcp.standin import DEMO_TOKEN, PROFILES, StandIn
 from gitea_mcp.toolkit import registry
@@ -57,7 +57,9 @@ def added(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setattr(generated, "SCREENS", screens)
     monkeypatch.setattr(test_readme, "SCREENS", screens)
     monkeypatch.setattr(registry, "_loaded", {})
+    listing.cache_clear()  # tools/list as read from listing.json once per process
     yield tmp_path
+    listing.cache_clear()
     sys.modules.pop(MODULE, None)
 
 

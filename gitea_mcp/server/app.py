@@ -255,5 +255,5 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
 @functools.cache
 def listing(read_only: bool) -> tuple[Tool, ...]:
     """tools/list's tools, from the listing stored with the package: the models it is generated from are the tool
-    modules', not imported at start-up (tests/server/test_app.py keeps the two the same)."""
+    modules', not imported at start-up (tests/test_generated.py keeps the two the same)."""
     return tuple(Tool.model_validate(tool) for tool in registry.stored_listing(read_only))
