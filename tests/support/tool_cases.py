@@ -43,13 +43,15 @@ def name_of(tool: ToolDefinition | ToolSpec) -> str:
     return tool.spec.name if isinstance(tool, ToolDefinition) else tool.name
 
 
-def sample(tool: ToolDefinition, **changed: Any) -> dict[str, Any]:
-    """A plain call of `tool`: each argument the vocabulary names; `changed` replaces or adds some."""
+def sample(tool: ToolDefinition, values: dict[str, Any] | None = None, **changed: Any) -> dict[str, Any]:
+    """A plain call of `tool`: each argument the vocabulary (with `values` over it) names and the tool takes;
+    `changed` replaces or adds some."""
+    vocabulary = {**VOCABULARY, **(values or {})}
     schema = argument_schemas(tool.args)
     required = set(schema.get("required", []))
-    unknown = required - set(VOCABULARY)
+    unknown = required - set(vocabulary)
     assert not unknown, f"{tool.spec.name} requires {sorted(unknown)}: give them a value in tests/support/tool_cases.py"
-    return {**{key: value for key, value in VOCABULARY.items() if key in schema["properties"]}, **changed}
+    return {**{key: value for key, value in vocabulary.items() if key in schema["properties"]}, **changed}
 
 
 def arguments_of(tool: ToolDefinition) -> dict[str, dict[str, Any]]:
