@@ -16,8 +16,7 @@ from gitea_mcp.toolkit import registry
 def test_every_module_of_the_tools_folder_is_a_tool_and_nothing_else_is() -> None:
     folder = Path(gitea_mcp.tools.__file__).parent
     modules = sorted(path.stem for path in folder.glob("*.py") if path.stem != "__init__")
-    assert registry.module_names() == modules
-    assert sorted(spec.name for spec in registry.every()) == modules  # specs.json knows them all
+    assert registry.module_names() == modules  # (specs.json knowing them all: tests/test_generated.py)
 
 
 @pytest.mark.parametrize("read_only", [False, True])
