@@ -1,7 +1,9 @@
 """What an agent reads, compared whole: a change of output is a reviewed diff, not a silent drift.
 
 Each screen is a tool's text against the stand-in's deterministic seed data, stored in `screens/NAME.txt`.
-Regenerate deliberately with `UPDATE_GOLDEN=1 pytest tests/golden` and review the diff.
+Regenerate deliberately with `UPDATE_GOLDEN=1 pytest tests/golden` and review the diff. Each tool's own example
+screen (`screens/example_<tool>.txt`, its plain call) is made and checked with the other files made from the tool
+modules: tests/support/generated.py, tests/test_generated.py.
 """
 
 from __future__ import annotations
