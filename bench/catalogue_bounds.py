@@ -93,8 +93,8 @@ def main(mode: str) -> None:
     from gitea_mcp.domain.policy import Policy
     from gitea_mcp.gitea.catalog import Catalog
     from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+    from gitea_mcp.toolkit.base import Deps
     from gitea_mcp.tools import issue_list
-    from gitea_mcp.tools.base import Deps
 
     client = GiteaClient(url, "t", timeout=30, retry=RetryPolicy(attempts=1))
     cache = Catalog()

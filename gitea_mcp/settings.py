@@ -47,7 +47,7 @@ class Settings(BaseModel):
     port: int = 8000
     allowed_hosts: tuple[str, ...] = ()
     http_secret: SecretStr | None = None
-    # Replicas: the Redis (or Valkey) that holds the write guard they share (tools/shared_flight.py). A secret: its
+    # Replicas: the Redis (or Valkey) that holds the write guard they share (toolkit/shared_flight.py). A secret: its
     # URL may carry a password.
     redis_url: SecretStr | None = None
     # What one HTTP server takes on at once (docs/operators.md, "Limits"): connections open (None: as many as the

@@ -16,7 +16,7 @@ import responses
 from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit.base import Deps
 from tests.support import TOKEN
 from tests.support.gitea_json import ROOT
 from tests.support.redis_server import redis_url  # noqa: F401 (a fixture: a real redis-server, for slow tests)

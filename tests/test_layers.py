@@ -1,7 +1,7 @@
 """The folders are the layers, and each layer imports only the layers below it (docs/architecture.md).
 
-cli → server → tools → domain, gitea → redaction. A tool may use the Gitea client and the rules; the rules never
-reach up into a tool or an MCP type; the Gitea client knows nothing of MCP, tools or the command line. The
+cli → server → tools → toolkit → domain, gitea → redaction. A tool may use the Gitea client and the rules; the
+rules never reach up into a tool or an MCP type; the Gitea client knows nothing of MCP, tools or the command line. The
 stand-in is kept apart by tests/standin/test_independent.py.
 """
 
@@ -15,10 +15,11 @@ from tests.support.imports import PACKAGE_ROOT, imports_of, module_of
 
 # What each layer may import of the product, besides itself. `gitea_mcp` alone is the version string.
 MAY_IMPORT: dict[str, set[str]] = {
-    "cli": {"server", "settings", "tools", "domain", "gitea", "redaction", "standin", "gitea_mcp"},
-    "server": {"settings", "tools", "domain", "gitea", "redaction", "gitea_mcp"},
+    "cli": {"server", "settings", "tools", "toolkit", "domain", "gitea", "redaction", "standin", "gitea_mcp"},
+    "server": {"settings", "tools", "toolkit", "domain", "gitea", "redaction", "gitea_mcp"},
     "settings": {"domain", "redaction"},
-    "tools": {"domain", "gitea", "redaction"},
+    "tools": {"toolkit", "domain", "gitea", "redaction"},
+    "toolkit": {"domain", "gitea", "redaction"},  # the registry finds the tools by name, never imports them
     "gitea": {"domain", "redaction", "gitea_mcp"},
     "domain": {"redaction"},
     "redaction": set(),
@@ -27,7 +28,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "gitea_mcp": set(),
 }
 # Beyond the product: the MCP SDK and its types belong to the layers that speak MCP.
-MCP_LAYERS = {"cli", "server", "tools"}
+MCP_LAYERS = {"cli", "server", "tools", "toolkit"}
 
 MODULES = sorted(PACKAGE_ROOT.rglob("*.py"))
 
@@ -60,10 +61,10 @@ def test_each_module_imports_only_layers_below_its_own(path: Path) -> None:
 @pytest.mark.parametrize(
     ("module", "imports", "wrong"),
     [
-        ("gitea_mcp.domain.links", ["gitea_mcp.tools.arguments"], ["gitea_mcp.tools.arguments"]),
+        ("gitea_mcp.domain.links", ["gitea_mcp.toolkit.arguments"], ["gitea_mcp.toolkit.arguments"]),
         ("gitea_mcp.gitea.client", ["gitea_mcp.server.http"], ["gitea_mcp.server.http"]),
         ("gitea_mcp.domain.query", ["mcp_types"], ["mcp_types"]),
-        ("gitea_mcp.tools.base", ["gitea_mcp.cli.main", "gitea_mcp.gitea.client"], ["gitea_mcp.cli.main"]),
+        ("gitea_mcp.toolkit.base", ["gitea_mcp.cli.main", "gitea_mcp.gitea.client"], ["gitea_mcp.cli.main"]),
         ("gitea_mcp.cli.main", ["gitea_mcp.server.app", "mcp.server"], []),
     ],
 )

@@ -1,12 +1,12 @@
 """The README for a newcomer: its generated tools reference equals what the tools declare and print, and its
 set-up commands are the ones tested (tests/install/) and run by CI (.ci/run).
 
-Regenerate the reference deliberately with `UPDATE_README=1 pytest tests/test_readme.py` and review the diff.
+The reference is checked with the other files made from the tool modules (tests/test_generated.py); regenerate it
+deliberately with `UPDATE_README=1 pytest tests/test_generated.py` and review the diff.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -14,21 +14,17 @@ from typing import Any
 
 import pytest
 
-from gitea_mcp.tools import registry, render
+from gitea_mcp.toolkit import render
+from gitea_mcp.toolkit.base import ToolDefinition
 from tests.golden.test_screens import CASES, EVERY_SCOPE, SCREENS, SHOWN_URL, WRITES
-from tests.support import readme
+from tests.support import readme, tool_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
-# Which screens show each tool; every error screen is shown after the tools.
-EXAMPLES = {
-    "issue_list": ["list"],
-    "issue_search": ["search_many", "search_link"],
-    "issue_get": ["get_link", "get_pull_reviews"],
-    "issue_create": ["create"],
-    "issue_update": ["update", "update_unchanged"],
-    "issue_comment": ["comment"],
-}
+# The golden screens the README shows, each under its tool; a tool none of them shows is shown by its example
+# screen (its plain call: tests/support/generated.py). Every error screen is shown after the tools.
+SHOWN = ["list", "search_many", "search_link", "get_link", "get_pull_reviews", "create", "update", "update_unchanged",
+         "comment"]  # fmt: skip
 ERRORS = [
     "error_unknown_argument", "error_invalid_value", "error_owner_not_allowed", "error_unknown_label",
     "error_unknown_user", "error_missing_issue", "error_refused_query", "error_link_elsewhere",
@@ -36,8 +32,19 @@ ERRORS = [
 ]  # fmt: skip
 
 
+def _cases() -> dict[str, tuple[ToolDefinition, dict[str, Any]]]:
+    examples = {f"example_{tool.spec.name}": (tool, tool_cases.sample(tool)) for tool in tool_cases.tools()}
+    return {**CASES, **WRITES, **EVERY_SCOPE, **examples}
+
+
+def examples(tool: ToolDefinition) -> list[str]:
+    """The screens that show `tool` in the README."""
+    cases = _cases()
+    return [screen for screen in SHOWN if cases[screen][0].spec == tool.spec] or [f"example_{tool.spec.name}"]
+
+
 def _call(screen: str) -> str:
-    tool, args = {**CASES, **WRITES, **EVERY_SCOPE}[screen]
+    tool, args = _cases()[screen]
     shown: dict[str, Any] = {k: v.replace("{url}", SHOWN_URL) if isinstance(v, str) else v for k, v in args.items()}
     shown = {k: ",".join(v) if isinstance(v, list) else v for k, v in shown.items()}
     return f"{tool.spec.name} {render.args_text(shown)}"
@@ -54,28 +61,15 @@ def _screen(name: str) -> str:
 
 def tools_reference() -> str:
     parts = []
-    for tool in registry.definitions():
-        name = tool.spec.name
-        parts += [f"### `{name}`", tool.spec.description, readme.argument_table(tool)]
-        parts += [_example(screen) for screen in EXAMPLES[name]]
+    for tool in tool_cases.tools():
+        parts += [f"### `{tool.spec.name}`", tool.spec.description, readme.argument_table(tool)]
+        parts += [_example(screen) for screen in examples(tool)]
     errors = "\n\n".join(f"→ {_call(name)}\n{_screen(name)}" for name in ERRORS)
     parts += ["### Errors, as the agent reads them", f"```text\n{errors}\n```"]
     return "\n\n".join(parts) + "\n"
 
 
-def test_readme_tools_reference_is_generated() -> None:
-    readme = README.read_text(encoding="utf-8")
-    pattern = re.compile(r"(<!-- tools:start -->\n)(.*?)(<!-- tools:end -->)", re.DOTALL)
-    found = pattern.search(readme)
-    assert found, "README.md lacks the <!-- tools:start --> ... <!-- tools:end --> markers"
-    wanted = tools_reference()
-    if os.environ.get("UPDATE_README"):
-        README.write_text(readme[: found.start(2)] + wanted + readme[found.end(2) :], encoding="utf-8")
-        return
-    assert found.group(2) == wanted, "the tools reference changed: review, then UPDATE_README=1"
-
-
-@pytest.mark.parametrize("tool", registry.definitions(), ids=lambda t: t.spec.name)
+@pytest.mark.parametrize("tool", tool_cases.tools(), ids=tool_cases.name_of)
 def test_every_argument_has_a_meaning_in_the_reference(tool: Any) -> None:
     """An argument whose schema leaves the words out (its name, the description or its enum says it to the agent)
     still has a meaning for the README's reader."""
@@ -83,10 +77,9 @@ def test_every_argument_has_a_meaning_in_the_reference(tool: Any) -> None:
     assert [row.split(" | ")[0] for row in rows if row.endswith("|  |")] == []
 
 
-def test_every_example_and_error_screen_exists() -> None:
-    for name in [*(screen for screens in EXAMPLES.values() for screen in screens), *ERRORS]:
+def test_every_shown_and_error_screen_exists() -> None:
+    for name in [*SHOWN, *ERRORS]:
         assert (SCREENS / f"{name}.txt").exists(), name
-    assert set(EXAMPLES) == {spec.name for spec in registry.offered(read_only=False)}
 
 
 @pytest.mark.slow

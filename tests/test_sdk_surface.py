@@ -28,10 +28,10 @@ from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
-from gitea_mcp.tools import registry
-from gitea_mcp.tools.arguments import Arguments
-from gitea_mcp.tools.base import Deps, ToolDefinition
-from gitea_mcp.tools.spec import ToolSpec
+from gitea_mcp.toolkit import registry
+from gitea_mcp.toolkit.arguments import Arguments
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
+from gitea_mcp.toolkit.spec import ToolSpec
 from tests.support.imports import imported, module_of
 from tests.support.results import failed
 
@@ -221,7 +221,9 @@ def test_content_that_does_not_fit_the_output_schema_is_our_bug_said_as_one() ->
     def off_schema(deps: Deps, args: _NoArguments) -> CallToolResult:
         return CallToolResult(content=[TextContent(type="text", text="ok")], structured_content={"total": "many"})
 
-    tool = ToolDefinition(ToolSpec.reading("t", "d."), _NoArguments, _Shape, off_schema)
+    tool = ToolDefinition(
+        ToolSpec.reading("t", "d.", order=1, budget=100, listed_budget=200), _NoArguments, _Shape, off_schema
+    )
     deps = Deps(client=GiteaClient("http://127.0.0.1:9", None, timeout=1), policy=Policy(frozenset({"acme"})))
     assert failed(tool.served(deps, {})) == "t failed inside gitea_mcp (ValidationError); the server log has details."
     assert tool.call(deps, {}).is_error is False  # `call` alone does not check: only the server

@@ -46,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def list_tools_in(parser: argparse.ArgumentParser) -> None:
     """`call --help` ends with the tools and what each does (from their specs: no tool module, no SDK import)."""
-    from gitea_mcp.tools.registry import offered
+    from gitea_mcp.toolkit.registry import offered
 
     tools = offered(read_only=False)
     width = max(len(spec.name) for spec in tools)
@@ -95,7 +95,7 @@ def emit(result: CallToolResult, as_json: bool, tool: str) -> int:
     from mcp_types import TextContent
 
     from gitea_mcp.cli.main import FAILED, OK, USAGE
-    from gitea_mcp.tools.envelope import BAD_ARGUMENT
+    from gitea_mcp.toolkit.envelope import BAD_ARGUMENT
 
     text = "\n".join(block.text for block in result.content if isinstance(block, TextContent))
     if result.is_error:

@@ -35,9 +35,9 @@ from gitea_mcp.gitea.errors import (
 )
 from gitea_mcp.gitea.release import ServerInfo
 from gitea_mcp.settings import ConfigError, Settings
-from gitea_mcp.tools import scopes
-from gitea_mcp.tools.render import counted
-from gitea_mcp.tools.spec import ToolSpec
+from gitea_mcp.toolkit import scopes
+from gitea_mcp.toolkit.render import counted
+from gitea_mcp.toolkit.spec import ToolSpec
 
 HELP = (
     "check the configured Gitea: URL, version, token and its scopes, owners, page size, and the sign-in set-up when "
@@ -277,7 +277,7 @@ def _version_fix(exc: GiteaError) -> str:
 
 
 def _offered(settings: Settings) -> list[ToolSpec]:
-    from gitea_mcp.tools.registry import offered
+    from gitea_mcp.toolkit.registry import offered
 
     return list(offered(settings.read_only))
 
@@ -347,9 +347,9 @@ def check_read(client: GiteaClient, url: str, anonymous: bool = False, fix: str 
 
 
 def _write_tools() -> str:
-    from gitea_mcp.tools.registry import WRITE
+    from gitea_mcp.toolkit.registry import every
 
-    return ", ".join(spec.name for spec in WRITE)
+    return ", ".join(spec.name for spec in every() if spec.writes)
 
 
 def check_write(settings: Settings, client: GiteaClient, login: str | None, new_token: str = "") -> Line:
@@ -532,7 +532,7 @@ GUARD_FIX = "check GITEA_MCP_REDIS_URL (host, port, password) and that the Redis
 def check_guard(settings: Settings) -> Line:
     """The write guard replicas share (GITEA_MCP_REDIS_URL): one PING, nothing written."""
     from gitea_mcp.server.app import shared_flights
-    from gitea_mcp.tools import shared_flight
+    from gitea_mcp.toolkit import shared_flight
 
     if settings.read_only:
         return Line("skip", "shared write guard not asked: GITEA_READ_ONLY offers no write tools")

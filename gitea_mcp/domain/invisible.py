@@ -67,7 +67,7 @@ def _class(ranges: tuple[tuple[int, int], ...]) -> str:
     return "[" + "".join(_char(a) if a == b else f"{_char(a)}-{_char(b)}" for a, b in ranges) + "]"
 
 
-# As a regular expression's character class, for the text face's own patterns (tools/render.py).
+# As a regular expression's character class, for the text face's own patterns (toolkit/render.py).
 PATTERN = _class(RANGES)
 # Searched in parts: a class of BMP characters is a bitmap (one lookup a character), while one range beyond it makes
 # every character be compared with every range (4-5 times slower: 62 against 13 µs on a 4,400-character answer);

@@ -2,7 +2,7 @@
 and written out in one place each: the repository list's parameters, the cross-repository search's parameters,
 the header's description, and the arguments of a next-page hint.
 
-Pure: no I/O. The traps each Gitea parameter hides are dealt with where the value is sent (tools/repo_page.py).
+Pure: no I/O. The traps each Gitea parameter hides are dealt with where the value is sent (toolkit/repo_page.py).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ DEFAULT_LIMIT = 30
 def cap_limit(limit: int) -> int:
     """Rows per page, at most MAX_LIMIT: a larger limit is served at the cap (and the answer says so) rather than
     refused, which would cost the agent a round trip. A server with a smaller MAX_RESPONSE_ITEMS serves fewer still;
-    the page notices that (gitea/page.py). Below 1 is refused by the argument's type (tools/arguments.py)."""
+    the page notices that (gitea/page.py). Below 1 is refused by the argument's type (toolkit/arguments.py)."""
     return min(limit, MAX_LIMIT)
 
 

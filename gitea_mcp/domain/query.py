@@ -8,7 +8,7 @@ nothing is silently ignored, because an ignored filter returns a plausible but w
 Decisions (see also the tests, one row per form):
 - `label:a label:b` means all of a and b (Gitea's repository list is all-of). An unquoted comma (`label:a,b`) is
   refused: on GitHub it means any-of, which Gitea cannot do exactly. A quoted value (`label:"needs info, urgent"`) is
-  one name, commas and all: in one repository it is filtered exactly (tools/repo_page.py: by id); across repositories
+  one name, commas and all: in one repository it is filtered exactly (toolkit/repo_page.py: by id); across repositories
   it is refused, as Gitea's search splits names on commas and looks each part up on the whole server. The same holds
   for `milestone:`.
 - `@me` is kept literally in `ParsedQuery`. The search endpoint has booleans for the signed-in user

@@ -506,7 +506,7 @@ class GiteaClient:
         return f"within {timeout:.3g}s ({why})"
 
     def _no_answer(self, text: str, method: str) -> NoAnswer:
-        """Sent, and no answer came: a write's outcome is unknown (`cause` is what tools/writes.py quotes)."""
+        """Sent, and no answer came: a write's outcome is unknown (`cause` is what toolkit/writes.py quotes)."""
         cause = f"Gitea's answer was lost ({text.rstrip('.')})"
         detail = text
         if method != "GET":

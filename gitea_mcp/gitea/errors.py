@@ -40,7 +40,7 @@ _READER_REMEDY = (
 class GiteaError(Exception):
     """Gitea answered with an error status, or not at all. The kind is the class; `status` is for messages.
 
-    Not a ToolFailure: this layer knows nothing of tools. The tools' error boundary (tools/base.guard) turns one
+    Not a ToolFailure: this layer knows nothing of tools. The tools' error boundary (toolkit/base.guard) turns one
     into an isError result, as it does a ToolFailure; `str()` is the sentence for the model."""
 
     retry_after: float = 0.0  # seconds the server asked to wait (Retry-After), 0 when it asked nothing
@@ -118,7 +118,7 @@ class NoAnswer(GiteaError):
 class UnclearAnswer(NoAnswer):
     """A write answered with neither its result nor a clear refusal: a 5xx (a proxy's 502 or 504 page arrives after
     Gitea committed as often as before), an HTML page under a 2xx, JSON cut short. Its outcome is as unknown as a
-    lost answer's, and it is looked up the same way (tools/writes.py)."""
+    lost answer's, and it is looked up the same way (toolkit/writes.py)."""
 
 
 class NotSent(GiteaError):
@@ -171,7 +171,7 @@ class Forbidden(GiteaError):
 
 
 class NotFound(GiteaError):
-    """404: a missing repository or issue, or an unknown user filter (`unknown_user`); tools/missing.py tells."""
+    """404: a missing repository or issue, or an unknown user filter (`unknown_user`); toolkit/missing.py tells."""
 
 
 class NoEndpoint(GiteaError):

@@ -1,6 +1,6 @@
 """Whose each token is: the forge user's id, by the token's hash (never the token), looked up once and remembered.
 
-Fair share (server/admission.py) and the duplicate guard (tools/in_flight.py) key on the forge user, not the token:
+Fair share (server/admission.py) and the duplicate guard (toolkit/in_flight.py) key on the forge user, not the token:
 one user with two tokens, or whose sign-in was refreshed (a new Gitea token), is one caller. The id comes from
 `GET /user`, asked anyway: by the HTTP gate for every new token (server/bearers.py) and by the tools for the
 token's own login (`Catalog.me`). A token is one user's for its whole life, so the id is kept for a long while

@@ -15,7 +15,7 @@ from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
 
 from gitea_mcp.server.app import offered
 from gitea_mcp.settings import Settings
-from gitea_mcp.tools.scopes import READ_USER, folded, needed
+from gitea_mcp.toolkit.scopes import READ_USER, folded, needed
 
 MCP_PATH = "/mcp"
 RESOURCE_METADATA = "/.well-known/oauth-protected-resource"

@@ -11,11 +11,21 @@ from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound, ServerFailed
 from gitea_mcp.gitea.models import Comment, Issue
-from gitea_mcp.tools import duplicates, envelope, in_flight, missing, registry, render, writes
-from gitea_mcp.tools.arguments import Arguments, Flag, Number, Owner, RepoName
-from gitea_mcp.tools.base import Deps, ToolDefinition
+from gitea_mcp.toolkit import duplicates, envelope, in_flight, missing, render, scopes, writes
+from gitea_mcp.toolkit.arguments import Arguments, Flag, Number, Owner, RepoName
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
+from gitea_mcp.toolkit.spec import ToolSpec
 
-SPEC = registry.ISSUE_COMMENT  # declared there, so that listing it needs no import of this module
+SPEC = ToolSpec.written_once(
+    "issue_comment",
+    "Comment on an issue or PR; returns the comment and the new count. Safe to retry: the same text posted by "
+    "you there in the last 10 minutes is returned, not posted twice (allow_duplicate=true posts anyway).",
+    scopes.WRITE_ISSUE,
+    scopes.READ_USER,
+    order=6,
+    budget=670,
+    listed_budget=1110,
+)
 NAME = SPEC.name
 
 

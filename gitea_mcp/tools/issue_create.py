@@ -15,22 +15,32 @@ from gitea_mcp.gitea import titles
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue
-from gitea_mcp.tools import (
+from gitea_mcp.toolkit import (
     duplicates,
     envelope,
     in_flight,
     labels,
     milestones,
     missing,
-    registry,
     render,
+    scopes,
     writes,
     written,
 )
-from gitea_mcp.tools.arguments import Arguments, Flag, LabelNames, Names, Owner, RepoName
-from gitea_mcp.tools.base import Deps, ToolDefinition
+from gitea_mcp.toolkit.arguments import Arguments, Flag, LabelNames, Names, Owner, RepoName
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
+from gitea_mcp.toolkit.spec import ToolSpec
 
-SPEC = registry.ISSUE_CREATE  # declared there, so that listing it needs no import of this module
+SPEC = ToolSpec.written_once(
+    "issue_create",
+    "File a new issue; returns it (number, URL). Safe to retry: the same title and body filed by you in the "
+    "last 10 minutes returns that issue instead of a duplicate (allow_duplicate=true files anyway).",
+    scopes.WRITE_ISSUE,
+    scopes.READ_USER,
+    order=4,
+    budget=940,
+    listed_budget=1720,
+)
 NAME = SPEC.name
 
 

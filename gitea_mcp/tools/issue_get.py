@@ -23,11 +23,21 @@ from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.gitea.client import ApiResponse, Segment, transient
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound
 from gitea_mcp.gitea.models import Comment, Issue, PullReview, PullReviewComment, Timeline, TimelineEntry, User
-from gitea_mcp.tools import envelope, facts, missing, registry, render, scopes
-from gitea_mcp.tools.arguments import MAX_PAGE, Arguments, Capped, Number, Owner, RepoName
-from gitea_mcp.tools.base import Deps, ToolDefinition, guard
+from gitea_mcp.toolkit import envelope, facts, missing, render, scopes
+from gitea_mcp.toolkit.arguments import MAX_PAGE, Arguments, Capped, Number, Owner, RepoName
+from gitea_mcp.toolkit.base import Deps, ToolDefinition, guard
+from gitea_mcp.toolkit.spec import ToolSpec
 
-SPEC = registry.ISSUE_GET  # declared there, so that listing it needs no import of this module
+SPEC = ToolSpec.reading(
+    "issue_get",
+    "Read one issue or PR (owner, name, number, or url): body, comments (oldest first, 20 per page), all "
+    "fields; a PR's reviews with inline comments (file, line). Texts cut at max_chars, full size stated.",
+    scopes.READ_ISSUE,
+    order=3,
+    budget=830,
+    listed_budget=3690,
+    scope_note=f"(and `{scopes.READ_REPOSITORY}` for the state and inline comments of a PR's reviews)",
+)
 NAME = SPEC.name
 COMMENTS_PER_PAGE = 20
 DEFAULT_MAX_CHARS = 3000

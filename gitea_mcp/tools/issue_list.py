@@ -7,13 +7,23 @@ from typing import Annotated
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
+from gitea_mcp.domain import dates
 from gitea_mcp.domain.issue_filter import USER_FILTERS, IssueFilter, Kind, State
 from gitea_mcp.domain.policy import DEFAULT_LIMIT, cap_limit, validate_name
-from gitea_mcp.tools import envelope, registry, render, repo_page, rows
-from gitea_mcp.tools.arguments import Arguments, Limit, Names, Owner, PageNumber, RepoName
-from gitea_mcp.tools.base import Deps, ToolDefinition, guard
+from gitea_mcp.toolkit import envelope, render, repo_page, rows, scopes
+from gitea_mcp.toolkit.arguments import Arguments, Limit, Names, Owner, PageNumber, RepoName
+from gitea_mcp.toolkit.base import Deps, ToolDefinition, guard
+from gitea_mcp.toolkit.spec import ToolSpec
 
-SPEC = registry.ISSUE_LIST  # declared there, so that listing it needs no import of this module
+SPEC = ToolSpec.reading(
+    "issue_list",
+    f"List a repo's issues, newest first, with the total. since/before: updated time. {dates.RULE} Text search: "
+    "issue_search; body, comments: issue_get.",
+    scopes.READ_ISSUE,
+    order=1,
+    budget=1290,
+    listed_budget=2120,
+)
 NAME = SPEC.name
 
 _KIND: dict[Kind, str] = {"issues": "issues", "pulls": "pull requests", "all": "issues and pull requests"}

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
-from gitea_mcp.domain import links
+from gitea_mcp.domain import dates, links
 from gitea_mcp.domain import query as ql
 from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.domain.policy import DEFAULT_LIMIT, cap_limit, validate_name
@@ -23,11 +23,24 @@ from gitea_mcp.gitea.errors import GiteaError, Rejected, Unauthorized
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.gitea.page import Page, page_of
 from gitea_mcp.gitea.release import ServerInfo
-from gitea_mcp.tools import envelope, list_link, registry, render, repo_page, rows
-from gitea_mcp.tools.arguments import Arguments, Limit, PageNumber
-from gitea_mcp.tools.base import Deps, ToolDefinition, guard
+from gitea_mcp.toolkit import envelope, list_link, render, repo_page, rows, scopes
+from gitea_mcp.toolkit.arguments import Arguments, Limit, PageNumber
+from gitea_mcp.toolkit.base import Deps, ToolDefinition, guard
+from gitea_mcp.toolkit.spec import ToolSpec
 
-SPEC = registry.ISSUE_SEARCH  # declared there, so that listing it needs no import of this module
+SPEC = ToolSpec.reading(
+    "issue_search",
+    "Find issue/PR numbers by query or list page URL. Words match title/body/comments as the server's index does: "
+    "Gitea whole adjacent words (auth misses Authentication), a lone number N also #N and text containing N (1.23+); "
+    'Forgejo any word, "exact phrases". Qualifiers: is:open|closed, state:all, is:issue|pr, label:X (repeat: all '
+    "must match), milestone:X, author:X, assignee:X, mentions:X (X may be @me), updated:>=DATE (>, <, <=, A..B), "
+    f"repo:owner/name, org:X; others refused. Default: all states. {dates.RULE}",
+    scopes.READ_ISSUE,
+    order=2,
+    budget=1140,
+    listed_budget=2150,
+    scope_note="(and `read:user` for `@me`)",
+)
 NAME = SPEC.name
 
 
@@ -203,7 +216,7 @@ _WEB_NOTE = "the link's list as its web page shows it: 20 per page, newest first
 
 
 def _from_link(deps: Deps, args: SearchArgs) -> tuple[Scope, Hits, str]:
-    """A pasted list page, run as its exact equivalent (tools/list_link.py); an issue's page belongs to issue_get.
+    """A pasted list page, run as its exact equivalent (toolkit/list_link.py); an issue's page belongs to issue_get.
 
     Also the link for the next pages: with the state this page showed written in, so that every page lists the
     same issues even if one is opened or closed meanwhile (the page number goes in the hint's own argument).

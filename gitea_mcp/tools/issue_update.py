@@ -16,11 +16,21 @@ from gitea_mcp.domain.invisible import scrub, scrubbed
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer, NotFound
 from gitea_mcp.gitea.models import Issue, Label
-from gitea_mcp.tools import envelope, labels, milestones, missing, registry, writes, written
-from gitea_mcp.tools.arguments import Arguments, LabelNames, Names, Number, Owner, RepoName
-from gitea_mcp.tools.base import Deps, ToolDefinition, guard
+from gitea_mcp.toolkit import envelope, labels, milestones, missing, scopes, writes, written
+from gitea_mcp.toolkit.arguments import Arguments, LabelNames, Names, Number, Owner, RepoName
+from gitea_mcp.toolkit.base import Deps, ToolDefinition, guard
+from gitea_mcp.toolkit.spec import ToolSpec
 
-SPEC = registry.ISSUE_UPDATE  # declared there, so that listing it needs no import of this module
+SPEC = ToolSpec(
+    name="issue_update",
+    description="Change an issue: only the fields given change; labels by name. Returns the issue as it now is.",
+    writes=True,
+    scopes=(scopes.WRITE_ISSUE,),
+    order=5,
+    budget=1130,
+    listed_budget=1910,
+    destructive=True,
+)
 NAME = SPEC.name
 # What an issue can be set to (a filter also takes "all"): a Literal, so the schema's enum and our code agree.
 NewState = Literal["open", "closed"]

@@ -17,18 +17,14 @@ from gitea_mcp.cli.call import parse_arguments
 from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
-from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
-from gitea_mcp.tools.arguments import input_schema
-from gitea_mcp.tools.base import Deps, ToolDefinition
+from gitea_mcp.toolkit import registry
+from gitea_mcp.toolkit.arguments import input_schema
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
 from tests.acceptance.world import World
 from tests.contract.target import Target
 from tests.support.results import rows_of
 
-TOOLS: dict[str, ToolDefinition] = {
-    tool.spec.name: tool
-    for tool in (issue_list.TOOL, issue_search.TOOL, issue_get.TOOL, issue_create.TOOL, issue_update.TOOL,
-                 issue_comment.TOOL)
-}  # fmt: skip
+TOOLS: dict[str, ToolDefinition] = {tool.spec.name: tool for tool in registry.definitions()}
 # The first line of a list's text face: `… 63 matches, showing 1–5`, `0 matches`, `63 matches, none on page 9 …`.
 COUNT = re.compile(r"(\d+) match(?:es)?(?:, showing (\d+)–(\d+))?")
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from gitea_mcp.tools import writes
+from gitea_mcp.toolkit import writes
 from tests.acceptance.agent import Agent
 from tests.acceptance.oracle import Oracle, label_names
 from tests.acceptance.test_write import assert_answer_is_the_server, new_issue, unique

@@ -17,8 +17,8 @@ from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
+from gitea_mcp.toolkit.base import Deps
 from gitea_mcp.tools import issue_create, issue_get, issue_list, issue_update
-from gitea_mcp.tools.base import Deps
 from tests.support.results import ok
 
 WIDGETS = {"owner": "acme", "name": "widgets"}

@@ -18,9 +18,9 @@ from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
+from gitea_mcp.toolkit.arguments import input_schema
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
 from gitea_mcp.tools import issue_list, issue_search
-from gitea_mcp.tools.arguments import input_schema
-from gitea_mcp.tools.base import Deps, ToolDefinition
 from tests.support.results import rows_of
 
 TOOLS = {"issue_list": issue_list.TOOL, "issue_search": issue_search.TOOL}

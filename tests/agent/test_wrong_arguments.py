@@ -14,7 +14,7 @@ from mcp_types import TextContent
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
-from gitea_mcp.tools import registry
+from gitea_mcp.toolkit import registry
 from tests.support.results import answered
 
 CLOSED = "http://127.0.0.1:9"  # nothing listens: a call that passes the checks fails at once, without a Gitea

@@ -17,7 +17,7 @@ from gitea_mcp.cli.client_entries import PLACEHOLDER_REMOTE, Setup, Snippet, rem
 from gitea_mcp.cli.launch import launch
 from gitea_mcp.cli.main import main
 from tests.support import TOKEN
-from tests.support.readme import readme_sections, readme_table
+from tests.support.readme import readme_sections
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 CLIENTS_DOC = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
@@ -296,16 +296,6 @@ def test_clients_doc_has_the_generated_client_sections() -> None:
         CLIENTS_DOC.write_text(doc[: found.start(1)] + readme_sections() + doc[found.end(1) :], encoding="utf-8")
         return
     assert found.group(1) == readme_sections(), "the client sections changed: review, then UPDATE_README=1"
-
-
-def test_readme_scope_table_is_generated() -> None:
-    """README.md lists each tool's scopes exactly as the tools declare them (`check` verifies the same)."""
-    from gitea_mcp.server.app import offered
-
-    readme = README.read_text(encoding="utf-8")
-    found = re.search(r"<!-- scopes:start -->\n(.*?)\n<!-- scopes:end -->", readme, re.DOTALL)
-    assert found, "README.md lacks the <!-- scopes:start --> ... <!-- scopes:end --> markers"
-    assert found.group(1) == readme_table(offered(read_only=False))
 
 
 def _stdio_env(client: str, out: str, err: str) -> dict[str, str]:

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from gitea_mcp.tools.registry import offered
+from gitea_mcp.toolkit.registry import offered
 from tests.cli.process import CLOSED_GITEA, clean_env
 
 # The path `serve` takes until tools/list is answered, after what the SDK itself imports.
@@ -38,7 +38,7 @@ NEVER_ON_STDIO = [
     "requests",  # the first Gitea call loads it
     "urllib3",
     "redis",  # the replicas' write guard, for GITEA_MCP_REDIS_URL only
-    "gitea_mcp.tools.shared_flight",  # the same guard, ours
+    "gitea_mcp.toolkit.shared_flight",  # the same guard, ours
     "uvicorn",  # the SDK loads it already; named so that a change there is seen here
     "cryptography",  # the same: the SDK's own, never ours on this path
     "gitea_mcp.server.http",

@@ -161,7 +161,7 @@ def test_help_lists_only_the_flags_the_command_uses(command: str, capfd: pytest.
 
 
 def test_call_help_lists_the_tools(capfd: pytest.CaptureFixture[str]) -> None:
-    from gitea_mcp.tools.registry import offered
+    from gitea_mcp.toolkit.registry import offered
 
     with pytest.raises(SystemExit):
         main(["call", "--help"])

@@ -19,7 +19,7 @@ from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.standin import StandIn
 from gitea_mcp.standin.profile import PROFILES
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit.base import Deps
 from tests.contract.lab import Lab, LiveSeeder, StandInSeeder, new_run, seed
 from tests.contract.target import Http, ServerVersion, Target
 

@@ -15,9 +15,9 @@ from gitea_mcp.cli.check import run_checks
 from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.settings import Settings
-from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update, render
-from gitea_mcp.tools.arguments import Arguments
-from gitea_mcp.tools.base import Deps, ToolDefinition
+from gitea_mcp.toolkit import render
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
+from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
 from gitea_mcp.tools.issue_comment import CommentArgs
 from gitea_mcp.tools.issue_create import CreateArgs
 from gitea_mcp.tools.issue_get import GetArgs
@@ -27,6 +27,7 @@ from gitea_mcp.tools.issue_update import UpdateArgs
 from tests.contract.conftest import deps_for
 from tests.contract.lab import DISMISSAL, INLINE, REVIEW_BODY, Lab
 from tests.contract.target import Http, Target
+from tests.support import tool_cases
 from tests.support.results import rows_of
 
 
@@ -494,23 +495,18 @@ OUTSIDE = (
 )
 
 
-def every_tool(owner: str, name: str, number: int) -> list[tuple[ToolDefinition, Arguments]]:
-    """Each tool's call on one repository: reads and writes."""
-    return [
-        (issue_list.TOOL, ListArgs(owner=owner, name=name, state="all")),
-        (issue_search.TOOL, SearchArgs(query="moved", owner=owner, name=name)),
-        (issue_get.TOOL, GetArgs(owner=owner, name=name, number=number)),
-        (issue_create.TOOL, CreateArgs(owner=owner, name=name, title="Contract: after the move")),
-        (issue_update.TOOL, UpdateArgs(owner=owner, name=name, number=number, state="closed")),
-        (issue_comment.TOOL, CommentArgs(owner=owner, name=name, number=number, body="Contract: after the move")),
-    ]
+def every_tool(owner: str, name: str, number: int) -> list[tuple[ToolDefinition, dict[str, Any]]]:
+    """Each tool's plain call on one repository, reads and writes: every tool the registry has."""
+    values = {"owner": owner, "name": name, "number": number, "query": "moved", "title": "Contract: after the move",
+              "body": "Contract: after the move"}  # fmt: skip
+    return [(tool, tool_cases.sample(tool, values)) for tool in tool_cases.tools()]
 
 
 def test_every_tool_on_a_repository_moved_outside_the_allowlist(target: Target, lab: Lab, http: Http) -> None:
     """Never a call for an owner outside the allowlist, nor its name: only that the repository moved out of it."""
     deps = deps_for(target, lab)
     for tool, args in every_tool(lab.org, lab.moved_repo, lab.issues[f"moved-{lab.org}"]):
-        text = failed(tool.run(deps, args))
+        text = failed(tool.call(deps, args))
         assert text.startswith(f"The repository {lab.org}/{lab.moved_repo} has moved: Gitea redirected "), text
         assert text.endswith(f"and nothing was done. {OUTSIDE}"), text
         assert lab.away not in text and "call again" not in text, text
@@ -528,6 +524,6 @@ def test_every_tool_on_a_renamed_owner(target: Target, lab: Lab) -> None:
     ):
         deps = Deps(deps_for(target, lab).client, Policy(frozenset(allowed)))
         for tool, args in every_tool(lab.old_owner, lab.moved_repo, number):
-            text = failed(tool.run(deps, args))
+            text = failed(tool.call(deps, args))
             assert text.startswith(f"The repository {lab.old_owner}/{lab.moved_repo} has moved: "), text
             assert text.endswith(ending), text

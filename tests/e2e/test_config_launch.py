@@ -19,10 +19,11 @@ import pytest
 from gitea_mcp.cli import client_entries
 from gitea_mcp.cli.stdio_client import stdio_session
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
+from gitea_mcp.toolkit import registry
 
 pytestmark = pytest.mark.slow
 
-READ_TOOLS = ["issue_list", "issue_search", "issue_get"]
+READ_TOOLS = [spec.name for spec in registry.offered(read_only=True)]
 SHORT_PATH = "/usr/bin:/bin"  # what macOS gives an app started from the Dock; a Linux desktop's is no longer
 
 

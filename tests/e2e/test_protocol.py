@@ -31,6 +31,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
+from gitea_mcp.toolkit import registry
 from tests.e2e.conftest import STARTED
 from tests.support.processes import stop
 
@@ -38,8 +39,8 @@ pytestmark = pytest.mark.slow  # eight server processes, some 15 s
 
 REVISIONS = ("2025-06-18", "2025-11-25", "2026-07-28")
 MODERN = "2026-07-28"
-READ = "issue_list, issue_search, issue_get"
-ALL = f"{READ}, issue_create, issue_update, issue_comment"
+READ = ", ".join(spec.name for spec in registry.offered(read_only=True))
+ALL = ", ".join(spec.name for spec in registry.offered(read_only=False))
 HIDDEN = (
     "this server is read-only (GITEA_READ_ONLY=true or --read-only), which hides the tools that write; the operator "
     "offers them by setting GITEA_READ_ONLY=false (or serving without --read-only) and restarting the server"

@@ -18,7 +18,7 @@ from pydantic import SecretStr
 from gitea_mcp.cli.check import check_guard
 from gitea_mcp.settings import Settings
 from gitea_mcp.standin import Fault, StandIn
-from gitea_mcp.tools.shared_flight import RELEASE, Store
+from gitea_mcp.toolkit.shared_flight import RELEASE, Store
 from tests.e2e.conftest import HttpServer
 from tests.e2e.test_http import call
 from tests.support.fake_redis import FakeRedis

@@ -9,11 +9,12 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from gitea_mcp.standin import DEMO_READ_TOKEN, Fault, StandIn
+from gitea_mcp.toolkit import registry
 from tests.e2e.conftest import env_for, over_stdio, text
 from tests.support.results import rows_of
 
-READ_TOOLS = {"issue_list", "issue_search", "issue_get"}
-WRITE_TOOLS = {"issue_create", "issue_update", "issue_comment"}
+READ_TOOLS = {spec.name for spec in registry.every() if not spec.writes}
+WRITE_TOOLS = {spec.name for spec in registry.every() if spec.writes}
 
 
 def test_every_tool_happy_path(forge: StandIn) -> None:

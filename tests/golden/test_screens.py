@@ -1,7 +1,9 @@
 """What an agent reads, compared whole: a change of output is a reviewed diff, not a silent drift.
 
 Each screen is a tool's text against the stand-in's deterministic seed data, stored in `screens/NAME.txt`.
-Regenerate deliberately with `UPDATE_GOLDEN=1 pytest tests/golden` and review the diff.
+Regenerate deliberately with `UPDATE_GOLDEN=1 pytest tests/golden` and review the diff. Each tool's own example
+screen (`screens/example_<tool>.txt`, its plain call) is made and checked with the other files made from the tool
+modules: tests/support/generated.py, tests/test_generated.py.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.standin import DEMO_ALL_TOKEN, DEMO_TOKEN, MANY_COMMENTS_ISSUE, REVIEWED_PULL, StandIn
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
-from gitea_mcp.tools.base import Deps, ToolDefinition
 
 SCREENS = Path(__file__).parent / "screens"
 SHOWN_URL = "https://gitea.example.com"

@@ -23,11 +23,12 @@ import pytest
 import gitea_mcp
 from gitea_mcp.cli import main as cli
 from gitea_mcp.cli.stdio_client import stdio_session
+from gitea_mcp.toolkit import registry
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 SETTINGS = sorted(set(re.findall(r'"(GITEA_[A-Z_]+)"', inspect.getsource(cli))))
-TOOLS = {"issue_list", "issue_search", "issue_get", "issue_create", "issue_update", "issue_comment"}
+TOOLS = {spec.name for spec in registry.every()}
 
 
 def readme_block(marker: str) -> str:

@@ -14,8 +14,9 @@ from gitea_mcp.gitea.client import CALLER_THREADS, GiteaClient, time_left
 from gitea_mcp.server.admission import TOOL_THREADS, Admission
 from gitea_mcp.server.app import ToolServer
 from gitea_mcp.settings import TOOL_CALLS
-from gitea_mcp.tools import envelope, issue_get
-from gitea_mcp.tools.base import Deps, guard
+from gitea_mcp.toolkit import envelope
+from gitea_mcp.toolkit.base import Deps, guard
+from gitea_mcp.tools import issue_get
 from tests.support import TOKEN
 
 A, B = "caller-a", "caller-b"

@@ -20,8 +20,9 @@ from gitea_mcp.server.admission import Admission
 from gitea_mcp.server.app import ToolServer
 from gitea_mcp.server.bearers import Verdict, asking
 from gitea_mcp.server.http import caller_key
-from gitea_mcp.tools import envelope, issue_get
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit import envelope
+from gitea_mcp.toolkit.base import Deps
+from gitea_mcp.tools import issue_get
 from tests.support.gitea_json import API, ROOT, user
 
 # Two tokens of alice (id 7), one of bob (id 8); a fourth Gitea will not say whose it is (no read:user).

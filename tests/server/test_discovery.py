@@ -66,7 +66,7 @@ def test_the_documents_need_no_token(signin: TestClient, path: str, name: str) -
 
 def test_read_only_offers_only_the_read_scopes() -> None:
     answer = _client(**SIGNIN, read_only=True).get(RESOURCE + "/mcp").json()
-    assert answer["scopes_supported"] == ["read:issue"]  # what the read tools declare (tools/scopes.py)
+    assert answer["scopes_supported"] == ["read:issue"]  # what the read tools declare (toolkit/scopes.py)
 
 
 def test_the_documents_agree_with_each_other_and_the_mcp_client(signin: TestClient) -> None:

@@ -14,8 +14,8 @@ import pytest
 
 from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
-from gitea_mcp.tools import registry
-from gitea_mcp.tools.base import ToolDefinition
+from gitea_mcp.toolkit import registry
+from gitea_mcp.toolkit.base import ToolDefinition
 from tests.support.results import answered, failed
 
 SETTINGS = Settings(url="http://127.0.0.1:9", allowed_owners=frozenset({"acme"}))
@@ -46,7 +46,7 @@ def test_two_first_calls_at_once_import_the_module_once(monkeypatch: pytest.Monk
     for thread in threads:
         thread.join(timeout=10)
     assert imports == ["gitea_mcp.tools.issue_get"]
-    assert len(got) == 2 and got[0] is got[1] and got[0].spec is registry.ISSUE_GET
+    assert len(got) == 2 and got[0] is got[1] and got[0].spec == registry.declared("issue_get")
 
 
 def test_a_module_that_cannot_be_imported_is_a_sentence_and_tried_again(

@@ -28,8 +28,9 @@ from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
 from gitea_mcp.standin import DEMO_TOKEN, StandIn, store
-from gitea_mcp.tools import registry
-from gitea_mcp.tools.arguments import NULL_NOT_GIVEN
+from gitea_mcp.toolkit import registry
+from gitea_mcp.toolkit.arguments import NULL_NOT_GIVEN
+from tests.support import tool_cases
 from tests.support.results import answered
 
 DRAFTS = [
@@ -46,14 +47,8 @@ SERVED: dict[str, Tool] = {tool.name: tool for tool in asyncio.run(APP.list_tool
 
 # Each tool's call without its optional arguments: the required ones filled, and what it takes to answer (issue_search
 # needs whose issues, issue_get an issue, issue_update a change).
-BASE: dict[str, dict[str, Any]] = {
-    "issue_list": {"owner": "acme", "name": "widgets"},
-    "issue_search": {"query": "backup", "owner": "acme"},
-    "issue_get": {"owner": "acme", "name": "widgets", "number": 1},
-    "issue_create": {"owner": "acme", "name": "widgets", "title": "A null is an argument not given"},
-    "issue_update": {"owner": "acme", "name": "widgets", "number": 1, "title": "Renamed"},
-    "issue_comment": {"owner": "acme", "name": "widgets", "number": 1, "body": "Seen."},
-}
+# Each tool's plain call (tests/support/tool_cases.py: its required arguments and those the vocabulary names).
+BASE: dict[str, dict[str, Any]] = {name: tool_cases.sample(registry.definition(name)) for name in NAMES}
 
 
 def test_every_tool_has_a_base_call_with_its_required_arguments() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from gitea_mcp.tools.shared_flight import RELEASE
+from gitea_mcp.toolkit.shared_flight import RELEASE
 
 
 class FakeRedis:

@@ -22,7 +22,7 @@ def imported(source: str, module: str, is_package: bool = False) -> list[str]:
 
 
 def module_of(path: Path) -> str:
-    """`gitea_mcp/tools/base.py` → `gitea_mcp.tools.base`; a package's `__init__.py` is the package."""
+    """`gitea_mcp/toolkit/base.py` → `gitea_mcp.toolkit.base`; a package's `__init__.py` is the package."""
     return ".".join(path.relative_to(PACKAGE_ROOT.parent).with_suffix("").parts).removesuffix(".__init__")
 
 

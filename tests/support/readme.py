@@ -9,9 +9,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from gitea_mcp.cli.client_entries import CLIENTS, PLACEHOLDER_REMOTE, Setup, Snippet, snippets
-from gitea_mcp.tools.arguments import argument_schemas
-from gitea_mcp.tools.base import ToolDefinition
-from gitea_mcp.tools.spec import ToolSpec
+from gitea_mcp.toolkit.arguments import argument_schemas
+from gitea_mcp.toolkit.base import ToolDefinition
+from gitea_mcp.toolkit.spec import ToolSpec
 
 
 def argument_table(tool: ToolDefinition) -> str:

@@ -15,8 +15,8 @@ from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.standin import StandIn
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_update
-from gitea_mcp.tools.base import Deps, ToolDefinition
 from tests.support.results import failed
 
 PRIVATE = (

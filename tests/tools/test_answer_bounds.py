@@ -9,8 +9,8 @@ import pytest
 import responses
 from mcp_types import CallToolResult
 
+from gitea_mcp.toolkit.base import Deps
 from gitea_mcp.tools import issue_get
-from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_get import ANSWER_CHARS, fair_cut
 from tests.support.gitea_json import API, comment, issue, review, review_comment
 from tests.support.results import ok

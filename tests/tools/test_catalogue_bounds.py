@@ -21,8 +21,8 @@ from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea import catalog
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+from gitea_mcp.toolkit.base import Deps
 from gitea_mcp.tools import issue_list
-from gitea_mcp.tools.base import Deps
 from tests.support.gitea_json import label
 from tests.support.results import failed
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import responses
 
+from gitea_mcp.toolkit.base import Deps
 from gitea_mcp.tools import issue_list, issue_search
-from gitea_mcp.tools.base import Deps
 from tests.support.gitea_json import API
 from tests.support.mocks import sent_params
 from tests.support.results import failed, ok

@@ -14,8 +14,9 @@ import pytest
 import responses
 from mcp_types import CallToolResult
 
-from gitea_mcp.tools import issue_get, issue_list, issue_search, render
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit import render
+from gitea_mcp.toolkit.base import Deps
+from gitea_mcp.tools import issue_get, issue_list, issue_search
 from tests.support.gitea_json import API, comment, issue, label, milestone
 from tests.support.mocks import optional
 from tests.support.results import ok

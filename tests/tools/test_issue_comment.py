@@ -10,8 +10,9 @@ import pytest
 import requests
 import responses
 
-from gitea_mcp.tools import issue_comment, writes
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit import writes
+from gitea_mcp.toolkit.base import Deps
+from gitea_mcp.tools import issue_comment
 from tests.support.gitea_json import API, api_error, comment, issue, user
 from tests.support.mocks import sent_params
 from tests.support.results import failed, ok

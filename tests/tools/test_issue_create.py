@@ -13,8 +13,9 @@ import pytest
 import requests
 import responses
 
-from gitea_mcp.tools import in_flight, issue_create, writes
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit import in_flight, writes
+from gitea_mcp.toolkit.base import Deps
+from gitea_mcp.tools import issue_create
 from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, org_label, user
 from tests.support.mocks import optional
 from tests.support.results import failed, ok

@@ -12,8 +12,8 @@ import responses
 from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.gitea.errors import OutOfTime
+from gitea_mcp.toolkit.base import Deps
 from gitea_mcp.tools import issue_get
-from gitea_mcp.tools.base import Deps
 from gitea_mcp.tools.issue_get import GetArgs
 from tests.support import TOKEN
 from tests.support.gitea_json import (

@@ -10,8 +10,8 @@ import pytest
 import requests
 import responses
 
+from gitea_mcp.toolkit.base import Deps
 from gitea_mcp.tools import issue_list
-from gitea_mcp.tools.base import Deps
 from tests.support.gitea_json import (
     API,
     LABELS,

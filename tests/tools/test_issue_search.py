@@ -8,8 +8,8 @@ import pytest
 import responses
 from responses import matchers
 
+from gitea_mcp.toolkit.base import Deps
 from gitea_mcp.tools import issue_search
-from gitea_mcp.tools.base import Deps
 from tests.support.gitea_json import API, LABELS, api_error, issue, milestone, org_label, user
 from tests.support.mocks import optional, sent_params
 from tests.support.results import failed, ok, rows_of

@@ -10,8 +10,9 @@ import pytest
 import requests
 import responses
 
-from gitea_mcp.tools import issue_update, writes
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit import writes
+from gitea_mcp.toolkit.base import Deps
+from gitea_mcp.tools import issue_update
 from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, milestone, org_label
 from tests.support.mocks import optional
 from tests.support.results import failed, ok

@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 import responses
 
-from gitea_mcp.tools import in_flight
-from gitea_mcp.tools.base import Deps
-from gitea_mcp.tools.shared_flight import SharedFlights
+from gitea_mcp.toolkit import in_flight
+from gitea_mcp.toolkit.base import Deps
+from gitea_mcp.toolkit.shared_flight import SharedFlights
 from tests.support import TOKEN
 from tests.support.fake_redis import FakeRedis
 from tests.support.gitea_json import API, issue, user
+from tests.toolkit.test_shared_flight import WHERE, fake, replicas, slow_post, until
 from tests.tools.test_issue_create import ISSUES, gitea, now, posts, run
-from tests.tools.test_shared_flight import WHERE, fake, replicas, slow_post, until
 
 __all__ = ["fake", "gitea", "replicas"]  # the fixtures, imported to be used here
 

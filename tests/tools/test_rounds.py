@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import responses
 
+from gitea_mcp.toolkit.base import Deps
 from gitea_mcp.tools import issue_get, issue_search
-from gitea_mcp.tools.base import Deps
 from tests.support.gitea_json import API, LABELS, api_error, comment, issue, review, review_comment, timeline_entry
 from tests.support.results import ok, rows_of
 from tests.support.rounds import Rounds, Timed

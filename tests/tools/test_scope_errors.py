@@ -17,8 +17,8 @@ from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.standin import PROFILES, StandIn
 from gitea_mcp.standin.data import DEMO_READ_TOKEN, DEMO_USER_TOKEN
+from gitea_mcp.toolkit.base import Deps, ToolDefinition
 from gitea_mcp.tools import issue_comment, issue_create, issue_list, issue_update
-from gitea_mcp.tools.base import Deps, ToolDefinition
 from tests.support.results import failed
 
 COMMENT = (issue_comment.TOOL, {"owner": "acme", "name": "widgets", "number": 2, "body": "b"})

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 import responses
 
-from gitea_mcp.tools import issue_comment, issue_get, issue_list, issue_search, render
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit import render
+from gitea_mcp.toolkit.base import Deps
+from gitea_mcp.tools import issue_comment, issue_get, issue_list, issue_search
 from tests.support.gitea_json import API, comment, issue, user
 from tests.support.mocks import optional
 from tests.support.results import failed, ok, rows_of

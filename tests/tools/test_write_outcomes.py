@@ -21,8 +21,9 @@ from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.gitea.errors import NoAnswer, NotSent
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
 from gitea_mcp.standin.http import Fault
-from gitea_mcp.tools import issue_comment, issue_create, issue_update, writes
-from gitea_mcp.tools.base import Deps
+from gitea_mcp.toolkit import writes
+from gitea_mcp.toolkit.base import Deps
+from gitea_mcp.tools import issue_comment, issue_create, issue_update
 from tests.support.gitea_json import API, LABELS, ROOT, issue, user
 from tests.support.results import failed, ok
 

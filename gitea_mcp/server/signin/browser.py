@@ -38,7 +38,7 @@ from gitea_mcp.server.signin.context import (
 )
 from gitea_mcp.server.signin.marks import Unreachable
 from gitea_mcp.server.signin.seal import Unsealable
-from gitea_mcp.tools.scopes import folded
+from gitea_mcp.toolkit.scopes import folded
 
 _CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")  # an S256 challenge: 32 bytes, base64url without padding
 

@@ -36,7 +36,7 @@ from gitea_mcp.server.signin.context import (
 )
 from gitea_mcp.server.signin.marks import ENDED, Unreachable
 from gitea_mcp.server.signin.seal import Unsealable
-from gitea_mcp.tools.scopes import folded
+from gitea_mcp.toolkit.scopes import folded
 
 _VERIFIER = re.compile(r"[A-Za-z0-9._~-]{43,128}")  # RFC 7636 §4.1
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}

@@ -1,0 +1,1 @@
+"""What the tools share: arguments, the registry, rendering, the envelope, the write guards; no tool lives here."""
