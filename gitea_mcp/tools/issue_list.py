@@ -85,7 +85,7 @@ def _text(owner: str, name: str, query: IssueFilter, out: IssueListResult, asked
     count = len(found)
     call_args = query.call_args()  # once, for the header and the next page's hint
     header = f"{owner}/{name} {_KIND[query.type]} ({query.describe(call_args)}): "
-    header += render.span(count, out.page, out.limit, out.total, out.has_more)
+    header += render.showing(count, out.page, out.limit, out.total, out.has_more)
     lines = [header]
     if asked is not None:
         lines.append(f"note: {render.served_fewer(asked, out.limit)}")

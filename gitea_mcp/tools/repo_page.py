@@ -93,9 +93,9 @@ def repo_page(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, 
 def _served(
     deps: Deps, owner: str, name: str, query: IssueFilter, asked: dict[str, str], page: int, limit: int
 ) -> Page[Issue]:
-    since: float | None = None  # the first round may take names from the cache
+    newer_than: float | None = None  # the first round may take names from the cache
     for _ in range(2):
-        sent, response = _first_round(deps, owner, name, query, asked, page, limit, since)
+        sent, response = _first_round(deps, owner, name, query, asked, page, limit, newer_than)
         if sent.here:
             filtered = _filtered_here(deps, owner, name, asked, sent, page, limit)
             if filtered is not None:
@@ -105,7 +105,7 @@ def _served(
             served = page_of(response, Issue, limit, page)
             if all(sent.kept_by_gitea(row) for row in served.rows):
                 return served
-        since = now()  # a row did not carry a name it was sent: read every name afresh and ask again
+        newer_than = now()  # a row did not carry a name it was sent: read every name afresh and ask again
     raise ToolFailure(
         f"Gitea ignored the label or milestone filter on {owner}/{name} twice: its names changed while listing. "
         "Try again."
@@ -120,12 +120,12 @@ def _first_round(
     asked: dict[str, str],
     page: int,
     limit: int,
-    since: float | None,
+    newer_than: float | None,
 ) -> tuple[Sent, ApiResponse | None]:
     """The names resolved and, in the same round trip, the list as asked when the names can go as they are."""
     if not query.labels and not query.milestones:  # nothing to resolve: the list alone, on this thread
         return Sent(), _get(deps, owner, name, asked, page, limit)
-    resolve = partial(_resolve, deps, owner, name, query, since)
+    resolve = partial(_resolve, deps, owner, name, query, newer_than)
     if any("," in text for text in (*query.labels, *query.milestones)):  # they go as ids: the list must wait
         sent, early = resolve(), None
     else:
@@ -144,12 +144,12 @@ def _get(deps: Deps, owner: str, name: str, params: dict[str, str], page: int, l
     return deps.client.get(path, {**params, "page": page, "limit": limit})
 
 
-def _resolve(deps: Deps, owner: str, name: str, query: IssueFilter, since: float | None) -> Sent:
+def _resolve(deps: Deps, owner: str, name: str, query: IssueFilter, newer_than: float | None) -> Sent:
     def labels() -> Sent:
-        return _labels(deps, owner, name, list(query.labels), since) if query.labels else Sent()
+        return _labels(deps, owner, name, list(query.labels), newer_than) if query.labels else Sent()
 
     def milestones() -> Sent:
-        return _milestones(deps, owner, name, list(query.milestones), since) if query.milestones else Sent()
+        return _milestones(deps, owner, name, list(query.milestones), newer_than) if query.milestones else Sent()
 
     if not query.milestones:  # one lookup runs on this thread, without a hop to a worker
         return labels()
@@ -159,11 +159,13 @@ def _resolve(deps: Deps, owner: str, name: str, query: IssueFilter, since: float
     return replace(by_label, titles=by_milestone.titles, ids=by_milestone.ids)
 
 
-def _labels(deps: Deps, owner: str, name: str, wanted: list[str], since: float | None) -> Sent:
+def _labels(deps: Deps, owner: str, name: str, wanted: list[str], newer_than: float | None) -> Sent:
     """Repository labels go to Gitea by name; a name with a comma, or an organisation's label, is filtered here."""
     started = now()
     repo = fresh(
-        lambda at: deps.catalog.labels(deps.client, owner, name, at), lambda got: bool(_unknown(wanted, got)), since
+        lambda at: deps.catalog.labels(deps.client, owner, name, at),
+        lambda got: bool(_unknown(wanted, got)),
+        newer_than,
     )
     org: list[Label] = []
     listed = True
@@ -222,13 +224,13 @@ def _no_such_label(owner: str, name: str, unknown: list[str], repo: list[Label],
     return text
 
 
-def _milestones(deps: Deps, owner: str, name: str, wanted: list[str], since: float | None) -> Sent:
+def _milestones(deps: Deps, owner: str, name: str, wanted: list[str], newer_than: float | None) -> Sent:
     """Each as given (a title, or an id: Gitea reads a title first, then an id, as `milestone_named` does); a title
     holding a comma goes as its id."""
     milestones = fresh(
         lambda at: deps.catalog.milestones(deps.client, owner, name, at),
         lambda got: any(milestone_named(got, w) is None for w in wanted),
-        since,
+        newer_than,
     )
     found = [milestone_named(milestones, w) for w in wanted]
     unknown = [w for w, m in zip(wanted, found, strict=True) if m is None]
