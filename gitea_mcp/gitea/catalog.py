@@ -230,7 +230,7 @@ def org_labels_seen(client: GiteaClient, owner: str, names: list[str]) -> list[L
     commas, so a name holding one cannot be looked up.
 
     One search for all the names (its `labels` are any-of: docs/server-behaviour.md), never one per name: the
-    names one call may give are capped (tools/arguments.MAX_LABEL_NAMES), the requests they cost are one. Its one
+    names one call may give are capped (policy.MAX_LABEL_NAMES), the requests they cost are one. Its one
     page holds PAGE of the issues carrying any of them: a label carried only by issues beyond it is not seen.
     """
     from gitea_mcp.gitea.models import Issue

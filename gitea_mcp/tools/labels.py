@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.domain.invisible import scrub
+from gitea_mcp.domain.policy import MAX_LABEL_NAMES, too_many_labels
 from gitea_mcp.gitea.catalog import fresh, org_labels_seen
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.models import Label
-from gitea_mcp.tools.arguments import MAX_LABEL_NAMES, too_many_labels
 from gitea_mcp.tools.base import Deps
 
 

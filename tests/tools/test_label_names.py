@@ -13,8 +13,8 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 import responses
 
+from gitea_mcp.domain.policy import MAX_LABEL_NAMES
 from gitea_mcp.tools import issue_create, issue_list, issue_search, issue_update
-from gitea_mcp.tools.arguments import MAX_LABEL_NAMES
 from gitea_mcp.tools.base import Deps
 from tests.support.gitea_json import API, LABELS, MILESTONES, api_error, issue, label, milestone, org_label
 from tests.support.mocks import optional
