@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
@@ -23,10 +24,14 @@ import pytest
 from pydantic import SecretStr
 
 import gitea_mcp
+from gitea_mcp.domain.policy import Policy
+from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
-from tests.support.results import answered, ok
+from gitea_mcp.tools import issue_list
+from gitea_mcp.tools.base import Deps
+from tests.support.results import answered, ok, text_of
 
 PACKAGE = Path(gitea_mcp.__file__).parent
 NOT_COUNTED = ("cli", "standin")  # the command line that may start a call, and the forge's stand-in
@@ -89,3 +94,17 @@ def test_the_count_sees_every_thread_of_the_call(settings: Settings) -> None:
     assert "server/app.py" in seen and any(module.endswith("/issue_list.py") for module in seen)
     assert "_run_at_once" in seen["gitea/client.py"], "the label lookup and the list go out together"
     assert "get" in seen["gitea/client.py"] and "page_of" in seen["gitea/page.py"]
+
+
+@pytest.mark.parametrize(("left", "sent"), [(-1.0, False), (30.0, True)], ids=["past", "ahead"])
+def test_the_deadline_a_call_is_given_is_the_one_every_request_keeps(
+    settings: Settings, left: float, sent: bool
+) -> None:
+    """Opened once where the call is received and carried down: a deadline already past sends nothing (no layer
+    below opens a fresh one), one ahead lets the call run."""
+    client = GiteaClient(settings.url, DEMO_TOKEN, timeout=5, retry=RetryPolicy(attempts=1))
+    deps = Deps(client=client, policy=Policy(frozenset({"acme"})))
+    result = issue_list.TOOL.call(deps, ARGUMENTS, deadline=time.monotonic() + left)
+    assert result.is_error is not sent
+    if not sent:
+        assert text_of(result).startswith("The call ran out of time before GET /repos/acme/widgets/")
