@@ -2,7 +2,8 @@
 and written out in one place each: the repository list's parameters, the cross-repository search's parameters,
 the header's description, and the arguments of a next-page hint.
 
-Pure: no I/O. The traps each Gitea parameter hides are dealt with where the value is sent (toolkit/repo_page.py).
+Pure: no I/O. issue_list's dates become Gitea's bounds before the value is built (`gitea_dates`). The traps each
+Gitea parameter hides are dealt with where the value is sent (toolkit/repo_page.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gitea_mcp.domain import dates
+from gitea_mcp.domain.failures import ToolFailure
+from gitea_mcp.redaction import shown
 
 State = Literal["open", "closed", "all"]
 Kind = Literal["issues", "pulls", "all"]  # all: Gitea mixes both when no type is sent
@@ -82,9 +85,26 @@ class IssueFilter:
             del args["before"]  # no issue is updated after 9999-12-31T23:59:59Z: no bound at all
         return args
 
-    def describe(self) -> str:
-        shown = {"state": self.state, **{k: v for k, v in self.call_args().items() if k != "state"}}
-        return " ".join(f"{key}={value}" for key, value in shown.items())
+    def describe(self, call_args: dict[str, object] | None = None) -> str:
+        """The header's words: `call_args`, when the caller has them already (it hints them too), else built here."""
+        args = self.call_args() if call_args is None else call_args
+        said = {"state": self.state, **{k: v for k, v in args.items() if k != "state"}}
+        return " ".join(f"{key}={value}" for key, value in said.items())
+
+
+def gitea_dates(since: str | None, before: str | None) -> tuple[str | None, str | None]:
+    """issue_list's since (at or after) and before (strictly before) as Gitea's inclusive whole seconds, by the one
+    rule every tool shares (domain/dates.py): `since=D before=E` is `updated:>=D updated:<E`. Refused clearly."""
+    start = dates.bound(">=", since.strip(), f"since={shown(since)}") if since else None
+    end = dates.bound("<", before.strip(), f"before={shown(before)}") if before else None
+    if start is not None and end is not None and start > end:
+        day = before.strip() if before else ""
+        whole = f" (to include {day}, write before={dates.next_day(day)})" if dates.is_day(day) else ""
+        raise ToolFailure(
+            f"since={shown(since)} and before={shown(before)} leave an empty time range: before is "
+            f"exclusive, it ends where its day or time begins{whole}. Check the dates."
+        )
+    return (None if start is None else dates.rfc3339(start)), (None if end is None else dates.rfc3339(end))
 
 
 def _names(names: tuple[str, ...], hint: bool) -> str:

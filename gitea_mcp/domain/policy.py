@@ -13,6 +13,20 @@ MAX_LIMIT = 50
 MAX_NUMBER = 2_147_483_647
 DEFAULT_LIMIT = 30
 
+# Label names one call may give, in all its arguments (issue_update's labels, add_labels and remove_labels
+# together): well above the labels one issue carries, or a filter needs. Whatever their number they are resolved
+# from one listing of the repository's labels (and of the organisation's, or one search where the token cannot
+# list those: toolkit/labels.py): the cap bounds that work and the one search's URL, not a request per name.
+MAX_LABEL_NAMES = 50
+
+
+def too_many_labels(count: int) -> str:
+    """The refusal past MAX_LABEL_NAMES: the arguments' check and the label lookup say it alike."""
+    return (
+        f"{count} label names in one call are more than the {MAX_LABEL_NAMES} gitea_mcp takes; name at most "
+        f"{MAX_LABEL_NAMES} labels per call."
+    )
+
 
 def cap_limit(limit: int) -> int:
     """Rows per page, at most MAX_LIMIT: a larger limit is served at the cap (and the answer says so) rather than

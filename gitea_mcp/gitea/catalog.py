@@ -3,7 +3,7 @@
 Label filters and label names on writes must be checked against what the repository really has:
 Gitea silently drops unknown label names from a listing filter and wants ids, not names, on writes.
 The cache is keyed by token too, so one caller never sees names through another caller's access. A cached
-catalogue can be up to a minute old: before a caller gives a name up it reads it afresh (`since=now()` taken when
+catalogue can be up to a minute old: before a caller gives a name up it reads it afresh (`newer_than=now()` taken when
 its call began: a value read during that call is not read twice; `fresh`).
 A catalogue is read whole or not at all (`fetch_all`: at most MAX_ROWS rows, MAX_BYTES of answers, MAX_PAGES pages):
 one that cannot be is refused as too big to read, never taken for all there is. The cache drops what has expired and
@@ -60,7 +60,7 @@ class Catalog:
         with self._lock:
             return len(self._entries)
 
-    def labels(self, client: GiteaClient, owner: str, repo: str, since: float | None = None) -> list[Label]:
+    def labels(self, client: GiteaClient, owner: str, repo: str, newer_than: float | None = None) -> list[Label]:
         """Every label of the repository itself (Gitea's list filter resolves names against these only)."""
         from gitea_mcp.gitea.models import Label
 
@@ -69,10 +69,10 @@ class Catalog:
             lambda: rows_as(
                 Label, fetch_all(client, ["repos", owner, repo, "labels"], what=f"the labels of {owner}/{repo}")
             ),
-            since,
+            newer_than,
         )
 
-    def org_labels(self, client: GiteaClient, owner: str, since: float | None = None) -> list[Label] | None:
+    def org_labels(self, client: GiteaClient, owner: str, newer_than: float | None = None) -> list[Label] | None:
         """Organisation-wide labels, which issues may carry; a user (not an org) owner has none.
 
         None when the token may not read them: `/orgs/…` needs read:organization, which gitea_mcp does not ask
@@ -93,9 +93,11 @@ class Catalog:
                     return None
                 raise
 
-        return self._cached(("org_labels", client.cache_key, owner.lower()), load, since)
+        return self._cached(("org_labels", client.cache_key, owner.lower()), load, newer_than)
 
-    def milestones(self, client: GiteaClient, owner: str, repo: str, since: float | None = None) -> list[Milestone]:
+    def milestones(
+        self, client: GiteaClient, owner: str, repo: str, newer_than: float | None = None
+    ) -> list[Milestone]:
         from gitea_mcp.gitea.models import Milestone
 
         return self._cached(
@@ -109,7 +111,7 @@ class Catalog:
                     what=f"the milestones of {owner}/{repo}",
                 ),
             ),
-            since,
+            newer_than,
         )
 
     def me(self, client: GiteaClient) -> User:
@@ -148,13 +150,13 @@ class Catalog:
             entry = self._entries.get(key)
         return entry[1] if entry is not None and entry[0] > now() else None
 
-    def _cached(self, key: tuple[str, ...], load: Callable[[], T], since: float | None = None) -> T:
-        """The cached value, unless it expired or was read before `since` (a `now()`): then the value read now."""
+    def _cached(self, key: tuple[str, ...], load: Callable[[], T], newer_than: float | None = None) -> T:
+        """The cached value, unless it expired or was read before `newer_than` (a `now()`): then the value read now."""
         at = now()
         with self._lock:
             entry = self._entries.get(key)
         # An entry holds its expiry, which is the moment it was read plus the ttl.
-        if entry is not None and entry[0] > at and (since is None or entry[0] - self._ttl >= since):
+        if entry is not None and entry[0] > at and (newer_than is None or entry[0] - self._ttl >= newer_than):
             return entry[1]  # type: ignore[return-value]
         value = load()
         with self._lock:
@@ -181,7 +183,7 @@ class Catalog:
 
 
 def now() -> float:
-    """The catalogue's clock: a moment to pass as `since`."""
+    """The catalogue's clock: a moment to pass as `newer_than`."""
     return time.monotonic()
 
 
@@ -198,12 +200,12 @@ def rows_as(model: type[M], rows: list[object]) -> list[M]:
     return parsed
 
 
-def fresh(read: Callable[[float | None], T], misses: Callable[[T], bool], since: float | None = None) -> T:
-    """`read(since)`, read once more when `misses` says it lacks a name asked for: a cached catalogue can be up to a
-    minute old, so a name made or renamed within its life is read afresh (since this call began) before it is
-    given up."""
+def fresh(read: Callable[[float | None], T], misses: Callable[[T], bool], newer_than: float | None = None) -> T:
+    """`read(newer_than)`, read once more when `misses` says it lacks a name asked for: a cached catalogue can be up
+    to a minute old, so a name made or renamed within its life is read afresh (newer than this call's start) before
+    it is given up."""
     started = now()
-    value = read(since)
+    value = read(newer_than)
     return read(started) if misses(value) else value
 
 
@@ -228,7 +230,7 @@ def org_labels_seen(client: GiteaClient, owner: str, names: list[str]) -> list[L
     commas, so a name holding one cannot be looked up.
 
     One search for all the names (its `labels` are any-of: docs/server-behaviour.md), never one per name: the
-    names one call may give are capped (toolkit/arguments.MAX_LABEL_NAMES), the requests they cost are one. Its one
+    names one call may give are capped (policy.MAX_LABEL_NAMES), the requests they cost are one. Its one
     page holds PAGE of the issues carrying any of them: a label carried only by issues beyond it is not seen.
     """
     from gitea_mcp.gitea.models import Issue

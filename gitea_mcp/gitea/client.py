@@ -6,8 +6,7 @@ MCP client waits for start-up on every launch.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
+import copy
 import enum
 import functools
 import hashlib
@@ -19,7 +18,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -271,6 +270,7 @@ class GiteaClient:
         self._shared = _Shared(session, verify, user_agent, self._api)
         self._bearer = False
         self._signed_in = False
+        self._deadline: float | None = None
 
     @property
     def timeout(self) -> float:
@@ -281,6 +281,23 @@ class GiteaClient:
     def call_budget(self) -> float:
         """Seconds one tool call may take in all: room for a few sequential rounds and a retry."""
         return CALL_ROUNDS * self._timeout
+
+    @property
+    def deadline(self) -> float | None:
+        """The tool call's deadline (a `time.monotonic()`) this client keeps to, or None outside a call."""
+        return self._deadline
+
+    def until(self, deadline: float) -> GiteaClient:
+        """This client for one tool call: every request it makes (worker threads included: the call hands them this
+        client) ends by `deadline`. The server sets it once, from the call's arrival, so time spent waiting for a
+        thread is part of it; a deadline already set is never moved later."""
+        clone = copy.copy(self)
+        clone._deadline = deadline if self._deadline is None else min(self._deadline, deadline)
+        return clone
+
+    def time_left(self) -> float | None:
+        """Seconds left of the tool call's deadline (None outside one): for waits that are no request of ours."""
+        return None if self._deadline is None else self._deadline - time.monotonic()
 
     @property
     def cache_key(self) -> str:
@@ -394,8 +411,7 @@ class GiteaClient:
         # runs its reads one after another, never waiting in the queue behind reads that are not its own.
         if len(calls) <= 1 or threading.current_thread().name.startswith(_WORKER):
             return [call() for call in calls]
-        # Each worker runs in a copy of this context, so the tool call's deadline holds there too.
-        futures = [self._shared.pool().submit(contextvars.copy_context().run, call) for call in calls[1:]]
+        futures = [self._shared.pool().submit(call) for call in calls[1:]]
         try:
             first = calls[0]()
         finally:
@@ -442,7 +458,7 @@ class GiteaClient:
         or the policy's own budget when that is sooner. It counts the requests' own time too, so retries can never
         stretch a call into a hang."""
         now = time.monotonic()
-        deadline = _CALL_DEADLINE.get()
+        deadline = self._deadline
         if deadline is None:
             deadline = now + self.call_budget
         return deadline if self._retry.budget is None else min(deadline, now + self._retry.budget)
@@ -477,7 +493,7 @@ class GiteaClient:
 
     def _timeout_now(self, method: str, path: str) -> float:
         """This request's time: GITEA_TIMEOUT, or what is left of the tool call's, whichever is less."""
-        deadline = _CALL_DEADLINE.get()
+        deadline = self._deadline
         if deadline is None:
             return self._timeout
         left = deadline - time.monotonic()
@@ -610,27 +626,6 @@ class GiteaClient:
 CALL_ROUNDS = 4  # a tool call's deadline, in GITEA_TIMEOUTs
 _SITE_BODY = 1 << 16  # bytes: a token answer or an OpenID document is a few hundred
 _LAST_MOMENT = 0.05  # seconds: with less of the call left, a request is not sent at all
-_CALL_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("gitea_call_deadline", default=None)
-
-
-@contextlib.contextmanager
-def call_deadline(seconds: float, since: float | None = None) -> Iterator[None]:
-    """Every request made inside (worker threads included) ends by `seconds` from `since` (a `time.monotonic()`,
-    default now): the server starts a call's clock when the call arrives, so time spent waiting for a thread is
-    part of it. A deadline inside another never ends later than the outer one."""
-    deadline = (time.monotonic() if since is None else since) + seconds
-    outer = _CALL_DEADLINE.get()
-    token = _CALL_DEADLINE.set(deadline if outer is None else min(outer, deadline))
-    try:
-        yield
-    finally:
-        _CALL_DEADLINE.reset(token)
-
-
-def time_left() -> float | None:
-    """Seconds left of the tool call's deadline (None outside one): for waits that are no request of ours."""
-    deadline = _CALL_DEADLINE.get()
-    return None if deadline is None else deadline - time.monotonic()
 
 
 MAX_BODY = 8 * 2**20  # 50 issues with long bodies are well under 1 MiB

@@ -22,7 +22,7 @@ from pydantic import AnyUrl
 from gitea_mcp import __version__
 from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
-from gitea_mcp.gitea.client import CALL_ROUNDS, GiteaClient, call_deadline
+from gitea_mcp.gitea.client import CALL_ROUNDS, GiteaClient
 from gitea_mcp.redaction import shown
 from gitea_mcp.server.admission import TOOL_THREADS, Admission
 from gitea_mcp.settings import ConfigError, Settings
@@ -158,10 +158,10 @@ class ToolServer(MCPServer):
                 return envelope.error(refused)
             # The tools block on HTTP: each call on a worker thread, as the SDK runs a synchronous tool; the first
             # call of a tool imports its module there too, off the event loop.
-            served = functools.partial(_served, self._load, name)
-            result = await anyio.to_thread.run_sync(
-                _timed, client.call_budget, arrived, served, deps, arguments, limiter=self._admission.limiter()
-            )
+            # The call's one deadline, counted from its arrival, carried from here to every request it makes.
+            deadline = arrived + client.call_budget
+            served = functools.partial(_served, self._load, name, deps, arguments, deadline)
+            result = await anyio.to_thread.run_sync(served, limiter=self._admission.limiter())
         if self._admission.idle():  # the last call running has ended: what the calls freed may soon be given back
             TRIMMER.idle(self._admission.idle)
         return result
@@ -201,23 +201,18 @@ class ToolServer(MCPServer):
         return result
 
 
-def _served(load: Callable[[str], ToolDefinition], name: str, deps: Deps, arguments: Any) -> CallToolResult:
-    """The tool `name` served, its module imported first if this is its first call. A module that cannot be imported
-    is a bug of ours: said in the log (stderr), the call gets the sentence any failure inside gets."""
+def _served(
+    load: Callable[[str], ToolDefinition], name: str, deps: Deps, arguments: Any, deadline: float
+) -> CallToolResult:
+    """The tool `name` served within `deadline`, its module imported first if this is its first call. A module that
+    cannot be imported is a bug of ours: said in the log (stderr), the call gets the sentence any failure inside
+    gets."""
     try:
         tool = load(name)
     except Exception as exc:
         log.exception("%s could not be loaded", name)
         return failed_inside(name, exc)
-    return tool.served(deps, arguments)
-
-
-def _timed(
-    budget: float, arrived: float, served: Callable[[Deps, Any], CallToolResult], deps: Deps, arguments: Any
-) -> CallToolResult:
-    """`served` within the call's deadline counted from its arrival (the tool's own guard keeps to it)."""
-    with call_deadline(budget, since=arrived):
-        return served(deps, arguments)
+    return tool.served(deps, arguments, deadline)
 
 
 def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPServer:

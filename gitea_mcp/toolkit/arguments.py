@@ -27,7 +27,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from gitea_mcp.domain.failures import BadArgument
-from gitea_mcp.domain.policy import MAX_LIMIT, MAX_NUMBER
+from gitea_mcp.domain.policy import MAX_LABEL_NAMES, MAX_LIMIT, MAX_NUMBER, too_many_labels
 from gitea_mcp.redaction import shown
 
 MAX_PAGE = 10_000
@@ -76,19 +76,7 @@ Names = Annotated[
     list[str], BeforeValidator(split_names), WithJsonSchema({"type": "array", "items": {"type": "string"}})
 ]
 
-# Label names one call may give, in all its arguments (issue_update's labels, add_labels and remove_labels
-# together): well above the labels one issue carries, or a filter needs. Whatever their number they are resolved
-# from one listing of the repository's labels (and of the organisation's, or one search where the token cannot
-# list those: toolkit/labels.py): the cap bounds that work and the one search's URL, not a request per name.
-MAX_LABEL_NAMES = 50
 TOO_MANY_NAMES = "too_many_names"  # the error type whose message is the sentence itself (`_invalid`)
-
-
-def too_many_labels(count: int) -> str:
-    return (
-        f"{count} label names in one call are more than the {MAX_LABEL_NAMES} gitea_mcp takes; name at most "
-        f"{MAX_LABEL_NAMES} labels per call."
-    )
 
 
 def _few_enough(names: list[str]) -> list[str]:

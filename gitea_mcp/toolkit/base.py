@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -15,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
-from gitea_mcp.gitea.client import GiteaClient, call_deadline
+from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, Moved
 from gitea_mcp.toolkit import envelope, scopes
 from gitea_mcp.toolkit.arguments import Arguments, compact_schema, described, inline_defs, input_schema, parse
@@ -43,19 +45,14 @@ class Deps:
     # The scopes a signed-in caller's client was granted (our sign-in); None for a token Gitea alone judges.
     granted: tuple[str, ...] | None = None
 
+    def until(self, deadline: float) -> Deps:
+        """The same, for one call that must end by `deadline` (its client keeps every request within it)."""
+        return dataclasses.replace(self, client=self.client.until(deadline))
+
 
 def guard(call: Callable[[], CallToolResult], tool: ToolSpec, deps: Deps) -> CallToolResult:
-    """Turn every failure into an `isError` result: our own messages as they are, anything else generic.
-
-    The whole call runs against one deadline (a few GITEA_TIMEOUTs): however many requests a tool makes, and
-    whatever the retries, it answers in bounded time.
-    """
-    with call_deadline(deps.client.call_budget):
-        return answered(call, tool, deps)
-
-
-def answered(call: Callable[[], CallToolResult], tool: ToolSpec, deps: Deps) -> CallToolResult:
-    """The call's result, or its failure as the isError result an agent reads (`guard`, without the deadline)."""
+    """Turn every failure into an `isError` result: our own messages as they are, anything else generic. The call's
+    deadline is not opened here: `ToolDefinition.call` gave `deps` its client bound to it."""
     try:
         return call()
     except Moved as exc:  # where it moved may be named only inside the allowlist
@@ -84,8 +81,16 @@ class ToolDefinition:
     result: type[BaseModel]
     run: Callable[[Deps, Any], CallToolResult]
 
-    def call(self, deps: Deps, arguments: Mapping[str, Any]) -> CallToolResult:
-        """The tool as an agent calls it: raw arguments in, a result or an isError sentence out."""
+    def call(self, deps: Deps, arguments: Mapping[str, Any], deadline: float | None = None) -> CallToolResult:
+        """The tool as an agent calls it: raw arguments in, a result or an isError sentence out.
+
+        The whole call keeps to one deadline (a `time.monotonic()`), opened where the call is received and carried
+        in `deps.client`: however many requests a tool makes, and whatever the retries, it answers in bounded time.
+        The server opens it when the call arrives (time waiting for a thread counts); None opens it now, a few
+        GITEA_TIMEOUTs ahead (`GiteaClient.call_budget`)."""
+        if deadline is None:
+            deadline = time.monotonic() + deps.client.call_budget
+        deps = deps.until(deadline)
         try:
             args = parse(self.spec.name, self.args, arguments)
         except ToolFailure as exc:
@@ -107,10 +112,10 @@ class ToolDefinition:
             ),
         )
 
-    def served(self, deps: Deps, arguments: Mapping[str, Any]) -> CallToolResult:
+    def served(self, deps: Deps, arguments: Mapping[str, Any], deadline: float | None = None) -> CallToolResult:
         """`call` as the server answers it: a result whose structured content does not fit the published output
         schema is a bug of ours, said as one, never sent (a client validating it would refuse the whole result)."""
-        result = self.call(deps, arguments)
+        result = self.call(deps, arguments, deadline)
         if not result.is_error:
             try:
                 self.result.model_validate(result.structured_content)

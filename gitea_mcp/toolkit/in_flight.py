@@ -14,7 +14,7 @@ from concurrent.futures import Future, wait
 
 from mcp_types import CallToolResult
 
-from gitea_mcp.toolkit.base import Deps, answered, guard
+from gitea_mcp.toolkit.base import Deps, guard
 from gitea_mcp.toolkit.spec import ToolSpec
 
 
@@ -35,7 +35,7 @@ def run_once(
     def across_replicas(flight: tuple[object, ...]) -> CallToolResult:
         # A call on another replica that waits on this one reads this call's answer as its agent does, failure too.
         assert shared is not None
-        return shared.run(flight, rest, lambda: answered(run, tool, deps))
+        return shared.run(flight, rest, lambda: guard(run, tool, deps), deps.client.time_left)
 
     def guarded() -> CallToolResult:
         flight = (tool.name, caller(deps), *key)

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.domain.invisible import scrub
+from gitea_mcp.domain.policy import MAX_LABEL_NAMES, too_many_labels
 from gitea_mcp.gitea.catalog import fresh, org_labels_seen
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.models import Label
-from gitea_mcp.toolkit.arguments import MAX_LABEL_NAMES, too_many_labels
 from gitea_mcp.toolkit.base import Deps
 
 
@@ -108,17 +108,17 @@ def named(index: ByName, name: str) -> Label | None:
 def label_set(deps: Deps, owner: str, name: str, wanted: list[str]) -> LabelSet:
     """The labels `wanted` may name: the repository's and the organisation's, read afresh when the cache misses one
     of them, and the organisation's labels issues show when the token cannot list them."""
-    found = fresh(lambda at: _label_set(deps, owner, name, since=at), lambda got: not got.knows(wanted))
+    found = fresh(lambda at: _label_set(deps, owner, name, newer_than=at), lambda got: not got.knows(wanted))
     unseen = [n for n in wanted if found.find(n) is None]
     if unseen and not found.org_readable:
         found = found.with_labels(org_labels_seen(deps.client, owner, unseen))
     return found
 
 
-def _label_set(deps: Deps, owner: str, name: str, since: float | None) -> LabelSet:
+def _label_set(deps: Deps, owner: str, name: str, newer_than: float | None) -> LabelSet:
     repo, org = deps.client.gather(
-        lambda: deps.catalog.labels(deps.client, owner, name, since),
-        lambda: deps.catalog.org_labels(deps.client, owner, since),
+        lambda: deps.catalog.labels(deps.client, owner, name, newer_than),
+        lambda: deps.catalog.org_labels(deps.client, owner, newer_than),
     )
     server = deps.catalog.server(deps.client) if org is None else None
     return LabelSet(
@@ -129,11 +129,11 @@ def _label_set(deps: Deps, owner: str, name: str, since: float | None) -> LabelS
     )
 
 
-def organisation_labels(deps: Deps, owner: str, names: list[str], since: float) -> tuple[list[Label], bool]:
-    """`owner`'s organisation labels of these names, read since `since`: listed when the token may
+def organisation_labels(deps: Deps, owner: str, names: list[str], newer_than: float) -> tuple[list[Label], bool]:
+    """`owner`'s organisation labels of these names, read after `newer_than`: listed when the token may
     (read:organization), else as the issues that carry them show them. The flag: whether they could be listed."""
     listed, seen = deps.client.gather(
-        lambda: deps.catalog.org_labels(deps.client, owner, since),
+        lambda: deps.catalog.org_labels(deps.client, owner, newer_than),
         lambda: org_labels_seen(deps.client, owner, names),
     )
     if listed is not None:
@@ -174,7 +174,8 @@ def add(deps: Deps, base: list[Segment], labels: list[Label], names: list[str]) 
     return deps.client.write("POST", [*base, "labels"], {"labels": _payload(labels, names)}).many(Label)
 
 
-def replace(deps: Deps, base: list[Segment], labels: list[Label], names: list[str]) -> list[Label]:
+def set_exactly(deps: Deps, base: list[Segment], labels: list[Label], names: list[str]) -> list[Label]:
+    """PUT: the issue's labels become exactly these (one per exclusive scope kept); answers its labels after."""
     return deps.client.write("PUT", [*base, "labels"], {"labels": _payload(labels, names)}).many(Label)
 
 

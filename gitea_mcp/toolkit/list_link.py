@@ -86,7 +86,7 @@ def _label_names(deps: Deps, link: ListLink) -> tuple[str, ...]:
     started = now()
     known = {x.id: x.name for x in deps.catalog.labels(deps.client, link.owner, link.name)}
     if any(i not in known for i in ids):
-        known = {x.id: x.name for x in deps.catalog.labels(deps.client, link.owner, link.name, since=started)}
+        known = {x.id: x.name for x in deps.catalog.labels(deps.client, link.owner, link.name, newer_than=started)}
     if missing := [str(i) for i in ids if i not in known]:
         names = {"owner": link.owner, "name": link.name}
         raise ToolFailure(

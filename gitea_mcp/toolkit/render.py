@@ -216,7 +216,7 @@ def served_fewer(asked: int, size: int) -> str:
     return f"{why} this server serves at most {size} per page (its MAX_RESPONSE_ITEMS); pages are {size}."
 
 
-def span(count: int, page: int, limit: int, total: int | None, has_more: bool) -> str:
+def showing(count: int, page: int, limit: int, total: int | None, has_more: bool) -> str:
     """`312 matches, showing 31–60` — or a definitive `0 matches`; without a total, say whether more exist."""
     first = (page - 1) * limit + 1
     if count == 0:

@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
-from gitea_mcp.domain import dates
 from gitea_mcp.domain.failures import ToolFailure
 from gitea_mcp.domain.invisible import scrub, scrubbed
 from gitea_mcp.domain.issue_filter import IssueFilter
@@ -28,7 +27,6 @@ from gitea_mcp.gitea.client import ApiResponse, Segment
 from gitea_mcp.gitea.errors import CatalogTooBig, NotFound
 from gitea_mcp.gitea.models import Issue, Label
 from gitea_mcp.gitea.page import Page, page_of
-from gitea_mcp.redaction import shown
 from gitea_mcp.toolkit import labels as label_names
 from gitea_mcp.toolkit import missing
 from gitea_mcp.toolkit.base import Deps
@@ -49,25 +47,6 @@ def check_places(deps: Deps, rows: list[Issue], owner: str, name: str | None) ->
     deps.policy.check_rows([row.repository.full_name for row in rows if row.repository], owner, name)
 
 
-def with_dates(query: IssueFilter) -> IssueFilter:
-    """issue_list's since (at or after) and before (strictly before) as Gitea's inclusive whole seconds, by the one
-    rule every tool shares (domain/dates.py): `since=D before=E` is `updated:>=D updated:<E`. Refused clearly."""
-    since = dates.bound(">=", query.since.strip(), f"since={shown(query.since)}") if query.since else None
-    before = dates.bound("<", query.before.strip(), f"before={shown(query.before)}") if query.before else None
-    if since is not None and before is not None and since > before:
-        day = query.before.strip() if query.before else ""
-        whole = f" (to include {day}, write before={dates.next_day(day)})" if dates.is_day(day) else ""
-        raise ToolFailure(
-            f"since={shown(query.since)} and before={shown(query.before)} leave an empty time range: before is "
-            f"exclusive, it ends where its day or time begins{whole}. Check the dates."
-        )
-    return replace(
-        query,
-        since=None if since is None else dates.rfc3339(since),
-        before=None if before is None else dates.rfc3339(before),
-    )
-
-
 @dataclass(frozen=True)
 class Sent:
     """The label and milestone filters as Gitea's list can take them, and the labels filtered here."""
@@ -77,8 +56,9 @@ class Sent:
     titles: tuple[str, ...] = ()  # milestones by title
     ids: tuple[int, ...] = ()  # milestones by id (their title holds a comma)
 
-    def params(self, query: IssueFilter) -> dict[str, str]:
-        params = {k: v for k, v in query.list_params().items() if k not in ("labels", "milestones")}
+    def params(self, asked: dict[str, str]) -> dict[str, str]:
+        """The list's parameters as sent: `asked` (the filter's, `IssueFilter.list_params`) with the names resolved."""
+        params = {k: v for k, v in asked.items() if k not in ("labels", "milestones")}
         if self.labels:
             params["labels"] = ",".join(self.labels)
         if self.titles or self.ids:
@@ -101,20 +81,23 @@ def repo_page(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, 
     """One page of a repository's issues, label and milestone names checked in the same round trip, every row
     checked to come from there."""
     label_names.refuse_too_many(list(query.labels))
+    asked = query.list_params()  # built once: every request for this page sends these, its names as resolved
     try:
-        served = _served(deps, owner, name, query, page, limit)
+        served = _served(deps, owner, name, query, asked, page, limit)
     except NotFound as exc:
         raise missing.explain_list_404(deps, owner, name, exc, query.users()) from None
     check_places(deps, served.rows, owner, name)
     return served
 
 
-def _served(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, limit: int) -> Page[Issue]:
-    since: float | None = None  # the first round may take names from the cache
+def _served(
+    deps: Deps, owner: str, name: str, query: IssueFilter, asked: dict[str, str], page: int, limit: int
+) -> Page[Issue]:
+    newer_than: float | None = None  # the first round may take names from the cache
     for _ in range(2):
-        sent, response = _first_round(deps, owner, name, query, page, limit, since)
+        sent, response = _first_round(deps, owner, name, query, asked, page, limit, newer_than)
         if sent.here:
-            filtered = _filtered_here(deps, owner, name, query, sent, page, limit)
+            filtered = _filtered_here(deps, owner, name, asked, sent, page, limit)
             if filtered is not None:
                 return filtered
         else:
@@ -122,7 +105,7 @@ def _served(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, li
             served = page_of(response, Issue, limit, page)
             if all(sent.kept_by_gitea(row) for row in served.rows):
                 return served
-        since = now()  # a row did not carry a name it was sent: read every name afresh and ask again
+        newer_than = now()  # a row did not carry a name it was sent: read every name afresh and ask again
     raise ToolFailure(
         f"Gitea ignored the label or milestone filter on {owner}/{name} twice: its names changed while listing. "
         "Try again."
@@ -130,22 +113,30 @@ def _served(deps: Deps, owner: str, name: str, query: IssueFilter, page: int, li
 
 
 def _first_round(
-    deps: Deps, owner: str, name: str, query: IssueFilter, page: int, limit: int, since: float | None
+    deps: Deps,
+    owner: str,
+    name: str,
+    query: IssueFilter,
+    asked: dict[str, str],
+    page: int,
+    limit: int,
+    newer_than: float | None,
 ) -> tuple[Sent, ApiResponse | None]:
     """The names resolved and, in the same round trip, the list as asked when the names can go as they are."""
     if not query.labels and not query.milestones:  # nothing to resolve: the list alone, on this thread
-        return Sent(), _get(deps, owner, name, query.list_params(), page, limit)
-    resolve = partial(_resolve, deps, owner, name, query, since)
+        return Sent(), _get(deps, owner, name, asked, page, limit)
+    resolve = partial(_resolve, deps, owner, name, query, newer_than)
     if any("," in text for text in (*query.labels, *query.milestones)):  # they go as ids: the list must wait
         sent, early = resolve(), None
     else:
         # The names first, so a refused name wins over whatever the list returned.
-        sent, early = deps.client.gather(resolve, lambda: _get(deps, owner, name, query.list_params(), page, limit))
+        sent, early = deps.client.gather(resolve, lambda: _get(deps, owner, name, asked, page, limit))
     if sent.here:
         return sent, None
-    if early is not None and sent.params(query) == query.list_params():
+    params = sent.params(asked)
+    if early is not None and params == asked:
         return sent, early
-    return sent, _get(deps, owner, name, sent.params(query), page, limit)
+    return sent, _get(deps, owner, name, params, page, limit)
 
 
 def _get(deps: Deps, owner: str, name: str, params: dict[str, str], page: int, limit: int) -> ApiResponse:
@@ -153,12 +144,12 @@ def _get(deps: Deps, owner: str, name: str, params: dict[str, str], page: int, l
     return deps.client.get(path, {**params, "page": page, "limit": limit})
 
 
-def _resolve(deps: Deps, owner: str, name: str, query: IssueFilter, since: float | None) -> Sent:
+def _resolve(deps: Deps, owner: str, name: str, query: IssueFilter, newer_than: float | None) -> Sent:
     def labels() -> Sent:
-        return _labels(deps, owner, name, list(query.labels), since) if query.labels else Sent()
+        return _labels(deps, owner, name, list(query.labels), newer_than) if query.labels else Sent()
 
     def milestones() -> Sent:
-        return _milestones(deps, owner, name, list(query.milestones), since) if query.milestones else Sent()
+        return _milestones(deps, owner, name, list(query.milestones), newer_than) if query.milestones else Sent()
 
     if not query.milestones:  # one lookup runs on this thread, without a hop to a worker
         return labels()
@@ -168,11 +159,13 @@ def _resolve(deps: Deps, owner: str, name: str, query: IssueFilter, since: float
     return replace(by_label, titles=by_milestone.titles, ids=by_milestone.ids)
 
 
-def _labels(deps: Deps, owner: str, name: str, wanted: list[str], since: float | None) -> Sent:
+def _labels(deps: Deps, owner: str, name: str, wanted: list[str], newer_than: float | None) -> Sent:
     """Repository labels go to Gitea by name; a name with a comma, or an organisation's label, is filtered here."""
     started = now()
     repo = fresh(
-        lambda at: deps.catalog.labels(deps.client, owner, name, at), lambda got: bool(_unknown(wanted, got)), since
+        lambda at: deps.catalog.labels(deps.client, owner, name, at),
+        lambda got: bool(_unknown(wanted, got)),
+        newer_than,
     )
     org: list[Label] = []
     listed = True
@@ -231,13 +224,13 @@ def _no_such_label(owner: str, name: str, unknown: list[str], repo: list[Label],
     return text
 
 
-def _milestones(deps: Deps, owner: str, name: str, wanted: list[str], since: float | None) -> Sent:
+def _milestones(deps: Deps, owner: str, name: str, wanted: list[str], newer_than: float | None) -> Sent:
     """Each as given (a title, or an id: Gitea reads a title first, then an id, as `milestone_named` does); a title
     holding a comma goes as its id."""
     milestones = fresh(
         lambda at: deps.catalog.milestones(deps.client, owner, name, at),
         lambda got: any(milestone_named(got, w) is None for w in wanted),
-        since,
+        newer_than,
     )
     found = [milestone_named(milestones, w) for w in wanted]
     unknown = [w for w, m in zip(wanted, found, strict=True) if m is None]
@@ -263,11 +256,11 @@ def _milestones(deps: Deps, owner: str, name: str, wanted: list[str], since: flo
 
 
 def _filtered_here(
-    deps: Deps, owner: str, name: str, query: IssueFilter, sent: Sent, page: int, limit: int
+    deps: Deps, owner: str, name: str, asked: dict[str, str], sent: Sent, page: int, limit: int
 ) -> Page[Issue] | None:
     """The labels Gitea's list cannot filter by, filtered here over every issue the other filters leave (at most
     SCAN_ROWS); None when a row shows Gitea dropped a name it was sent."""
-    rows = _scan(deps, owner, name, sent.params(query), lambda total: _too_many(owner, sent.here, total))
+    rows = _scan(deps, owner, name, sent.params(asked), lambda total: _too_many(owner, sent.here, total))
     if not all(sent.kept_by_gitea(row) for row in rows):
         return None
     matching = [row for row in rows if sent.kept_here(row)]

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 from mcp_types import CallToolResult
 
 from gitea_mcp.domain.failures import ToolFailure
-from gitea_mcp.gitea.client import time_left
 from gitea_mcp.redaction import redis_display
 
 if TYPE_CHECKING:
@@ -78,13 +77,18 @@ class SharedFlights:
     lease: float  # seconds
 
     def run(
-        self, key: tuple[object, ...], rest: tuple[object, ...], run: Callable[[], CallToolResult]
+        self,
+        key: tuple[object, ...],
+        rest: tuple[object, ...],
+        run: Callable[[], CallToolResult],
+        time_left: Callable[[], float | None] = lambda: None,
     ) -> CallToolResult:
         """`run` once across the replicas for calls in flight with `key`: a call that waited on another that asked
-        the same (`rest`) gets that one's answer; otherwise it runs once the other is done."""
+        the same (`rest`) gets that one's answer; otherwise it runs once the other is done. `time_left`: what is
+        left of the call's deadline (`GiteaClient.time_left`), which no wait here outlasts."""
         lock, asked, mine = LOCK + digest(key), digest(rest), secrets.token_hex(16)
-        while (holder := self._take(lock, mine)) is not None:
-            answer = self._wait_out(lock, holder)
+        while (holder := self._take(lock, mine, time_left)) is not None:
+            answer = self._wait_out(lock, holder, time_left)
             if answer is not None and answer[0] == asked:
                 return answer[1]
         try:
@@ -98,7 +102,7 @@ class SharedFlights:
         """Raises Unreachable, in its sentence, when the guard cannot be asked."""
         self._ask(self.store.ping)
 
-    def _take(self, lock: str, mine: str) -> str | None:
+    def _take(self, lock: str, mine: str, time_left: Callable[[], float | None]) -> str | None:
         """None once the lock is ours, else the token of the call that holds it."""
         while True:
             if self._ask(lambda: self.store.set(lock, mine, px=int(self.lease * 1000), nx=True)):
@@ -108,13 +112,15 @@ class SharedFlights:
                 return None
             if holder is not None:
                 return holder
-            self._time_for(0)  # let go between the two: try again, while the call has time
+            _time_for(0, time_left)  # let go between the two: try again, while the call has time
 
-    def _wait_out(self, lock: str, holder: str) -> tuple[str, CallToolResult] | None:
+    def _wait_out(
+        self, lock: str, holder: str, time_left: Callable[[], float | None]
+    ) -> tuple[str, CallToolResult] | None:
         """Until `holder` lets go of the lock (or its lease ends); then its answer and what it asked, if it left one."""
         pause = POLL_FIRST
         while self._ask(lambda: self.store.get(lock)) == holder:
-            self._time_for(pause)
+            _time_for(pause, time_left)
             time.sleep(pause)
             pause = min(pause * 2, POLL_MAX)
         left = self._ask(lambda: self.store.get(ANSWER + holder))
@@ -122,14 +128,6 @@ class SharedFlights:
             return None
         stored = json.loads(left)
         return str(stored["asked"]), CallToolResult.model_validate(stored["result"])
-
-    def _time_for(self, pause: float) -> None:
-        left = time_left()
-        if left is not None and left <= pause:
-            raise ToolFailure(
-                "The same write is still being sent by another call (on another replica), and this call ran out of "
-                "time waiting for it; nothing was sent by this call. Look for what it writes before retrying."
-            )
 
     def _leave(self, mine: str, asked: str, result: CallToolResult) -> None:
         """The answer, for the calls waiting on this one; without it they run and their duplicate check finds the
@@ -173,6 +171,15 @@ def _cause(exc: RedisError) -> str:
 
 def digest(parts: tuple[object, ...]) -> str:
     return hashlib.sha256(json.dumps(parts, default=str, ensure_ascii=False).encode()).hexdigest()
+
+
+def _time_for(pause: float, time_left: Callable[[], float | None]) -> None:
+    left = time_left()
+    if left is not None and left <= pause:
+        raise ToolFailure(
+            "The same write is still being sent by another call (on another replica), and this call ran out of "
+            "time waiting for it; nothing was sent by this call. Look for what it writes before retrying."
+        )
 
 
 class Unusable(Exception):

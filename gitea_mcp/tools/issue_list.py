@@ -8,7 +8,7 @@ from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
 from gitea_mcp.domain import dates
-from gitea_mcp.domain.issue_filter import USER_FILTERS, IssueFilter, Kind, State
+from gitea_mcp.domain.issue_filter import USER_FILTERS, IssueFilter, Kind, State, gitea_dates
 from gitea_mcp.domain.policy import DEFAULT_LIMIT, cap_limit, validate_name
 from gitea_mcp.toolkit import envelope, render, repo_page, rows, scopes
 from gitea_mcp.toolkit.arguments import Arguments, Limit, Names, Owner, PageNumber, RepoName
@@ -66,18 +66,17 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
         if (login := getattr(args, key)) is not None:
             validate_name(login, key)
     limit = cap_limit(args.limit)
-    query = repo_page.with_dates(
-        IssueFilter(
-            state=args.state,
-            type=args.type,
-            labels=tuple(args.labels),
-            milestones=tuple(args.milestones),
-            since=args.since,
-            before=args.before,
-            created_by=args.created_by,
-            assigned_by=args.assigned_by,
-            mentioned_by=args.mentioned_by,
-        )
+    since, before = gitea_dates(args.since, args.before)
+    query = IssueFilter(
+        state=args.state,
+        type=args.type,
+        labels=tuple(args.labels),
+        milestones=tuple(args.milestones),
+        since=since,
+        before=before,
+        created_by=args.created_by,
+        assigned_by=args.assigned_by,
+        mentioned_by=args.mentioned_by,
     )
     page = repo_page.repo_page(deps, owner, name, query, page=args.page, limit=limit)
     out = IssueListResult(
@@ -94,8 +93,9 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
 def _text(owner: str, name: str, query: IssueFilter, out: IssueListResult, asked: int | None) -> str:
     found = out.issues
     count = len(found)
-    header = f"{owner}/{name} {_KIND[query.type]} ({query.describe()}): "
-    header += render.span(count, out.page, out.limit, out.total, out.has_more)
+    call_args = query.call_args()  # once, for the header and the next page's hint
+    header = f"{owner}/{name} {_KIND[query.type]} ({query.describe(call_args)}): "
+    header += render.showing(count, out.page, out.limit, out.total, out.has_more)
     lines = [header]
     if asked is not None:
         lines.append(f"note: {render.served_fewer(asked, out.limit)}")
@@ -108,7 +108,7 @@ def _text(owner: str, name: str, query: IssueFilter, out: IssueListResult, asked
         hints.append(f"web URL: {url_template(found)}")
         hints.append(f"details: issue_get {render.args_text(repo_args)} number=<number>")
     if out.has_more:
-        hints.append(render.next_page(NAME, {**repo_args, **query.call_args()}, out.page, out.limit))
+        hints.append(render.next_page(NAME, {**repo_args, **call_args}, out.page, out.limit))
     if not count and out.page == 1:
         hints.append("nothing matches these filters; widen them (for example state=all) or check their values.")
     lines.extend(render.help_lines(hints))

@@ -420,7 +420,7 @@ def _text(
 ) -> str:
     shown = render.args_text(out.params)
     header = f"search {scope} {args.query!r} → {shown}: "
-    lines = [header + render.span(len(found), out.page, out.limit, out.total, out.has_more)]
+    lines = [header + render.showing(len(found), out.page, out.limit, out.total, out.has_more)]
     lines += [f"note: {note}" for note in notes]
     cross = scope.name is None
     if found:  # the legend: here @name is the author (in issue_list rows it is the assignees)

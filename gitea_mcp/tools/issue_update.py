@@ -236,7 +236,7 @@ def _write_labels(
             return issue
         step(
             "change of labels",
-            lambda: labels.replace(deps, base, wanted, plan.names),
+            lambda: labels.set_exactly(deps, base, wanted, plan.names),
             lambda now: _ids(wanted) <= _ids(now) and all(x.id in _ids(wanted) or x.name in names for x in now),
         )
     for label in (label for label in plan.dropping if label.name in have):

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+import time
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
@@ -12,7 +11,7 @@ import requests
 import responses
 
 from gitea_mcp import __version__
-from gitea_mcp.gitea.client import GiteaClient, RetryPolicy, call_deadline
+from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.gitea.errors import GiteaError
 from tests.support import TOKEN
 from tests.support.gitea_json import API, ROOT
@@ -31,9 +30,9 @@ def client(timeout: float = 5, **retry: float) -> GiteaClient:
     return GiteaClient(ROOT, TOKEN, timeout=timeout, retry=RetryPolicy(**retry))  # type: ignore[arg-type]
 
 
-@contextlib.contextmanager
-def _nothing() -> Iterator[None]:
-    yield
+def within(gitea: GiteaClient, call: float | None) -> GiteaClient:
+    """`gitea` inside a tool call with `call` seconds left, or outside any call (None)."""
+    return gitea if call is None else gitea.until(time.monotonic() + call)
 
 
 @pytest.mark.parametrize(
@@ -112,10 +111,10 @@ def http_date(moment: datetime) -> str:
 def test_a_read_waits_what_the_server_asks_within_the_call(
     sleeps: list[float], headers: dict[str, str], call: float | None, waits: list[float] | str
 ) -> None:
-    with responses.RequestsMock() as rsps, call_deadline(call) if call else _nothing():
+    with responses.RequestsMock() as rsps:
         rsps.get(URL, status=429, headers=headers)
         rsps.get(URL, json=[])
-        client(timeout=5).get(["repos", "acme", "widgets", "issues"])
+        within(client(timeout=5), call).get(["repos", "acme", "widgets", "issues"])
         assert len(rsps.calls) == 2
     if waits == "backoff":
         assert len(sleeps) == 1 and 0 <= sleeps[0] <= RetryPolicy().base_delay
@@ -164,10 +163,10 @@ def test_an_http_date_without_a_date_header_counts_from_this_clock(sleeps: list[
 def test_a_wait_beyond_the_deadline_fails_at_once_naming_it(
     sleeps: list[float], status: int, headers: dict[str, str], call: float | None, message: str
 ) -> None:
-    with responses.RequestsMock() as rsps, call_deadline(call) if call else _nothing():
+    with responses.RequestsMock() as rsps:
         rsps.get(URL, status=status, headers=headers)
         with pytest.raises(GiteaError) as info:
-            client(timeout=5).get(["repos", "acme", "widgets", "issues"])
+            within(client(timeout=5), call).get(["repos", "acme", "widgets", "issues"])
         assert len(rsps.calls) == 1
     assert str(info.value) == message and info.value.status == status
     assert sleeps == []

@@ -10,7 +10,7 @@ import pytest
 from mcp_types import CallToolResult
 
 from gitea_mcp.domain.policy import Policy
-from gitea_mcp.gitea.client import CALLER_THREADS, GiteaClient, time_left
+from gitea_mcp.gitea.client import CALLER_THREADS, GiteaClient
 from gitea_mcp.server.admission import TOOL_THREADS, Admission
 from gitea_mcp.server.app import ToolServer
 from gitea_mcp.settings import TOOL_CALLS
@@ -147,7 +147,7 @@ def test_time_waiting_for_a_slot_is_part_of_the_calls_budget() -> None:
 
     def run(deps: Deps, args: object) -> CallToolResult:
         def body() -> CallToolResult:
-            seconds = time_left()
+            seconds = deps.client.time_left()
             assert seconds is not None
             left.append(seconds)
             time.sleep(1.0)  # holds the only thread

@@ -182,5 +182,5 @@ def test_counts_agree_in_number(number: int, text: str) -> None:
         ((2, 1, 30, 2, False), "2 matches, showing 1–2"),
     ],
 )
-def test_span_says_match_or_matches(args: tuple[int, int, int, int, bool], text: str) -> None:
-    assert render.span(*args) == text
+def test_showing_says_match_or_matches(args: tuple[int, int, int, int, bool], text: str) -> None:
+    assert render.showing(*args) == text

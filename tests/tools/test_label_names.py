@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 import responses
 
-from gitea_mcp.toolkit.arguments import MAX_LABEL_NAMES
+from gitea_mcp.domain.policy import MAX_LABEL_NAMES
 from gitea_mcp.toolkit.base import Deps
 from gitea_mcp.tools import issue_create, issue_list, issue_search, issue_update
 from tests.support.gitea_json import API, LABELS, MILESTONES, api_error, issue, label, milestone, org_label

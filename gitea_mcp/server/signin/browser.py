@@ -113,21 +113,24 @@ def _refused(signin: SignIn, asked: dict[str, str]) -> tuple[str, str] | None:
         return "invalid_target", f"this server issues tokens for {signin.sealer.audience} only"
     unknown = [scope for scope in (asked.get("scope") or "").split() if scope not in _accepted(signin)]
     if unknown:
-        return "invalid_scope", f"unknown scope {unknown[0][:40]}; this server offers {' '.join(signin.offered())}"
+        return (
+            "invalid_scope",
+            f"unknown scope {unknown[0][:40]}; this server offers {' '.join(signin.scopes_offered())}",
+        )
     return None
 
 
 def _accepted(signin: SignIn) -> list[str]:
     """The scopes a client may ask for: those offered, and the read scope each offered write scope covers (a
     client that only reads may ask read:issue of a server that offers write:issue)."""
-    offered = signin.offered()
-    return offered + [f"read:{scope[6:]}" for scope in offered if scope.startswith("write:")]
+    scopes = signin.scopes_offered()
+    return scopes + [f"read:{scope[6:]}" for scope in scopes if scope.startswith("write:")]
 
 
 def _scopes(signin: SignIn, asked: str | None) -> list[str]:
     """The scopes asked (all that are offered when none are), without those another implies, issue scopes first."""
     wanted = set((asked or "").split())
-    return folded(wanted) if wanted else signin.offered()
+    return folded(wanted) if wanted else signin.scopes_offered()
 
 
 def _error(signin: SignIn, error: str, description: str, state: str | None) -> dict[str, str | None]:
@@ -167,7 +170,7 @@ async def _decided(signin: SignIn, request: Request) -> Response:
         "response_type": "code",
         # Every scope offered, whatever this client asked: Gitea keeps one grant per user and application and
         # refuses a sign-in asking for other scopes than it holds. The client's own are held to by the tools.
-        "scope": " ".join(gitea_scopes(signin.offered())),
+        "scope": " ".join(gitea_scopes(signin.scopes_offered())),
         "state": state,
         "code_challenge": challenge,
         "code_challenge_method": method,

@@ -56,7 +56,8 @@ class SignIn:
     def secure(self) -> bool:
         return self.origin.startswith("https://")
 
-    def offered(self) -> list[str]:
+    def scopes_offered(self) -> list[str]:
+        """The Gitea scopes a client may ask for (the tools served need them): discovery's scopes_supported."""
         return discovery.scopes(self.settings)
 
     async def ended(self, family: str) -> bool | None:
