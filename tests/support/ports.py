@@ -1,0 +1,33 @@
+"""Ports for tests, without races. A server a test starts binds port 0 and says which port it got (a start-up line,
+or the listening socket itself). A port "nothing listens on" is one this process holds bound and never listens on:
+Linux refuses a connection to it (RST, ECONNREFUSED), and no other program can take it while it is held — unlike a
+port found free by binding and releasing it, which another test may bind before it is used."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+LOOPBACK = "127.0.0.1"
+
+
+@contextmanager
+def refusing_port() -> Iterator[int]:
+    """A loopback port where a connection is refused, held so for the `with` block."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind((LOOPBACK, 0))  # bound, never listening: refused, and nobody else's until closed
+        port: int = held.getsockname()[1]
+        yield port
+
+
+@contextmanager
+def refusing_url() -> Iterator[str]:
+    """http://127.0.0.1:PORT on a refusing_port()."""
+    with refusing_port() as port:
+        yield f"http://{LOOPBACK}:{port}"
+
+
+def listener(backlog: int = 50) -> socket.socket:
+    """A listening loopback socket on a port the kernel chose (read it with `.getsockname()[1]`)."""
+    return socket.create_server((LOOPBACK, 0), backlog=backlog)
