@@ -19,6 +19,7 @@ from gitea_mcp.server.limits import UNAVAILABLE_FOR
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
 from tests.e2e.conftest import HttpServer
 from tests.e2e.test_http import INIT, rpc
+from tests.support.waiting import NeverHappened, wait_until
 
 LIST = {"name": "issue_list", "arguments": {"owner": "acme", "name": "widgets", "limit": 1}}
 MIB = 1_048_576
@@ -100,12 +101,10 @@ def test_idle_connections_beyond_the_cap_leave_room_for_a_call(forge: StandIn) -
 
 
 def _healthy_within(url: str, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if requests.get(f"{url}/healthz", timeout=10).status_code == 200:
-            return True
-        time.sleep(0.2)
-    return False
+    try:
+        return wait_until(lambda: requests.get(f"{url}/healthz", timeout=10).status_code == 200, seconds, "healthy")
+    except NeverHappened:
+        return False
 
 
 SLOW = {

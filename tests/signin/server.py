@@ -8,11 +8,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 import requests
 
 from tests.support.processes import free_port, stop
+from tests.support.waiting import wait_until
 
 
 def new_key() -> str:
@@ -55,15 +55,19 @@ class SigninServer:
         return f"{self.url}/callback"
 
     def _wait(self, seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline and self.process.poll() is None:
+        def healthy() -> bool:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server with sign-in on ended before it served: {self.said()}")
             try:
-                if requests.get(f"{self.url}/healthz", timeout=2).ok:
-                    return
+                return requests.get(f"{self.url}/healthz", timeout=2).ok
             except requests.ConnectionError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"the server with sign-in on did not start on {self.url}")
+                return False
+
+        try:
+            wait_until(healthy, seconds, f"the server with sign-in on serving at {self.url}")
+        except BaseException:
+            self.stop()
+            raise
 
     def said(self) -> str:
         """What the server wrote to stderr so far."""

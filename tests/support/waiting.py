@@ -17,7 +17,7 @@ class NeverHappened(AssertionError):
     """The condition did not hold within its deadline (an AssertionError: the test fails, it does not error)."""
 
 
-def wait_until(condition: Callable[[], T], timeout: float, what: str, poll: float = POLL) -> T:
+def wait_until(condition: Callable[[], T | None], timeout: float, what: str, poll: float = POLL) -> T:
     """The first true value `condition()` gives within `timeout` seconds, or NeverHappened naming `what`.
     Looked at once more at the deadline, so a condition that holds just then is not failed."""
     deadline = time.monotonic() + timeout
