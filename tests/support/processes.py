@@ -36,6 +36,21 @@ def open_files(pid: int, port: int) -> int:
         return sockets_on(port)
 
 
+def accept_queue(port: int) -> int:
+    """Connections made to the listener on `port` that its server has not accept()ed yet: for a listening socket,
+    /proc/net/tcp's rx_queue is the length of its accept queue. 0: the server has taken every connection in."""
+    waiting = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for row in Path(table).read_text().splitlines()[1:]:
+            fields = row.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == LISTEN:
+                waiting += int(fields[4].split(":")[1], 16)
+    return waiting
+
+
+LISTEN = "0A"  # the state column of a listening socket in /proc/net/tcp
+
+
 def sockets_on(port: int) -> int:
     """TCP sockets on this machine whose local port is `port` (a server's listening socket and its connections)."""
     count = 0
