@@ -1,18 +1,10 @@
-"""The processes tests start: a free port to give one, and a stop that cannot hang."""
+"""The processes tests start: a stop that cannot hang, and what they hold open (ports: tests/support/ports.py)."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 from pathlib import Path
 from typing import Any
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def stop(process: subprocess.Popen[Any], seconds: float = 10) -> None:
