@@ -66,7 +66,7 @@ def go_tls_port(where: Path) -> Iterator[str]:
 
 
 @contextmanager
-def closed_port(where: Path) -> Iterator[str]:
+def refusing(where: Path) -> Iterator[str]:
     """A port held bound, never listening: refused, and nobody else's while the test runs."""
     with refusing_url() as url:
         yield url
@@ -98,7 +98,7 @@ def unknown_host(where: Path) -> Iterator[str]:
 
 CASES = [
     pytest.param(
-        closed_port,
+        refusing,
         "cannot reach Gitea at http://127.0.0.1:{port}: connection refused",
         "nothing listens on port {port} of 127.0.0.1: start Gitea, or correct the port in GITEA_URL",
         id="refused",
