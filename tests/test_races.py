@@ -76,21 +76,18 @@ def sources(folders: list[str]) -> Iterator[Path]:
                 yield path
 
 
-def _functions(tree: ast.AST) -> Iterator[tuple[str, ast.AST]]:
-    """Every function with its name, and the module as "<module>"; a node belongs to the innermost."""
-    yield "<module>", tree
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            yield node.name, node
+Scope = tuple[str, int]  # a function's name and first line; ("<module>", 0) outside any
 
 
-def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of `scope` outside the functions nested in it."""
-    for child in ast.iter_child_nodes(scope):
-        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            continue
-        yield child
-        yield from _own_nodes(child)
+def _owned(tree: ast.AST) -> Iterator[tuple[Scope, ast.AST]]:
+    """Every node with the innermost function it is in (a function's own node is its own), in one walk."""
+    stack: list[tuple[Scope, ast.AST]] = [(("<module>", 0), tree)]
+    while stack:
+        scope, node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            inner = (child.name, child.lineno) if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else scope
+            yield inner, child
+            stack.append((inner, child))
 
 
 def _sleep_names(tree: ast.AST) -> set[str]:
@@ -115,9 +112,8 @@ def sleeps(path: str, source: str) -> list[Finding]:
     tree = ast.parse(source)
     bare = _sleep_names(tree)
     return [
-        Finding(path, name, node.lineno, "a sleep")
-        for name, scope in _functions(tree)
-        for node in _own_nodes(scope)
+        Finding(path, scope[0], node.lineno, "a sleep")
+        for scope, node in _owned(tree)
         if isinstance(node, ast.Call) and _is_sleep(node, bare)
     ]
 
@@ -134,9 +130,8 @@ def _is_zero(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value == 0 and not isinstance(node.value, bool)
 
 
-def _closed_then_handed_out(scope: ast.AST) -> list[int]:
+def _closed_then_handed_out(own: list[ast.AST]) -> list[int]:
     """Lines where a function closes a socket it read the port of, then returns or yields (the port, released)."""
-    own = list(_own_nodes(scope))
     read = {
         node.func.value.id
         for node in own
@@ -159,22 +154,30 @@ def _closed_then_handed_out(scope: ast.AST) -> list[int]:
 
 
 def free_ports(path: str, source: str) -> list[Finding]:
-    tree = ast.parse(source)
+    scopes: dict[Scope, list[ast.AST]] = {}  # each function's own nodes
+    for scope, node in _owned(ast.parse(source)):
+        scopes.setdefault(scope, []).append(node)
     found: list[Finding] = []
-    for name, scope in _functions(tree):
-        if name in FREE_PORT_NAMES and name != "<module>":
-            found.append(Finding(path, name, getattr(scope, "lineno", 0), f"a helper named {name}"))
-        for node in _own_nodes(scope):
-            if not isinstance(node, ast.Call):
-                continue
-            called = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
-            if called in FREE_PORT_NAMES:
-                found.append(Finding(path, name, node.lineno, f"a call of {called}()"))
-            if _binds_port_zero(node) and (path, name) not in PORT_HOLDERS:
-                found.append(Finding(path, name, node.lineno, "a socket bound to port 0 by hand"))
-        for line in _closed_then_handed_out(scope):
-            found.append(Finding(path, name, line, "a socket closed, then its port handed out"))
+    for (name, first), own in scopes.items():
+        if name in FREE_PORT_NAMES:
+            found.append(Finding(path, name, first, f"a helper named {name}"))
+        found += [Finding(path, name, line, what) for line, what in _port_calls(own, (path, name) in PORT_HOLDERS)]
+        found += [Finding(path, name, line, RELEASED) for line in _closed_then_handed_out(own)]
     return found
+
+
+RELEASED = "a socket closed, then its port handed out"
+
+
+def _port_calls(own: list[ast.AST], holder: bool) -> Iterator[tuple[int, str]]:
+    for node in own:
+        if not isinstance(node, ast.Call):
+            continue
+        called = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+        if called in FREE_PORT_NAMES:
+            yield node.lineno, f"a call of {called}()"
+        if _binds_port_zero(node) and not holder:
+            yield node.lineno, "a socket bound to port 0 by hand"
 
 
 def _relative(path: Path) -> str:
