@@ -786,8 +786,9 @@ _RESERVED: list[socket.socket] = []  # held until the bench ends
 def reserved_port() -> int:
     """A loopback port kept for a server that must be given its port before it starts (a public URL names it, or
     it has no way to say the port it got), without the race of a port found free and released: held bound with
-    SO_REUSEADDR and never listening, the kernel gives it to no other bind or connection, while the server, which
-    binds with SO_REUSEADDR (ours, uvicorn, the stand-in's HTTPServer), still takes it (tests/support/ports.py)."""
+    SO_REUSEADDR and never listening, the kernel's own choices (a bind to port 0, a connection's port) never fall on
+    it, while the server, which binds with SO_REUSEADDR (ours, uvicorn, the stand-in's HTTPServer), still takes it
+    (tests/support/ports.py)."""
     held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     held.bind(("127.0.0.1", 0))

@@ -13,11 +13,16 @@ must be told before it starts, is held while in use (tests/support/ports.py)."""
 from __future__ import annotations
 
 import ast
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from gitea_mcp.server.http import listening_socket
+from tests.support.ports import refusing_port, reserved_port
+from tests.support.waiting import NeverHappened, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 SLEEPS_IN = ["tests"]  # bench/ is not a test: its figures are measured over spans, and it never fails CI
@@ -251,3 +256,49 @@ def test_a_port_holder_may_bind_port_zero() -> None:
     source = "import socket\ndef refusing_port():\n    s = socket.socket()\n    s.bind(('127.0.0.1', 0))\n"
     assert free_ports("tests/support/ports.py", source) == []
     assert len(free_ports("tests/elsewhere.py", source)) == 1
+
+
+# The helpers the suite relies on, held to what they promise on this kernel.
+
+
+def test_a_refusing_port_refuses_and_is_nobody_elses() -> None:
+    with refusing_port() as port:
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=2)
+        with pytest.raises(OSError, match="in use"):
+            socket.create_server(("127.0.0.1", port))
+
+
+def test_a_reserved_port_is_taken_by_our_server_and_by_nobody_else() -> None:
+    """Our HTTP server binds as listening_socket does (SO_REUSEADDR): it takes the port reserved for it, while a
+    socket that does not ask to share it is refused (and the kernel's own choices, a bind to port 0 or a
+    connection's port, never share a port: net.ipv4.ip_autobind_reuse is off unless set)."""
+    with reserved_port() as port:
+        with socket.socket() as stranger, pytest.raises(OSError, match="in use"):
+            stranger.bind(("127.0.0.1", port))
+        with listening_socket("127.0.0.1", port) as server:
+            server.listen()
+            with socket.create_connection(("127.0.0.1", port), timeout=2):
+                accepted, _ = server.accept()
+                accepted.close()
+
+
+def test_wait_until_gives_the_first_true_value() -> None:
+    seen = iter([None, 0, "", "ready"])
+    assert wait_until(lambda: next(seen), 5, "ready", poll=0) == "ready"
+
+
+def test_wait_until_says_what_never_happened() -> None:
+    with pytest.raises(NeverHappened, match=r"^the stand-in answering: not within 0\.05 s$"):
+        wait_until(lambda: False, 0.05, "the stand-in answering")
+
+
+def test_wait_until_looks_once_more_at_the_deadline() -> None:
+    """A condition that holds only once the deadline has passed (the poll outlasts it) is not failed."""
+    looks: list[int] = []
+
+    def late() -> bool:
+        looks.append(1)
+        return len(looks) > 1
+
+    assert wait_until(late, 0.01, "the second look", poll=0.05) is True

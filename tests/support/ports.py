@@ -31,9 +31,10 @@ def refusing_url() -> Iterator[str]:
 @contextmanager
 def reserved_port() -> Iterator[int]:
     """A loopback port kept for a server that must be told its port before it starts (its public URL names it),
-    for the `with` block. Held bound with SO_REUSEADDR and never listening: the kernel gives it to no other bind or
-    connection, while our server, which binds with SO_REUSEADDR as uvicorn does, can still take it and listen
-    (Linux lets sockets that all ask for SO_REUSEADDR share a port so long as none of the others listens)."""
+    for the `with` block. Held bound with SO_REUSEADDR and never listening: the kernel's own choices (a bind to port
+    0, a connection's port) never fall on it (net.ipv4.ip_autobind_reuse is off unless set), a socket without
+    SO_REUSEADDR is refused it, while our server, which binds with SO_REUSEADDR as uvicorn does, can take it and
+    listen (Linux lets sockets that all ask for SO_REUSEADDR share a port so long as none of the others listens)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
         held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         held.bind((LOOPBACK, 0))
@@ -52,8 +53,3 @@ def unheard_port() -> int:
     _UNHEARD.append(held)
     port: int = held.getsockname()[1]
     return port
-
-
-def listener(backlog: int = 50) -> socket.socket:
-    """A listening loopback socket on a port the kernel chose (read it with `.getsockname()[1]`)."""
-    return socket.create_server((LOOPBACK, 0), backlog=backlog)
