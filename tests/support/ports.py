@@ -1,7 +1,9 @@
 """Ports for tests, without races. A server a test starts binds port 0 and says which port it got (a start-up line,
-or the listening socket itself). A port "nothing listens on" is one this process holds bound and never listens on:
-Linux refuses a connection to it (RST, ECONNREFUSED), and no other program can take it while it is held — unlike a
-port found free by binding and releasing it, which another test may bind before it is used."""
+or the listening socket itself). Where that cannot be, the port is held while in use, never found free by binding
+and releasing it (another test may bind it before it is used): a port "nothing listens on" is one this process
+holds bound and never listens on, so Linux refuses a connection to it (RST, ECONNREFUSED) and no other program can
+take it (refusing_port, unheard_port); a server that must be told its port before it starts gets one reserved for
+it (reserved_port). tests/test_races.py holds the suite to this."""
 
 from __future__ import annotations
 

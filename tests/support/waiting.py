@@ -19,7 +19,7 @@ class NeverHappened(AssertionError):
 
 def wait_until(condition: Callable[[], T | None], timeout: float, what: str, poll: float = POLL) -> T:
     """The first true value `condition()` gives within `timeout` seconds, or NeverHappened naming `what`.
-    Looked at once more at the deadline, so a condition that holds just then is not failed."""
+    The last look is at or after the deadline, so a condition that holds just then is not failed."""
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
