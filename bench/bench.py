@@ -431,7 +431,7 @@ class StandInProcess:
     """`python -m gitea_mcp.standin` as a process of its own on 127.0.0.1, stopped by its pid."""
 
     def __init__(self) -> None:
-        port = free_port()
+        port = reserved_port()
         self.url = f"http://127.0.0.1:{port}"
         self.process = subprocess.Popen([sys.executable, "-m", "gitea_mcp.standin", "--port", str(port)], cwd=ROOT,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
@@ -780,12 +780,21 @@ LIST50 = tool_call("issue_list", owner="acme", name="widgets", limit=50)
 SIGNIN_APP = "bench-app"  # the OAuth2 application's client ID at Gitea: never used, no one signs in here
 
 
-def free_port() -> int:
-    """A port free now, for a server whose public URL must name its port before it starts."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+_RESERVED: list[socket.socket] = []  # held until the bench ends
+
+
+def reserved_port() -> int:
+    """A loopback port kept for a server that must be given its port before it starts (a public URL names it, or
+    it has no way to say the port it got), without the race of a port found free and released: held bound with
+    SO_REUSEADDR and never listening, the kernel's own choices (a bind to port 0, a connection's port) never fall on
+    it, while the server, which binds with SO_REUSEADDR (ours, uvicorn, the stand-in's HTTPServer), still takes it
+    (tests/support/ports.py)."""
+    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    held.bind(("127.0.0.1", 0))
+    _RESERVED.append(held)
+    port: int = held.getsockname()[1]
+    return port
 
 
 def signin_settings(forge: StandIn, public_url: str, key: str) -> Settings:
@@ -842,7 +851,7 @@ class Caller:
 
 
 def bench_signin(forge: StandIn, calls: int) -> None:
-    port = free_port()
+    port = reserved_port()
     public_url, key = f"http://127.0.0.1:{port}", base64.urlsafe_b64encode(os.urandom(32)).decode()
     settings = signin_settings(forge, public_url, key)
     # Two tokens of one user with the same view of acme/widgets: one Gitea token inside ours, another as the
@@ -987,7 +996,7 @@ def edge_requests(port: int, documents: str) -> list[bytes]:
 
 
 def bench_edge(forge: StandIn, calls: int) -> None:
-    port = free_port()
+    port = reserved_port()
     public_url, key = f"http://127.0.0.1:{port}", base64.urlsafe_b64encode(os.urandom(32)).decode()
     signed = minted(signin_settings(forge, public_url, key), DEMO_ALL_TOKEN)
     callers = [Caller("personal access token", DEMO_TOKEN), Caller("signed in", signed)]
@@ -1123,7 +1132,7 @@ def bench_cpu(forge: StandIn, calls: int) -> None:
 
 def floor_http_cpu(calls: int) -> list[float]:
     """The floor served over streamable HTTP (stateless, JSON answers, as ours is): its CPU for each call."""
-    port = free_port()
+    port = reserved_port()
     process = subprocess.Popen([*FLOOR, "http", str(port)], cwd=ROOT, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)  # fmt: skip
     call = tool_call("ping", **FLOOR_ANSWER)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import sys
 
 import pytest
@@ -12,6 +11,7 @@ from gitea_mcp.cli.check import check_guard
 from gitea_mcp.cli.main import main, parse_args, settings_from
 from gitea_mcp.server.app import shared_flights
 from gitea_mcp.settings import ConfigError, Settings
+from tests.support.ports import refusing_port
 
 BASE = {"GITEA_URL": "http://127.0.0.1:9", "GITEA_ALLOWED_OWNERS": "acme"}
 PASSWORD = "hunter2-redis-pw"
@@ -22,13 +22,6 @@ def env(monkeypatch: pytest.MonkeyPatch) -> None:
     for key, value in BASE.items():
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("GITEA_MCP_REDIS_URL", raising=False)
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port  # closed again: a connection to it is refused
 
 
 @pytest.mark.parametrize(
@@ -80,9 +73,9 @@ def test_a_wrong_redis_url_stops_the_start_without_showing_its_password(
 
 
 def test_check_says_when_the_guard_cannot_be_reached() -> None:
-    port = closed_port()
-    settings = Settings(url="http://g.example", allowed_owners=frozenset({"acme"}), redis_url=_url(port))
-    line = check_guard(settings)
+    with refusing_port() as port:
+        settings = Settings(url="http://g.example", allowed_owners=frozenset({"acme"}), redis_url=_url(port))
+        line = check_guard(settings)
     assert line.mark == "fail" and PASSWORD not in line.text + line.fix
     assert line.text == (
         f"shared write guard at redis://127.0.0.1:{port} cannot be reached (no connection: refused, or no such "

@@ -9,7 +9,6 @@ another of `gitea_mcp.standin.profile.PROFILES`).
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -20,6 +19,7 @@ from tests.acceptance.world import World, seed_world
 from tests.contract.conftest import LIVE_URL, target_named
 from tests.contract.lab import LiveSeeder, StandInSeeder, new_run
 from tests.contract.target import Http, Target
+from tests.support.waiting import wait_until
 
 TARGET = "live" if LIVE_URL else os.environ.get("ACCEPTANCE_PROFILE", "gitea-1.25")
 
@@ -47,14 +47,13 @@ def world(target: Target) -> Iterator[World]:
 
 def wait_for_the_index(http: Http, target: Target, world: World, seconds: float = 90.0) -> None:
     """The issue indexer works asynchronously: wait until the last seeded thread is found by keyword."""
-    deadline = time.monotonic() + seconds
     last = world.issues["thread130"]
-    while True:
+
+    def found() -> bool:
         answer = http.get(world.path("issues"), target.admin_token, q="Discussion thread", state="all", limit=50)
-        if answer.status == 200 and any(item["number"] == last for item in answer.body):
-            return
-        assert time.monotonic() < deadline, f"the issue index did not catch up in {seconds:g}s"
-        time.sleep(0.3)
+        return answer.status == 200 and any(item["number"] == last for item in answer.body)
+
+    wait_until(found, seconds, "the issue index catching up", poll=0.3)
 
 
 @pytest.fixture(scope="session")

@@ -20,6 +20,7 @@ from gitea_mcp.cli.main import FAILED, main
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.gitea.errors import GiteaError
 from tests.cli.test_tls import LIBRARY_TEXT, Forge, self_signed, tls_forge
+from tests.support.ports import refusing_url
 
 Listener = Callable[[Path], AbstractContextManager[str]]  # the URL to try, while it serves
 
@@ -65,11 +66,10 @@ def go_tls_port(where: Path) -> Iterator[str]:
 
 
 @contextmanager
-def closed_port(where: Path) -> Iterator[str]:
-    probe = socket.create_server(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
-    probe.close()
-    yield f"http://127.0.0.1:{port}"
+def refusing(where: Path) -> Iterator[str]:
+    """A port held bound, never listening: refused, and nobody else's while the test runs."""
+    with refusing_url() as url:
+        yield url
 
 
 @contextmanager
@@ -98,7 +98,7 @@ def unknown_host(where: Path) -> Iterator[str]:
 
 CASES = [
     pytest.param(
-        closed_port,
+        refusing,
         "cannot reach Gitea at http://127.0.0.1:{port}: connection refused",
         "nothing listens on port {port} of 127.0.0.1: start Gitea, or correct the port in GITEA_URL",
         id="refused",

@@ -171,9 +171,7 @@ def test_call_help_lists_the_tools(capfd: pytest.CaptureFixture[str]) -> None:
 
 
 def test_a_port_in_use_is_named_with_the_remedy() -> None:
-    with socket.socket() as busy:
-        busy.bind(("127.0.0.1", 0))
-        busy.listen()
+    with socket.create_server(("127.0.0.1", 0)) as busy:  # held listening throughout: in use, by us
         port = busy.getsockname()[1]
         done = subprocess.run(
             [sys.executable, "-m", "gitea_mcp", "--transport", "http", "--port", str(port)],

@@ -8,7 +8,6 @@ GITEA_LIVE_UTC_OFFSET (minutes east of UTC that it renders times in; default 0).
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -22,6 +21,7 @@ from gitea_mcp.standin.profile import PROFILES
 from gitea_mcp.toolkit.base import Deps
 from tests.contract.lab import Lab, LiveSeeder, StandInSeeder, new_run, seed
 from tests.contract.target import Http, ServerVersion, Target
+from tests.support.waiting import wait_until
 
 LIVE_URL = os.environ.get("GITEA_LIVE_URL", "")
 LIVE_TOKEN = os.environ.get("GITEA_LIVE_TOKEN", "")
@@ -72,21 +72,20 @@ def lab(target: Target) -> Iterator[Lab]:
 def wait_for_the_index(http: Http, lab: Lab, seconds: float = 60.0) -> None:
     """The issue indexer works asynchronously: wait until it has the lab's issues, so each keyword probe asks once
     (a probe that expects nothing must not wait for something that never comes)."""
-    deadline = time.monotonic() + seconds
     path = lab.path("issues")
-    while True:
+
+    def caught_up() -> bool:
         answer = http.get(path, lab.tokens["writer"], q="Locked discussion", state="all")
         # The cross-repository search finds labels through the index too (an organisation's label is seen so).
         labelled = http.get("/repos/issues/search", lab.tokens["writer"], owner=lab.org, labels="triage", state="all")
-        if (
+        return (
             answer.status == 200
             and any(item["number"] == lab.issues["locked"] for item in answer.body)
             and labelled.status == 200
             and any(item["number"] == lab.issues["triaged"] for item in labelled.body)
-        ):
-            return
-        assert time.monotonic() < deadline, f"the issue index did not catch up in {seconds:g}s"
-        time.sleep(0.3)
+        )
+
+    wait_until(caught_up, seconds, "the issue index catching up", poll=0.3)
 
 
 @pytest.fixture(scope="session")

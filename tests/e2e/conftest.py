@@ -9,7 +9,6 @@ import resource
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from mcp_types import CallToolResult, TextContent
 from gitea_mcp.cli.stdio_client import stdio_session
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
 from tests.support.processes import open_files, stop
+from tests.support.waiting import wait_until
 
 
 @pytest.fixture
@@ -85,11 +85,12 @@ class HttpServer:
                     found.append(int(match.group(1)))
 
         threading.Thread(target=read, daemon=True).start()
-        deadline = time.monotonic() + timeout
-        while not found and time.monotonic() < deadline and self.process.poll() is None:
-            time.sleep(0.02)
+        try:
+            wait_until(lambda: found or self.process.poll() is not None, timeout, "the HTTP server's start-up line")
+        finally:
+            if not found:
+                self.stop()
         if not found:
-            self.stop()
             raise RuntimeError("HTTP server did not start")
         return found[0]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -18,9 +19,10 @@ from gitea_mcp.standin import DEMO_TOKEN
 from tests.cli.process import Running
 from tests.cli.test_demo import read_back
 from tests.e2e.test_http import rpc
-from tests.support.processes import free_port
 
 LOCAL = "http://127.0.0.1"
+# The start-up line, from its start: where the server listens, on the port it was given (0: the one it got).
+STARTED = re.compile(r"gitea-issues-mcp: serving MCP \(streamable HTTP\) at http://127\.0\.0\.1:(\d+)/mcp;")
 
 
 def test_demo_runs_a_scripted_session_without_configuration() -> None:
@@ -58,14 +60,15 @@ def test_demo_serve_speaks_mcp_on_stdio() -> None:
 
 
 def test_demo_serve_speaks_streamable_http() -> None:
-    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITEA_")}
-    argv = ["demo", "--serve", "--transport", "http", "--port", str(port)]
+    argv = ["demo", "--serve", "--transport", "http", "--port", "0"]  # the port the start-up line names
     running = Running(argv, env)
     try:
         said = running.err_line()
         assert "over HTTP (each request sends 'Authorization: Bearer " in said
-        assert running.err_line().startswith(f"gitea-issues-mcp: serving MCP (streamable HTTP) at {LOCAL}:{port}/mcp;")
+        started = STARTED.match(running.err_line())
+        assert started is not None, "the start-up line names where it serves"
+        port = int(started.group(1))
         call = {"name": "issue_get", "arguments": {"owner": "acme", "name": "widgets", "number": 320}}
         result = rpc(f"{LOCAL}:{port}", "tools/call", call, DEMO_TOKEN).json()["result"]
         assert result["structuredContent"]["title"].startswith("Crash when opening the date picker")

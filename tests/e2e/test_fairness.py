@@ -14,9 +14,12 @@ from typing import Any
 import pytest
 import requests
 
+from gitea_mcp.gitea.client import WORKERS
+from gitea_mcp.settings import Settings
 from gitea_mcp.standin import ALICE_TOKEN, DEMO_TOKEN, Fault, StandIn
 from tests.e2e.conftest import HttpServer
 from tests.e2e.test_http import PROTOCOL, call
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -58,6 +61,25 @@ def slow_server(forge: StandIn, request: pytest.FixtureRequest) -> Iterator[Http
         server.stop()
 
 
+def _arrived(forge: StandIn, sent: list[Future[Any]]) -> None:
+    """Until A's burst is in: as many of its reads at the slow repository as Gitea workers take (or the whole
+    burst, if smaller), and every call beyond one user's share of the request slots turned away (503, answered
+    at once). The rest wait for their turn inside the server, which nothing outside it can see."""
+    burst = len(sent)
+    turned_away = max(0, burst - ONE_USERS_SHARE)
+
+    def settled() -> bool:
+        reads = sum("/repos/acme/widgets/" in r.path for r in list(forge.requests))
+        return reads >= min(burst, WORKERS) and sum(future.done() for future in sent) >= turned_away
+
+    wait_until(settled, SLOW, f"A's burst of {burst} calls settling in")
+
+
+# The request slots one user may hold (server.http: all but the last quarter), the rest are answered 503 at once.
+_MOST: int = Settings.model_fields["max_requests"].default
+ONE_USERS_SHARE = _MOST - _MOST // 4
+
+
 def _burst(pool: ThreadPoolExecutor, base: str, count: int, timeout: float) -> list[Future[dict[str, Any] | None]]:
     return [pool.submit(_send, base, DEMO_TOKEN, timeout) for _ in range(count)]
 
@@ -69,11 +91,13 @@ def _timed_b(base: str) -> tuple[float, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("burst", [16, 45])
-def test_another_callers_instant_call_does_not_wait_for_a_slow_burst(slow_server: HttpServer, burst: int) -> None:
+def test_another_callers_instant_call_does_not_wait_for_a_slow_burst(
+    forge: StandIn, slow_server: HttpServer, burst: int
+) -> None:
     """16 slow calls took every Gitea worker, 45 every tool thread: B's call waited about as long as A's."""
     with ThreadPoolExecutor(max_workers=burst) as pool:
         sent = _burst(pool, slow_server.url, burst, timeout=SLOW + 2)
-        time.sleep(1.0)  # A's calls are in: running, or waiting for their turn
+        _arrived(forge, sent)
         took, result = _timed_b(slow_server.url)
         health = requests.get(f"{slow_server.url}/healthz", timeout=5).status_code
         for future in sent:
@@ -86,12 +110,12 @@ def test_another_callers_instant_call_does_not_wait_for_a_slow_burst(slow_server
 @pytest.mark.parametrize(
     "slow_server", [{"GITEA_MCP_CALLS_PER_TOKEN": "2", "GITEA_TIMEOUT": "2"}], indirect=True, ids=["cap-2"]
 )
-def test_a_caller_over_its_cap_is_told_the_server_is_busy(slow_server: HttpServer) -> None:
+def test_a_caller_over_its_cap_is_told_the_server_is_busy(forge: StandIn, slow_server: HttpServer) -> None:
     """A's third call waits one GITEA_TIMEOUT (2 s) for one of A's two slots, then is refused in one sentence;
     B, meanwhile, is served at once."""
     with ThreadPoolExecutor(max_workers=2) as pool:
         running = _burst(pool, slow_server.url, 2, timeout=30)
-        time.sleep(0.5)
+        _arrived(forge, running)  # both of A's slots taken
         began = time.monotonic()
         third = _send(slow_server.url, DEMO_TOKEN, timeout=30)
         refused_after = time.monotonic() - began

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
@@ -34,6 +34,7 @@ from gitea_mcp.standin import DEMO_TOKEN, StandIn
 from gitea_mcp.toolkit import registry
 from tests.e2e.conftest import STARTED
 from tests.support.processes import stop
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow  # eight server processes, some 15 s
 
@@ -193,13 +194,13 @@ def _http_server(env: dict[str, str], log: TextIO) -> Iterator[str]:
     its URL, from the start-up line there."""
     command = [sys.executable, "-m", "gitea_mcp", "serve", "--transport", "http", "--port", "0"]
     process = subprocess.Popen(command, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=log)
+
+    def started() -> re.Match[str] | None:
+        assert process.poll() is None, Path(log.name).read_text()
+        return STARTED.search(Path(log.name).read_text())
+
     try:
-        deadline = time.monotonic() + 20
-        while not (started := STARTED.search(Path(log.name).read_text())) and time.monotonic() < deadline:
-            assert process.poll() is None, Path(log.name).read_text()
-            time.sleep(0.02)
-        assert started is not None, "the HTTP server did not start"
-        yield f"http://127.0.0.1:{started.group(1)}"
+        yield f"http://127.0.0.1:{wait_until(started, 20, 'the HTTP server starting').group(1)}"
     finally:
         stop(process)
 

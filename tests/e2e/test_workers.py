@@ -16,6 +16,7 @@ from gitea_mcp.server.workers import MARGIN
 from gitea_mcp.standin import StandIn
 from tests.e2e.conftest import HttpServer
 from tests.e2e.test_http import call
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow  # bounded by its own waits (at most some 20 s)
 CALLS = 40
@@ -65,9 +66,7 @@ def test_calls_spread_over_the_workers_and_one_sigterm_stops_them_all(server: Ht
 def test_a_worker_that_dies_is_said_and_the_other_serves(server: HttpServer) -> None:
     first, second = server.children()
     os.kill(first, signal.SIGKILL)
-    deadline = time.monotonic() + 10
-    while not any(f"worker process {first}" in line for line in server.err) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: any(f"worker process {first}" in line for line in server.err), 10, "the death said")
     said = [line for line in server.err if f"worker process {first}" in line]
     assert said == [
         f"gitea-issues-mcp: worker process {first} was killed by signal 9; 1 still serving; it is not restarted\n"

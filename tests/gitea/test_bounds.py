@@ -24,9 +24,7 @@ Serve = Callable[[socket.socket], None]
 def upstream(request: pytest.FixtureRequest) -> Iterator[str]:
     """A one-connection-at-a-time server whose behaviour is the test's parameter."""
     behaviour: Serve = request.param
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(4)
+    listener = socket.create_server(("127.0.0.1", 0), backlog=4)
     listener.settimeout(0.2)
     stop = threading.Event()
 

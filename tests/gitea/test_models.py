@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from gitea_mcp.gitea.models import Comment, Issue
-from gitea_mcp.gitea.release import ServerInfo
 from tests.support.gitea_json import issue
 
 
@@ -38,23 +37,3 @@ def test_times_are_shown_in_utc(rendered: str, shown: str) -> None:
 )
 def test_due_date_is_the_day_the_server_shows(rendered: str | None, day: str | None) -> None:
     assert Issue.model_validate({**issue(1), "due_date": rendered}).due_date == day
-
-
-@pytest.mark.parametrize(
-    ("raw", "flavor", "number", "mode", "drops_assignee", "org_names"),
-    [
-        ("1.22.6", "Gitea", (1, 22, 6), "phrase", True, False),
-        ("1.25.4", "Gitea", (1, 25, 4), "phrase", True, True),
-        ("1.26.0", "Gitea", (1, 26, 0), "phrase", False, True),
-        ("11.0.15+gitea-1.22.0", "Forgejo", (11, 0, 15), "words", True, True),
-        ("15.0.3+gitea-1.22.0", "Forgejo", (15, 0, 3), "words", False, True),
-        ("10.0.1+gitea-1.22.0", "Forgejo", (10, 0, 1), "phrase", True, True),
-        ("main", "Gitea", (1, 25, 0), "phrase", True, True),
-    ],
-)
-def test_server_info(
-    raw: str, flavor: str, number: tuple[int, int, int], mode: str, drops_assignee: bool, org_names: bool
-) -> None:
-    info = ServerInfo.parse(raw)
-    assert (info.flavor, info.number, info.keyword_mode) == (flavor, number, mode)
-    assert info.keyword_drops_assignee == drops_assignee and info.org_labels_by_name == org_names

@@ -2,7 +2,7 @@
 
     python -m tests.image.smoke --image gitea-issues-mcp:dev
 
-Starts the Gitea stand-in here, in this process, on 127.0.0.1, then the image with `--network host` on a free
+Starts the Gitea stand-in here, in this process, on 127.0.0.1, then the image with `--network host` on a reserved
 port of 127.0.0.1 pointed at it, and checks what an operator relies on: /healthz answers 200, the server runs as a
 user other than root, MCP works over streamable HTTP with the caller's own token (initialize, tools/list, one
 tools/call that reads the stand-in's seeded acme/widgets), a request without a token is refused before Gitea sees
@@ -16,17 +16,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import requests
 
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
+from tests.support.ports import reserved_port
+from tests.support.waiting import NeverHappened, wait_until
 
 PROTOCOL = "2025-11-25"
 STARTUP_SECONDS = 60.0  # a cold start on a loaded 2-core machine, with room to spare
@@ -81,10 +82,14 @@ def run(image: str, docker: str) -> int:
 
 @contextmanager
 def container(docker: str, image: str, gitea_url: str) -> Iterator[tuple[str, str]]:
-    """The image running with host networking on a free loopback port, read-only and without capabilities, the
-    health check every second (the image's own interval is 30 s); removed on the way out, logs shown first if
-    something failed."""
-    port = free_port()
+    """The image running with host networking on a loopback port reserved for it (the health check inside reads
+    GITEA_MCP_PORT, so the port is named, not 0), read-only and without capabilities, the health check every second
+    (the image's own interval is 30 s); removed on the way out, logs shown first if something failed."""
+    with reserved_port() as port:
+        yield from _container(docker, image, gitea_url, port)
+
+
+def _container(docker: str, image: str, gitea_url: str, port: int) -> Iterator[tuple[str, str]]:
     name = f"gitea-mcp-smoke-{os.getpid()}"
     settings = {
         "GITEA_URL": gitea_url,
@@ -158,35 +163,38 @@ def post(base: str, method: str, params: dict[str, Any], token: str | None) -> r
 
 
 def wait_for_health(base: str, alive: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + STARTUP_SECONDS
-    seen = "no answer"
-    while time.monotonic() < deadline:
+    seen = ["no answer"]
+
+    def healthy() -> bool:
         if not alive():
-            raise SmokeFailure(f"the container exited before /healthz answered (last: {seen})")
+            raise SmokeFailure(f"the container exited before /healthz answered (last: {seen[-1]})")
         try:
             response = requests.get(f"{base}/healthz", timeout=2)
         except requests.RequestException as exc:
-            seen = type(exc).__name__
-        else:
-            if response.status_code == 200 and response.json() == {"status": "ok"}:
-                return
-            seen = f"HTTP {response.status_code}"
-        time.sleep(0.5)
-    raise SmokeFailure(f"/healthz did not answer 200 within {STARTUP_SECONDS:.0f} s (last: {seen})")
+            seen.append(type(exc).__name__)
+            return False
+        seen.append(f"HTTP {response.status_code}")
+        return response.status_code == 200 and response.json() == {"status": "ok"}
+
+    try:
+        wait_until(healthy, STARTUP_SECONDS, "/healthz answering 200", poll=0.5)
+    except NeverHappened:
+        raise SmokeFailure(f"/healthz did not answer 200 within {STARTUP_SECONDS:.0f} s (last: {seen[-1]})") from None
 
 
 def wait_healthy(docker: str, name: str) -> None:
     started = time.monotonic()
-    status = "?"
-    while time.monotonic() < started + HEALTHY_SECONDS:
-        status = docker_out(docker, "inspect", "--format", "{{.State.Health.Status}}", name)
-        if status == "healthy":
-            return
-        if status == "unhealthy":
-            break
-        time.sleep(1)
-    waited = time.monotonic() - started
-    raise SmokeFailure(f"Docker's HEALTHCHECK says {status!r} after {waited:.0f} s, not healthy")
+    status = ["?"]
+
+    def settled() -> bool:  # healthy, or unhealthy: no use waiting longer
+        status.append(docker_out(docker, "inspect", "--format", "{{.State.Health.Status}}", name))
+        return status[-1] in ("healthy", "unhealthy")
+
+    with suppress(NeverHappened):
+        wait_until(settled, HEALTHY_SECONDS, "Docker's HEALTHCHECK settling", poll=1)
+    if status[-1] != "healthy":
+        waited = time.monotonic() - started
+        raise SmokeFailure(f"Docker's HEALTHCHECK says {status[-1]!r} after {waited:.0f} s, not healthy")
 
 
 def stop(docker: str, name: str) -> int:
@@ -207,13 +215,6 @@ def docker_out(docker: str, *args: str) -> str:
     if done.returncode != 0:
         raise SmokeFailure(f"`{' '.join(command[:3])} …` failed: {done.stderr.strip()[:300]}")
     return done.stdout.strip()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 if __name__ == "__main__":

@@ -241,19 +241,19 @@ def test_connections_to_the_listening_socket_send_without_delay() -> None:
     accepted: list[int] = []
 
     async def check() -> None:
+        came = asyncio.Event()
+
         def made(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             sock = writer.get_extra_info("socket")
             accepted.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
             writer.close()
+            came.set()
 
         server = await asyncio.start_server(made, sock=listening_socket("127.0.0.1", 0))
         async with server:
             port = server.sockets[0].getsockname()[1]
             _, writer = await asyncio.open_connection("127.0.0.1", port)
-            for _ in range(100):
-                if accepted:
-                    break
-                await asyncio.sleep(0.01)
+            await asyncio.wait_for(came.wait(), 5)  # the server's side of the connection made
             writer.close()
 
     asyncio.run(check())

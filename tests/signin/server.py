@@ -1,18 +1,21 @@
 """Our server with sign-in on, as a process: `serve --transport http` on a port chosen first, because the public
-URL (http://127.0.0.1:PORT, allowed for trials) must name it before the server starts."""
+URL (http://127.0.0.1:PORT, allowed for trials) must name it before the server starts. The port is reserved
+(tests/support/ports.py) until the server listens on it, so no other test can take it in between."""
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import subprocess
 import sys
 import tempfile
-import time
 
 import requests
 
-from tests.support.processes import free_port, stop
+from tests.support.ports import reserved_port
+from tests.support.processes import stop
+from tests.support.waiting import wait_until
 
 
 def new_key() -> str:
@@ -27,7 +30,14 @@ class SigninServer:
         `env` overrides any setting, GITEA_MCP_PUBLIC_URL included (replicas behind one public URL), and
         GITEA_MCP_PORT, a port chosen ahead (a confidential application's redirect URI names it: Gitea gives it no
         port freedom)."""
-        self.port = int(env.get("GITEA_MCP_PORT") or free_port())
+        with contextlib.ExitStack() as reservation:
+            # A port given was reserved by the caller (a confidential application's redirect URI names it).
+            self.port = int(env.get("GITEA_MCP_PORT") or reservation.enter_context(reserved_port()))
+            self._start(gitea_url, client_id, client_secret, key, env)
+
+    def _start(
+        self, gitea_url: str, client_id: str, client_secret: str | None, key: str | None, env: dict[str, str]
+    ) -> None:
         self.url = f"http://127.0.0.1:{self.port}"
         settings = {
             "GITEA_URL": gitea_url,
@@ -55,15 +65,19 @@ class SigninServer:
         return f"{self.url}/callback"
 
     def _wait(self, seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline and self.process.poll() is None:
+        def healthy() -> bool:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server with sign-in on ended before it served: {self.said()}")
             try:
-                if requests.get(f"{self.url}/healthz", timeout=2).ok:
-                    return
+                return requests.get(f"{self.url}/healthz", timeout=2).ok
             except requests.ConnectionError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"the server with sign-in on did not start on {self.url}")
+                return False
+
+        try:
+            wait_until(healthy, seconds, f"the server with sign-in on serving at {self.url}")
+        except BaseException:
+            self.stop()
+            raise
 
     def said(self) -> str:
         """What the server wrote to stderr so far."""

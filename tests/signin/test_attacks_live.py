@@ -25,7 +25,7 @@ from tests.contract.oauth_flow import Browser
 from tests.signin import live
 from tests.signin.plain_client import authorize_url, call_tool, exchange, refresh, refused, register, signed_in, tokens
 from tests.signin.server import SigninServer, new_key
-from tests.support.processes import free_port
+from tests.support.ports import reserved_port, unheard_port
 from tests.support.redis_server import REDIS_SERVER, redis_server
 from tests.support.results import rows_of
 
@@ -65,7 +65,8 @@ def stack() -> Iterator[ExitStack]:
 def _deployment(world: World, stack: ExitStack, confidential: bool = False) -> tuple[SigninServer, SigninServer]:
     """A fresh application (the victim meets Gitea's consent page) and two replicas of one deployment: the same key
     and public URL (A's), and the world's Redis when there is one."""
-    port = free_port()  # a confidential application gets no loopback port freedom: its URI names A's port
+    # A confidential application gets no loopback port freedom: its URI names A's port, reserved until A listens.
+    port = stack.enter_context(reserved_port())
     app = world.forge.app([f"http://127.0.0.1:{port}/callback"], confidential=confidential, name="signin-attack")
     stack.callback(world.forge.delete_app, app)
     secret = app.client_secret if confidential else None
@@ -102,7 +103,7 @@ class OurBrowser:
     def approved(self) -> tuple[str, str]:
         """A client registered and its sign-in approved on our consent page: where our server sends the browser at
         Gitea (its URL, with the state our server made for this sign-in), and the client's own state."""
-        started = register(self.base, f"http://127.0.0.1:{free_port()}/callback")
+        started = register(self.base, f"http://127.0.0.1:{unheard_port()}/callback")
         page = self.session.get(authorize_url(self.base, started), allow_redirects=False, timeout=30)
         assert page.status_code == 200, f"/authorize answered {page.status_code}: {page.text[:300]}"
         pending = _PENDING.search(page.text)
@@ -155,7 +156,7 @@ def test_a_stolen_gitea_code_brought_to_the_thiefs_own_sign_in_is_refused_live(
 
 def _signed_in(world: World, server: SigninServer) -> tuple[str, dict[str, Any]]:
     """The victim signed in through a browser at `server`: the MCP client's ID and its first tokens."""
-    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    redirect = f"http://127.0.0.1:{unheard_port()}/callback"
     grant = signed_in(server.url, server.url, world.account.login, world.account.password, redirect)
     return grant.started.client_id, tokens(exchange(server.url, grant))
 

@@ -14,7 +14,6 @@ from gitea_mcp.standin import StandIn
 from tests.signin.python_client import Run, run_client
 from tests.signin.server import SigninServer
 from tests.signin.typescript import run_ts_client
-from tests.support.processes import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -61,9 +60,9 @@ def test_the_python_sdk_client_reads_discovery_then_registers(server: SigninServ
 
 def test_the_typescript_sdk_client_reads_discovery_then_registers(server: SigninServer) -> None:
     # The browser is never opened, so the client waits for a redirect that never comes, until the runner stops it.
-    # A free port for its loopback listener: port 9 (discard) is where other tests point a Gitea that never
-    # answers, and a listener there would answer them.
-    done = run_ts_client(server.mcp, free_port(), ARGUMENTS, lambda url: url, seconds=8)
+    # Its loopback listener binds port 0 (not port 9, where other tests point a Gitea that never answers).
+    done = run_ts_client(server.mcp, ARGUMENTS, lambda url: url, seconds=8)
     assert done.returncode == 1, done
     reached_registration(done.exchanges, server.url, done.authorize_urls)
     assert done.errors == ["no result within 8 s"], done.errors
+    assert done.callback_port not in (None, 0), "its listener said the port it got"

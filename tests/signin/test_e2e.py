@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -21,7 +22,7 @@ from tests.signin.browser import sign_in
 from tests.signin.python_client import Run, run_client
 from tests.signin.server import SigninServer
 from tests.signin.typescript import run_ts_client
-from tests.support.processes import free_port
+from tests.support.ports import unheard_port
 from tests.support.results import rows_of
 
 pytestmark = pytest.mark.slow
@@ -76,19 +77,21 @@ def listed_titles(result: dict[str, object]) -> list[str]:
 
 
 def test_the_typescript_sdk_client_signs_in_and_calls_the_tools(world: World) -> None:
-    port = free_port()
-    redirect = f"http://127.0.0.1:{port}/callback"
     failures: list[str] = []
+    redirects: list[str] = []
 
     def browser(url: str) -> str:
+        # The client's listener took port 0: its redirect URI is the one the authorize URL carries, checked below.
+        redirects.extend(parse_qs(urlsplit(url).query)["redirect_uri"])
         try:
-            return sign_in(url, world.account.login, world.account.password, expect_redirect_prefix=redirect)
+            return sign_in(url, world.account.login, world.account.password, expect_redirect_prefix=redirects[-1])
         except AssertionError as failed:
             failures.append(str(failed))
             raise
 
-    done = run_ts_client(world.server.mcp, port, world.arguments(), browser, seconds=90)
+    done = run_ts_client(world.server.mcp, world.arguments(), browser, seconds=90)
     assert failures == [], failures
+    assert redirects == [done.redirect], (redirects, done.callback_port)
     assert done.returncode == 0, (done.errors, done.exchanges, world.server.said())
     assert [url.startswith(f"{world.server.url}/authorize?") for url in done.authorize_urls] == [True]
     tools, called = done.results
@@ -98,7 +101,7 @@ def test_the_typescript_sdk_client_signs_in_and_calls_the_tools(world: World) ->
 
 
 def test_the_python_sdk_client_signs_in_and_calls_the_tools(world: World) -> None:
-    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    redirect = f"http://127.0.0.1:{unheard_port()}/callback"
 
     def browser(url: str) -> str:
         login, password = world.account.login, world.account.password

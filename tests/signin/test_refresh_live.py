@@ -24,7 +24,7 @@ import pytest
 from tests.signin import live
 from tests.signin.plain_client import call_tool, exchange, refresh, refused, signed_in, tokens
 from tests.signin.server import SigninServer, new_key
-from tests.support.processes import free_port
+from tests.support.ports import unheard_port
 from tests.support.results import rows_of
 
 pytestmark = pytest.mark.slow
@@ -79,7 +79,7 @@ def test_a_refresh_works_once_and_a_revoked_sign_in_is_refused_at_once(world: Wo
     def timed(step: str, began: float) -> None:
         took[step] = round(time.monotonic() - began, 3)
 
-    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    redirect = f"http://127.0.0.1:{unheard_port()}/callback"
     began = time.monotonic()
     grant = signed_in(base, base, world.account.login, world.account.password, redirect)
     first = tokens(exchange(base, grant))

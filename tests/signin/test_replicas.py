@@ -25,7 +25,7 @@ import pytest
 from tests.signin import live
 from tests.signin.plain_client import Grant, call_tool, exchange, refused, signed_in, tokens
 from tests.signin.server import SigninServer, new_key
-from tests.support.processes import free_port
+from tests.support.ports import unheard_port
 from tests.support.proxy import Proxy, misbehaving_proxy
 from tests.support.redis_server import REDIS_SERVER, redis_server
 from tests.support.results import rows_of
@@ -111,7 +111,7 @@ def sessions(pair: Pair) -> list[Session]:
     for index, via, at in ROUTES:
         user = pair.users[index]
         pair.point(via)
-        redirect = f"http://127.0.0.1:{free_port()}/callback"
+        redirect = f"http://127.0.0.1:{unheard_port()}/callback"
         began = time.monotonic()
         grant = signed_in(pair.replicas[via].url, pair.public, user.account.login, user.account.password, redirect)
         FIGURES[f"user {index + 1}: register + browser sign-in through {via}"] = time.monotonic() - began

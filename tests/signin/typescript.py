@@ -44,14 +44,19 @@ class TsRun:
     results: list[dict[str, Any]]
     exchanges: list[str]  # `<method> <url> <status>`, as the SDK made them
     errors: list[str] = field(default_factory=list)
+    callback_port: int | None = None  # where its loopback listener got (it binds port 0), once it said so
+
+    @property
+    def redirect(self) -> str:
+        """The redirect URI the client registered: its listener's."""
+        return f"http://127.0.0.1:{self.callback_port}/callback"
 
 
-def run_ts_client(
-    server_url: str, port: int, arguments: dict[str, Any], authorize: Authorize, seconds: float = 60.0
-) -> TsRun:
+def run_ts_client(server_url: str, arguments: dict[str, Any], authorize: Authorize, seconds: float = 60.0) -> TsRun:
     """The client to the end; each AUTHORIZE url goes to `authorize` (the browser, which the client's loopback
-    listener on `port` receives the redirect from)."""
-    command = [node_ready(), "client.mjs", server_url, str(port), json.dumps(arguments), str(int(seconds))]
+    listener receives the redirect from: on port 0, the port it got named by its CALLBACK line and in the
+    authorize URL's redirect_uri)."""
+    command = [node_ready(), "client.mjs", server_url, "0", json.dumps(arguments), str(int(seconds))]
     process = subprocess.Popen(command, cwd=PROJECT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     err: list[str] = []
     reader = threading.Thread(target=lambda: err.extend(process.stderr or []), daemon=True)
@@ -59,9 +64,12 @@ def run_ts_client(
     urls: list[str] = []
     results: list[dict[str, Any]] = []
     signing_in: list[threading.Thread] = []
+    port: int | None = None
     assert process.stdout is not None
     for line in process.stdout:
-        if line.startswith("AUTHORIZE "):
+        if line.startswith("CALLBACK "):
+            port = int(line.split(" ", 1)[1])
+        elif line.startswith("AUTHORIZE "):
             urls.append(line.split(" ", 1)[1].strip())
             # The browser in a thread of its own: the client must go on reading its listener meanwhile.
             signing_in.append(threading.Thread(target=authorize, args=(urls[-1],), daemon=True))
@@ -74,4 +82,4 @@ def run_ts_client(
         thread.join(timeout=seconds)
     exchanges = [line.removeprefix("HTTP ").strip() for line in err if line.startswith("HTTP ")]
     errors = [line.removeprefix("ERROR ").strip() for line in err if line.startswith("ERROR ")]
-    return TsRun(code, urls, results, exchanges, errors)
+    return TsRun(code, urls, results, exchanges, errors, port)

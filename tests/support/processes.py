@@ -1,18 +1,10 @@
-"""The processes tests start: a free port to give one, and a stop that cannot hang."""
+"""The processes tests start: a stop that cannot hang, and what they hold open (ports: tests/support/ports.py)."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 from pathlib import Path
 from typing import Any
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def stop(process: subprocess.Popen[Any], seconds: float = 10) -> None:
@@ -34,6 +26,21 @@ def open_files(pid: int, port: int) -> int:
         return len(list(Path(f"/proc/{pid}/fd").iterdir()))
     except PermissionError:
         return sockets_on(port)
+
+
+def accept_queue(port: int) -> int:
+    """Connections made to the listener on `port` that its server has not accept()ed yet: for a listening socket,
+    /proc/net/tcp's rx_queue is the length of its accept queue. 0: the server has taken every connection in."""
+    waiting = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for row in Path(table).read_text().splitlines()[1:]:
+            fields = row.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == LISTEN:
+                waiting += int(fields[4].split(":")[1], 16)
+    return waiting
+
+
+LISTEN = "0A"  # the state column of a listening socket in /proc/net/tcp
 
 
 def sockets_on(port: int) -> int:

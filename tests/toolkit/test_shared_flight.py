@@ -31,6 +31,7 @@ from tests.support.fake_redis import FakeRedis
 from tests.support.gitea_json import LABELS, ROOT, issue
 from tests.support.mocks import optional
 from tests.support.results import failed, ok, rows_of, text_of
+from tests.support.waiting import wait_until
 from tests.tools.test_issue_create import ISSUES, gitea, now, posts, run
 
 __all__ = ["gitea"]  # the fixture, imported to be used here
@@ -83,10 +84,7 @@ def slow_post(gitea: responses.RequestsMock, filed: dict[str, Any]) -> SlowPost:
 
 
 def until(condition: Callable[[], bool], seconds: float = 3.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "never happened"
-        time.sleep(0.005)
+    wait_until(condition, seconds, "the condition", poll=0.005)
 
 
 def test_a_write_takes_the_lock_for_longer_than_its_budget_and_lets_go(

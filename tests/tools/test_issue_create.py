@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -19,6 +18,7 @@ from gitea_mcp.tools import issue_create
 from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, org_label, user
 from tests.support.mocks import optional
 from tests.support.results import failed, ok
+from tests.support.waiting import wait_until
 
 ISSUES = f"{API}/repos/acme/widgets/issues"
 
@@ -42,10 +42,7 @@ def run(deps: Deps, **kw: Any) -> Any:
 
 def until_waiting(calls: int, seconds: float = 3.0) -> None:
     """Until `calls` calls wait on one in flight (in_flight.waiting), so the first is let go only after they arrived."""
-    deadline = time.monotonic() + seconds
-    while in_flight.waiting() < calls:
-        assert time.monotonic() < deadline, f"{calls} call(s) never came to wait"
-        time.sleep(0.005)
+    wait_until(lambda: in_flight.waiting() >= calls, seconds, f"{calls} call(s) coming to wait", poll=0.005)
 
 
 def posts(rsps: responses.RequestsMock) -> list[dict[str, Any]]:

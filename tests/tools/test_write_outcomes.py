@@ -7,7 +7,6 @@ answer, and what the tool says changed is what Gitea shows. A write that was nev
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,6 +24,7 @@ from gitea_mcp.toolkit import writes
 from gitea_mcp.toolkit.base import Deps
 from gitea_mcp.tools import issue_comment, issue_create, issue_update
 from tests.support.gitea_json import API, LABELS, ROOT, issue, user
+from tests.support.ports import refusing_url
 from tests.support.results import failed, ok
 
 
@@ -155,17 +155,10 @@ def test_a_label_change_answered_unclearly_after_applying_counts(forge: StandIn)
 # -- not sent at all ---------------------------------------------------------------------------------------------
 
 
-def closed_port() -> str:
-    """A loopback port nothing listens on: a connection to it is refused before a byte is sent."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{sock.getsockname()[1]}"
-
-
 @pytest.mark.parametrize("method", ["POST", "PATCH", "DELETE"])
 def test_a_write_to_a_refused_connection_is_not_sent_not_lost(method: str) -> None:
-    client = GiteaClient(closed_port(), DEMO_TOKEN, timeout=2, retry=RetryPolicy(attempts=1))
-    with pytest.raises(NotSent) as refused:
+    with refusing_url() as url, pytest.raises(NotSent) as refused:
+        client = GiteaClient(url, DEMO_TOKEN, timeout=2, retry=RetryPolicy(attempts=1))
         client.write(method, ["repos", "acme", "widgets", "issues"], {"title": "x"})
     assert not isinstance(refused.value, NoAnswer)
     assert "(connection refused). Nothing was sent, so nothing changed." in str(refused.value)
@@ -183,7 +176,8 @@ def test_a_write_whose_connection_breaks_off_after_sending_is_no_answer(forge: S
 def refused() -> requests.RequestException:
     """The exception requests raises for a refused connection, taken from a real one (before any mock is active)."""
     try:
-        requests.post(f"{closed_port()}/api/v1/repos/acme/widgets/issues", timeout=2)
+        with refusing_url() as url:
+            requests.post(f"{url}/api/v1/repos/acme/widgets/issues", timeout=2)
     except requests.RequestException as exc:
         return exc
     raise AssertionError("the closed port accepted a connection")

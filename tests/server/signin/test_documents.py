@@ -26,6 +26,7 @@ from gitea_mcp.server.signin import documents as module
 from gitea_mcp.server.signin.clients import MAX_METADATA, BadClient, Client, Clients
 from gitea_mcp.server.signin.documents import Documents, Get, fetcher
 from gitea_mcp.server.signin.seal import Sealer
+from tests.support.ports import refusing_url
 
 SEALER = Sealer([b"k" * 32], "http://127.0.0.1:8000/mcp")
 CALLBACK = "http://127.0.0.1/callback"
@@ -188,10 +189,8 @@ def test_a_document_that_will_not_do_is_refused(site: tuple[str, list[str]], pat
 
 
 def test_an_unreachable_document_is_refused(fast: None) -> None:
-    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    assert "could not be read" in refusal(trial_clients(), f"http://127.0.0.1:{port}/client.json")
+    with refusing_url() as url:  # held, never listening: refused
+        assert "could not be read" in refusal(trial_clients(), f"{url}/client.json")
 
 
 @pytest.mark.parametrize(

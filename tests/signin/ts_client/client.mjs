@@ -1,6 +1,8 @@
 // The official TypeScript SDK's OAuth client against an MCP server (issue 24), for tests/signin/typescript.py.
 // Usage: node client.mjs SERVER_URL CALLBACK_PORT TOOL_ARGUMENTS_JSON [SECONDS]
-// Prints, each on a line of its own: `AUTHORIZE <url>` (where the user's browser must go), then JSON lines
+// CALLBACK_PORT 0: the loopback listener takes any free port (no race with another test for a port chosen ahead).
+// Prints, each on a line of its own: `CALLBACK <port>` (where the listener got), `AUTHORIZE <url>` (where the
+// user's browser must go), then JSON lines
 // {"tools": [...names]} and {"issue_list": <CallToolResult>}; exits 0. Any failure: `ERROR <message>` on stderr,
 // exit 1. Each HTTP exchange is traced on stderr. The whole run is bounded by SECONDS (default 60). Everything is kept in memory.
 import { createServer } from 'node:http';
@@ -9,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 
 const [serverUrl, port, argumentsJson = '{}', seconds = '60'] = process.argv.slice(2);
-const redirectUrl = `http://127.0.0.1:${port}/callback`;
+let redirectUrl; // http://127.0.0.1:PORT/callback, once the listener is bound
 setTimeout(() => fail(`no result within ${seconds} s`), Number(seconds) * 1000).unref();
 
 function fail(message) {
@@ -38,9 +40,13 @@ class MemoryProvider {
   codeVerifier() { return this.stored.verifier; }
 }
 
-// The loopback redirect: the first request to /callback carries the code (or an error).
+// The loopback redirect: listening before the client starts (its redirect URI names the port it got); `arrived`,
+// the first request to /callback, carries the code (or an error).
 function callback() {
-  return new Promise((resolve, reject) => {
+  return new Promise((listening, failed) => {
+    let resolve, reject;
+    const arrived = new Promise((yes, no) => { resolve = yes; reject = no; });
+    arrived.catch(() => {}); // awaited by main; a listener error before then must not end the run unreported
     const server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', redirectUrl);
       if (url.pathname !== '/callback') { res.writeHead(404).end(); return; }
@@ -49,8 +55,13 @@ function callback() {
       server.close();
       code ? resolve(code) : reject(new Error(`the redirect carried no code: ${url.search}`));
     });
-    server.on('error', reject);
-    server.listen(Number(port), '127.0.0.1');
+    server.on('error', (error) => { failed(error); reject(error); });
+    server.listen(Number(port), '127.0.0.1', () => {
+      const bound = server.address().port;
+      redirectUrl = `http://127.0.0.1:${bound}/callback`;
+      process.stdout.write(`CALLBACK ${bound}\n`);
+      listening({ arrived }); // wrapped: a promise resolved with a promise would wait for it
+    });
   });
 }
 
@@ -72,9 +83,8 @@ async function connect(provider) {
 }
 
 async function main() {
+  const { arrived } = await callback();
   const provider = new MemoryProvider();
-  const arrived = callback();
-  arrived.catch(() => {}); // awaited below; a listener error before then must not end the run unreported
   let client;
   try {
     client = await connect(provider);

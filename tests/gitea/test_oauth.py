@@ -1,4 +1,4 @@
-"""gitea.oauth against a mocked Gitea (responses; a mock registered and never used fails the test, as `mocked`
+"""gitea/oauth.py against a mocked Gitea (responses; a mock registered and never used fails the test, as `mocked`
 does everywhere). The answers are the ones tests/contract/test_oauth.py measured on Gitea 1.25.4: the token
 endpoint is no part of the API, so the OpenAPI spec cannot check them. Every request is sent once, whatever
 comes back, and nothing it carried (the code, the verifier, the secret, a refresh token) is in an error's words."""
