@@ -104,7 +104,7 @@ def _text(owner: str, name: str, out: LabelListResult) -> str:
     lines = [header]
     if not out.org_listed:
         lines.append(
-            f"note: {owner}'s organisation labels, if it is one, are not listed: the token lacks {_ORG_SCOPE}."
+            f"note: labels of the organisation {owner}, if it is one, are not listed: the token lacks {_ORG_SCOPE}."
         )
     if out.labels:
         legend = "rows: name #color [org,archived] description"
