@@ -17,8 +17,9 @@ from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
 from gitea_mcp.gitea.catalog import now
+from gitea_mcp.gitea.errors import NotFound
 from gitea_mcp.gitea.models import Label
-from gitea_mcp.toolkit import envelope, labels, render, scopes
+from gitea_mcp.toolkit import envelope, labels, missing, render, scopes
 from gitea_mcp.toolkit.arguments import Arguments, Owner, RepoName
 from gitea_mcp.toolkit.base import Deps, ToolDefinition, guard
 from gitea_mcp.toolkit.spec import ToolSpec
@@ -69,10 +70,13 @@ def run(deps: Deps, args: LabelArgs) -> CallToolResult:
 def _run(deps: Deps, args: LabelArgs) -> CallToolResult:
     owner, name = deps.policy.check_repo(args.owner, args.name)
     started = now()
-    own, org = deps.client.gather(
-        lambda: deps.catalog.labels(deps.client, owner, name, started),
-        lambda: deps.catalog.org_labels(deps.client, owner, started),
-    )
+    try:
+        own, org = deps.client.gather(
+            lambda: deps.catalog.labels(deps.client, owner, name, started),
+            lambda: deps.catalog.org_labels(deps.client, owner, started),
+        )
+    except NotFound:  # the organisation's 404 is no organisation (catalog.org_labels): this one is the repository's
+        raise missing.repo_missing(deps, owner, name) from None
     found = [_row(label, False) for label in own] + [_row(label, True) for label in org or []]
     out = LabelListResult(labels=_grouped(found), total=len(found), org_listed=org is not None)
     return envelope.result(_text(owner, name, out), out)
