@@ -33,6 +33,7 @@ from gitea_mcp.gitea.errors import (
     Unauthorized,
     WrongScheme,
 )
+from gitea_mcp.gitea.outbound import speaks_tls
 from gitea_mcp.gitea.release import ServerInfo
 from gitea_mcp.settings import ConfigError, Settings
 from gitea_mcp.toolkit import scopes
@@ -248,21 +249,6 @@ def _lost(exc: NoAnswer, url: str, timeout: float) -> Line:
                "Gitea's port and that Gitea (or the proxy in front of it) is running; run check again if it was "
                "restarting")  # fmt: skip
     return Line("fail", f"no Gitea API answers at {url}/api/v1: {exc.detail}", fix)
-
-
-def speaks_tls(host: str, port: int, timeout: float) -> bool:
-    """Whether the port completes a TLS handshake (certificate unchecked: only the protocol is in question)."""
-    import socket
-    import ssl
-
-    context = ssl.create_default_context()
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
-    try:
-        with socket.create_connection((host, port), timeout=timeout) as raw, context.wrap_socket(raw):
-            return True
-    except OSError:  # ssl.SSLError is one too
-        return False
 
 
 def _version_fix(exc: GiteaError) -> str:

@@ -435,23 +435,6 @@ _NOT_TLS = ("wrong version number", "record layer failure", "packet length too l
 PLAIN_HTTP_TO_TLS = ("Client sent an HTTP request to an HTTPS server", "plain HTTP request was sent to HTTPS port")
 
 
-def before_sending(exc: BaseException) -> bool:
-    """Whether a requests failure surely happened before the request was sent: while connecting (urllib3's
-    ConnectTimeoutError is also the class of a refused connection and of an unknown host) or to a proxy (urllib3
-    says ProxyError only before it has connected to one). A refused certificate is TlsFailed, also unsent.
-
-    Anything else — a timeout waiting for the answer, a reset or closed connection, any other TLS failure, which
-    can come while the answer is read — may come after Gitea read the request: a write's outcome is then unknown.
-    """
-    import requests
-    import urllib3
-
-    if isinstance(exc, requests.exceptions.ConnectTimeout | requests.exceptions.ProxyError):
-        return True
-    connect = innermost(exc, urllib3.exceptions.ConnectTimeoutError)
-    return isinstance(exc, requests.ConnectionError) and connect is not None
-
-
 def _words(error: BaseException) -> str:
     return _SSL_CODES.sub("", str(error)).strip() or type(error).__name__
 
