@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from gitea_mcp.cli.check import Line, lacks_scope
+from gitea_mcp.cli.lines import Line, lacks_scope
 from gitea_mcp.gitea import outbound
 from gitea_mcp.gitea.client import GiteaClient, display_url
 from gitea_mcp.gitea.errors import GiteaError, tls_problem

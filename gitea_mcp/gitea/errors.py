@@ -411,7 +411,7 @@ _SSL_CODES = re.compile(r"^\[[^\]]*\]\s*|\s*\(_ssl\.c:\d+\)$")
 
 def tls_problem(exc: BaseException) -> Tls:
     """The TLS failure inside a requests/urllib3 SSL error, which wrap OpenSSL's own error two or three deep."""
-    import ssl  # off the start-up path, like requests
+    import ssl  # why: 3 ms of `--help`, which imports this through cli/check.py
 
     found = innermost(exc, ssl.SSLError)
     if isinstance(found, ssl.SSLCertVerificationError):

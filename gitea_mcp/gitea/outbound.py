@@ -34,6 +34,7 @@ import os
 import socket
 import threading
 import time
+import warnings
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as Late
@@ -93,7 +94,7 @@ CONNECTIONS = CALLER_THREADS + WORKERS
 @functools.cache
 def user_agent() -> str:
     """Named, with its version: some instances (and proxies) refuse agents they cannot tell apart."""
-    import requests  # why: on first use only (a tenth of start-up)
+    import requests  # why: on the first request (requests is a tenth of start-up)
 
     return f"{PRODUCT}/{__version__} ({requests.utils.default_user_agent()})"
 
@@ -116,7 +117,7 @@ def forge_session(url: str, verify: bool | str, agent: str | None = None) -> Ses
     proxies for this host, and the CA bundle (`forge_trust`) — so REQUESTS_CA_BUNDLE cannot override
     GITEA_CA_BUNDLE or GITEA_INSECURE. Never ~/.netrc, which requests would send instead of the token; and no scan
     of the whole environment on every request (a third of a millisecond each)."""
-    import requests  # why: on first use only (a tenth of start-up)
+    import requests  # why: on the first request (requests is a tenth of start-up)
 
     session = requests.Session()
     session.trust_env = False
@@ -125,8 +126,6 @@ def forge_session(url: str, verify: bool | str, agent: str | None = None) -> Ses
     if session.verify is False:
         # GITEA_INSECURE was chosen, and said once in our words (server.make_client); urllib3 would add its own
         # warning, with a site-packages path, to every request.
-        import warnings  # why: only when GITEA_INSECURE is set
-
         import urllib3  # why: comes with requests, on first use
 
         warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
@@ -142,7 +141,7 @@ def _pool_for_every_sender(session: Session) -> None:
     opens one more per request and drops it after ("Connection pool is full, discarding connection"): a new TCP and
     TLS handshake each time. With `pool_block` a sender beyond the pool would wait for a connection rather than
     open one to drop; with the pool as large as the senders, none waits."""
-    from requests.adapters import HTTPAdapter  # why: on first use only (a tenth of start-up)
+    from requests.adapters import HTTPAdapter  # why: on the first request (requests is a tenth of start-up)
 
     adapter = HTTPAdapter(pool_maxsize=CONNECTIONS, pool_block=True)
     session.mount("https://", adapter)
@@ -157,7 +156,7 @@ def send(
     cookies from each answer: a fifth of a GET's CPU. Here the settings are the session's own, fixed when it was
     made, and no cookie is ever kept (`_NoCookies`), so the request goes to the session's adapter as Session.send
     would give it: the session's headers with ours over them, its proxies and CA bundle."""
-    import requests  # why: on first use only (a tenth of start-up)
+    import requests  # why: on the first request (requests is a tenth of start-up)
 
     merged = requests.structures.CaseInsensitiveDict(session.headers)
     merged.update(headers)
@@ -205,7 +204,7 @@ class Overrun(Exception):
 def read_body(response: Response, deadline: float, limit: int) -> bytes:
     """The whole body, or Overrun. The deadline bounds the request from start to last byte: requests' own timeout
     bounds each socket read, which a server dripping a byte at a time never trips."""
-    import requests  # why: on first use only (a tenth of start-up)
+    import requests  # why: on the first request (requests is a tenth of start-up)
     import urllib3  # why: comes with requests, on first use
 
     chunks: list[bytes] = []
@@ -251,7 +250,7 @@ class Failures:
 
 @functools.cache
 def failures() -> Failures:
-    import requests  # why: on first use only (a tenth of start-up)
+    import requests  # why: on the first request (requests is a tenth of start-up)
     import urllib3  # why: comes with requests, on first use
 
     errors = requests.exceptions
@@ -286,7 +285,7 @@ class _NoCookies(http.cookiejar.DefaultCookiePolicy):
 def speaks_tls(host: str, port: int, timeout: float) -> bool:
     """Whether the forge's port completes a TLS handshake (certificate unchecked: only the protocol is in question;
     `check` asks when a plain-HTTP request got no answer)."""
-    import ssl  # why: only `check` asks, after a failure
+    import ssl  # why: 3 ms of `--help` (every command module is imported for it)
 
     context = ssl.create_default_context()
     context.check_hostname = False
@@ -355,9 +354,9 @@ _PUBLIC_TLS: list[ssl.SSLContext] = []
 def _public_tls() -> ssl.SSLContext:
     """Certificates checked against the public CAs only (certifi's bundle, the one requests uses)."""
     if not _PUBLIC_TLS:
-        import ssl  # why: on the first document only
+        import ssl  # why: 3 ms of `--help` (every command module is imported for it)
 
-        from requests.utils import DEFAULT_CA_BUNDLE_PATH  # why: on the first document only
+        from requests.utils import DEFAULT_CA_BUNDLE_PATH  # why: on the first document (requests: a tenth of start-up)
 
         _PUBLIC_TLS.append(ssl.create_default_context(cafile=DEFAULT_CA_BUNDLE_PATH))
     return _PUBLIC_TLS[0]
@@ -367,7 +366,7 @@ def public_get(url: str, address: str, deadline: float) -> Answer:
     """GET `url` from `address` under the PUBLIC_DOCUMENT policy, the whole exchange within `deadline`: a watchdog
     shuts the socket when it passes, which ends a read blocked on a server that sends nothing more (a socket
     timeout bounds each read, not the whole). No proxy, cookie or redirect; at most max_body + 1 bytes read."""
-    import http.client  # why: on the first document only
+    import http.client  # why: 6 ms of `--help` (every command module is imported for it)
 
     parts = urlsplit(url)
     https = parts.scheme == "https"

@@ -25,6 +25,7 @@ from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import CALL_ROUNDS, GiteaClient
 from gitea_mcp.redaction import shown
 from gitea_mcp.server.admission import TOOL_THREADS, Admission
+from gitea_mcp.server.credentials import credential
 from gitea_mcp.settings import ConfigError, Settings
 from gitea_mcp.toolkit import envelope, registry, scopes
 from gitea_mcp.toolkit.base import Deps, ToolDefinition, failed_inside
@@ -224,8 +225,6 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
     def deps_for(ctx: Context | None) -> Deps:
         if settings.transport != "http":
             return deps  # stdio (or an in-process call): one user, the configured token
-        from gitea_mcp.server.http import credential
-
         # Over HTTP a request acts with its own token (or the server's, unlocked by the operator's secret), read
         # exactly as the gate read it. A request without headers acts anonymously, never with the server's token.
         headers = (ctx.headers if ctx is not None else None) or {}
