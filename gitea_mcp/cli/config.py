@@ -8,6 +8,7 @@ import sys
 
 from gitea_mcp.cli import client_entries
 from gitea_mcp.cli.launch import LAUNCHERS, launch
+from gitea_mcp.cli.main import seconds  # the server's own reading, naming the flag or the variable as given
 from gitea_mcp.redaction import shown
 from gitea_mcp.settings import ConfigError, Settings, parse_bool, parse_log_level
 
@@ -101,8 +102,6 @@ def _flag_or_bool(flag: bool | None, name: str) -> bool:
 
 
 def _timeout(flag: str | None) -> float:
-    from gitea_mcp.cli.main import seconds  # the server's own reading, naming the flag or the variable as given
-
     raw, name = (flag, "--timeout") if flag is not None else (os.environ.get("GITEA_TIMEOUT"), "GITEA_TIMEOUT")
     if not raw:
         return DEFAULT_TIMEOUT
