@@ -222,7 +222,10 @@ def test_content_that_does_not_fit_the_output_schema_is_our_bug_said_as_one() ->
         return CallToolResult(content=[TextContent(type="text", text="ok")], structured_content={"total": "many"})
 
     tool = ToolDefinition(
-        ToolSpec.reading("t", "d.", order=1, budget=100, listed_budget=200), _NoArguments, _Shape, off_schema
+        ToolSpec.reading("t", "d.", toolset="issues", order=1, budget=100, listed_budget=200),
+        _NoArguments,
+        _Shape,
+        off_schema,
     )
     deps = Deps(client=GiteaClient("http://127.0.0.1:9", None, timeout=1), policy=Policy(frozenset({"acme"})))
     assert failed(tool.served(deps, {})) == "t failed inside gitea_mcp (ValidationError); the server log has details."
