@@ -34,7 +34,9 @@ from gitea_mcp.settings import (
     parse_count,
     parse_log_level,
     parse_owner_list,
+    parse_toolsets,
 )
+from gitea_mcp.toolkit.spec import TOOLSETS
 
 PROG = "gitea-issues-mcp"
 # Subcommands whose module exists under gitea_mcp/cli/; serve is the default.
@@ -111,6 +113,12 @@ CONNECTION: tuple[Setting, ...] = (
         metavar="OWNERS",
     ),
     Setting("--read-only", ("GITEA_READ_ONLY",), "offer no write tools", switch=True),
+    Setting(
+        "--toolsets",
+        ("GITEA_TOOLSETS",),
+        f"comma-separated toolsets to serve, of {', '.join(TOOLSETS)} (default all)",
+        metavar="TOOLSETS",
+    ),
     Setting(
         "--timeout",
         ("GITEA_TIMEOUT",),
@@ -281,7 +289,7 @@ TYPED = {setting.typed: setting for setting in SETTINGS.values()}  # by the flag
 # The secrets' own flags, refused wherever they are typed (the value would be in every user's `ps`).
 SECRET_FLAGS = {setting.flag: setting for setting in SETTINGS.values() if setting.secret}
 SECRET_FILE_BYTES = 65_536  # a file of more is not a secret (nor /dev/zero read forever)
-_SERVE_ONLY = ("--read-only", "--timeout", "--transport", "--host", "--port", "--allowed-hosts", *LIMITS)
+_SERVE_ONLY = ("--read-only", "--toolsets", "--timeout", "--transport", "--host", "--port", "--allowed-hosts", *LIMITS)
 # The settings each command uses: it lists and accepts these, and refuses the others (a flag quietly ignored
 # would let `demo --read-only` look read-only while the script writes). The environment is shared by every
 # command, so a variable a command does not use is not read by it (call ignores GITEA_MCP_TRANSPORT=http).
@@ -659,6 +667,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             problems.append("GITEA_URL is not set: point it at your Gitea, e.g. GITEA_URL=https://gitea.example.com")
         owners = checked(lambda: parse_owner_list(owners_raw), frozenset())  # unset: it says so itself
     read_only = checked(lambda: read.switch("--read-only"), False)
+    toolsets = checked(lambda: _from(read, "--toolsets", parse_toolsets, TOOLSETS), TOOLSETS)
     insecure = checked(lambda: read.switch("--insecure"), False)
     timeout = checked(lambda: _from(read, "--timeout", seconds, _DEFAULT["timeout"]), _DEFAULT["timeout"])
     signin = {field: read.value("--" + field.replace("_", "-")) for field in SIGNIN_SETTINGS}
@@ -687,6 +696,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             token=SecretStr(token) if token else None,
             allowed_owners=owners,
             read_only=read_only,
+            toolsets=toolsets,
             timeout=timeout,
             ca_bundle=read.value("--ca-bundle"),
             insecure=insecure,
