@@ -388,7 +388,7 @@ def check_served(read_only: bool, toolsets: tuple[Toolset, ...]) -> None:
     with_read_only = " with GITEA_READ_ONLY=true" if read_only else ""
     raise ValueError(
         f"GITEA_TOOLSETS={','.join(toolsets)}{with_read_only} serves no tool; the toolsets with tools"
-        f"{' to read' if read_only else ''}: {', '.join(holding)}"
+        f"{' to read' if read_only else ''}: {', '.join(holding) or 'none'}"
     )
 
 

@@ -29,11 +29,13 @@ class Withholding:
 
     reason: str  # for a client to act on, in the error's data: "toolset", "read-only"
     why: str  # what the operator set
-    remedy: str  # what the operator changes
+    remedy: str  # what the operator changes, in a sentence
+    change: str  # the same, as a step (for two at once)
 
     def also(self, other: Withholding) -> Withholding:
         """Both at once: the remedy of one alone would not offer the tool."""
-        return Withholding(self.reason, f"{self.why}, and {other.why}", f"{self.remedy}; {other.remedy}")
+        remedy = f"the operator offers it by {self.change}, {other.change}, and restarting the server"
+        return Withholding(self.reason, f"{self.why}, and {other.why}", remedy, f"{self.change}, {other.change}")
 
 
 READ_ONLY = Withholding(
@@ -41,16 +43,19 @@ READ_ONLY = Withholding(
     "this server is read-only (GITEA_READ_ONLY=true or --read-only), which hides the tools that write",
     "the operator offers them by setting GITEA_READ_ONLY=false (or serving without --read-only) and restarting the "
     "server",
+    "setting GITEA_READ_ONLY=false (or serving without --read-only)",
 )
 
 
 def left_out(spec: ToolSpec, toolsets: Sequence[Toolset]) -> Withholding:
     """`spec`'s toolset is not among the `toolsets` served."""
+    change = f"adding {spec.toolset} to GITEA_TOOLSETS (or --toolsets)"
     return Withholding(
         "toolset",
         f"this server serves only {_toolsets(toolsets)} (GITEA_TOOLSETS or --toolsets), and {spec.name} is in the "
         f"{spec.toolset} toolset",
-        f"the operator offers it by adding {spec.toolset} to GITEA_TOOLSETS (or --toolsets) and restarting the server",
+        f"the operator offers it by {change} and restarting the server",
+        change,
     )
 
 
