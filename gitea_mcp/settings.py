@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, SecretStr, ValidationInfo, field_val
 
 from gitea_mcp.domain.failures import ToolFailure
 from gitea_mcp.domain.policy import USER_NAME_RULE, is_user_name
+from gitea_mcp.domain.toolsets import TOOLSETS, Toolset
 from gitea_mcp.redaction import TOKEN_SHAPED, redact, redis_display, shown
-from gitea_mcp.toolkit.spec import TOOLSETS, Toolset
 
 # Tool calls one server runs at once, for all callers together (gitea_mcp.server.admission; the Gitea client keeps
 # a connection for each, gitea.client.CALLER_THREADS, which tests/server/test_admission.py holds equal).
@@ -252,11 +252,6 @@ class Settings(BaseModel):
         return self
 
     @model_validator(mode="after")
-    def _serves_a_tool(self) -> Settings:
-        check_served(self.read_only, self.toolsets)
-        return self
-
-    @model_validator(mode="after")
     def _signin_complete(self) -> Settings:
         check_signin(self)
         return self
@@ -375,21 +370,6 @@ def parse_toolsets(raw: str, name: str) -> tuple[Toolset, ...]:
             raise ConfigError(f"{name} entry {shown(entry, 40)} is not a toolset{guess} ({TOOLSETS_RULE})")
         wanted.append(known)
     return tuple(toolset for toolset in TOOLSETS if toolset in wanted) or TOOLSETS
-
-
-def check_served(read_only: bool, toolsets: tuple[Toolset, ...]) -> None:
-    """A server that would offer no tool is refused at start (ValueError): the toolsets chosen hold none (or,
-    read-only, only write tools)."""
-    from gitea_mcp.toolkit import registry  # reads specs.json: not for --help
-
-    if registry.offered(read_only, toolsets):
-        return
-    holding = [toolset for toolset in TOOLSETS if registry.offered(read_only, (toolset,))]
-    with_read_only = " with GITEA_READ_ONLY=true" if read_only else ""
-    raise ValueError(
-        f"GITEA_TOOLSETS={','.join(toolsets)}{with_read_only} serves no tool; the toolsets with tools"
-        f"{' to read' if read_only else ''}: {', '.join(holding) or 'none'}"
-    )
 
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from gitea_mcp.cli.main import parse_args, settings_from
+from gitea_mcp.domain.toolsets import TOOLSETS
 from gitea_mcp.settings import ConfigError, Settings
-from gitea_mcp.toolkit.spec import TOOLSETS, Toolset
 from tests.support.toolsets import issues_alone
 
 BASE = {"GITEA_URL": "http://127.0.0.1:9", "GITEA_ALLOWED_OWNERS": "acme"}
@@ -65,22 +65,22 @@ def test_an_unknown_toolset_stops_the_server_naming_the_nearest(
 
 
 @pytest.mark.parametrize(
-    ("read_only", "writes_only", "toolsets", "said"),
+    ("argv", "writes_only", "said"),
     [
-        (False, False, ("labels",), "GITEA_TOOLSETS=labels serves no tool; the toolsets with tools: issues"),
-        (False, False, ("milestones", "people"),
-         "GITEA_TOOLSETS=milestones,people serves no tool; the toolsets with tools: issues"),
-        (True, True, ("issues",),
-         "GITEA_TOOLSETS=issues with GITEA_READ_ONLY=true serves no tool; the toolsets with tools to read: none"),
+        (["--toolsets", "labels"], False, "GITEA_TOOLSETS=labels serves no tool; the toolsets with tools: issues."),
+        (["--toolsets", "people,milestones"], False,
+         "GITEA_TOOLSETS=milestones,people serves no tool; the toolsets with tools: issues."),
+        (["--toolsets", "issues", "--read-only"], True,
+         "GITEA_TOOLSETS=issues with GITEA_READ_ONLY=true serves no tool; the toolsets with tools to read: none."),
     ],
 )  # fmt: skip
 def test_a_choice_that_serves_no_tool_is_refused_at_start(
-    read_only: bool, writes_only: bool, toolsets: tuple[Toolset, ...], said: str, monkeypatch: pytest.MonkeyPatch
+    argv: list[str], writes_only: bool, said: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     issues_alone(monkeypatch, writes_only=writes_only)
-    with pytest.raises(ValueError, match="serves no tool") as refused:
-        Settings(url="http://127.0.0.1:9", allowed_owners=frozenset({"acme"}), read_only=read_only, toolsets=toolsets)
-    assert said in str(refused.value)
+    with pytest.raises(ConfigError) as refused:
+        settings_from(parse_args(argv))
+    assert str(refused.value) == said
 
 
 def test_settings_keep_the_declared_order_and_refuse_none() -> None:

@@ -19,6 +19,7 @@ from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from gitea_mcp.domain.policy import MAX_LIMIT
+from gitea_mcp.domain.toolsets import TOOLSETS
 from gitea_mcp.gitea.client import GiteaClient, display_url
 from gitea_mcp.gitea.errors import (
     Forbidden,
@@ -37,7 +38,7 @@ from gitea_mcp.gitea.release import ServerInfo
 from gitea_mcp.settings import ConfigError, Settings
 from gitea_mcp.toolkit import scopes
 from gitea_mcp.toolkit.render import counted
-from gitea_mcp.toolkit.spec import TOOLSETS, ToolSpec
+from gitea_mcp.toolkit.spec import ToolSpec
 
 HELP = (
     "check the configured Gitea: URL, version, token and its scopes, owners, page size, and the sign-in set-up when "

@@ -8,9 +8,9 @@ import sys
 
 from gitea_mcp.cli import client_entries
 from gitea_mcp.cli.launch import LAUNCHERS, launch
+from gitea_mcp.domain.toolsets import TOOLSETS, Toolset
 from gitea_mcp.redaction import shown
-from gitea_mcp.settings import ConfigError, Settings, check_served, parse_bool, parse_log_level, parse_toolsets
-from gitea_mcp.toolkit.spec import TOOLSETS, Toolset
+from gitea_mcp.settings import ConfigError, Settings, parse_bool, parse_log_level, parse_toolsets
 
 HELP = "print ready-to-paste configuration for an MCP client (writes nothing)"
 DEFAULT_TIMEOUT: float = Settings.model_fields["timeout"].default
@@ -109,10 +109,11 @@ def _toolsets(flag: str | None, read_only: bool) -> tuple[Toolset, ...]:
     """As the server reads them; a choice that would serve no tool stops `config` as it would stop the server."""
     raw, name = (flag, "--toolsets") if flag is not None else (os.environ.get("GITEA_TOOLSETS"), "GITEA_TOOLSETS")
     toolsets = parse_toolsets(raw, name) if raw else TOOLSETS
-    try:
-        check_served(read_only, toolsets)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+    from gitea_mcp.toolkit.registry import serves_nothing  # reads specs.json: only when config runs
+
+    refused = serves_nothing(read_only, toolsets)
+    if refused is not None:
+        raise ConfigError(refused)
     return toolsets
 
 

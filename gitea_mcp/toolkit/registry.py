@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 import json
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +63,19 @@ def offered(read_only: bool, toolsets: Collection[Toolset] = TOOLSETS) -> tuple[
     """The tools a server offers, in the order it lists them: those of the `toolsets` it serves, and of those no
     write tool when it is read-only."""
     return tuple(spec for spec in _SPECS.values() if spec.toolset in toolsets and not (read_only and spec.writes))
+
+
+def serves_nothing(read_only: bool, toolsets: Sequence[Toolset]) -> str | None:
+    """The sentence refusing a server that would offer no tool (its toolsets hold none, or, read-only, only write
+    tools), or None when it offers some: said at start by the command line, never found out by an agent."""
+    if offered(read_only, toolsets):
+        return None
+    holding = [toolset for toolset in TOOLSETS if offered(read_only, (toolset,))]
+    with_read_only = " with GITEA_READ_ONLY=true" if read_only else ""
+    return (
+        f"GITEA_TOOLSETS={','.join(toolsets)}{with_read_only} serves no tool; the toolsets with tools"
+        f"{' to read' if read_only else ''}: {', '.join(holding) or 'none'}"
+    )
 
 
 def budgets(read_only: bool = False, toolsets: Collection[Toolset] = TOOLSETS) -> tuple[int, int]:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any
 
-# The toolsets an operator serves a subset of (GITEA_TOOLSETS): each tool belongs to exactly one, named in its SPEC.
-# A new toolset is a new name here; the order is the one `check`, `config` and the docs say them in.
-Toolset = Literal["issues", "labels", "milestones", "people"]
-TOOLSETS: tuple[Toolset, ...] = get_args(Toolset)
+# A tool names its toolset, one of these (declared in domain/, where the settings read them too).
+from gitea_mcp.domain.toolsets import TOOLSETS, Toolset
+
+__all__ = ["TOOLSETS", "ToolSpec", "Toolset"]
 
 
 @dataclass(frozen=True)
