@@ -353,8 +353,6 @@ _TOOLSET_WORDS: dict[str, Toolset] = {"assignees": "people", "users": "people", 
 def parse_toolsets(raw: str, name: str) -> tuple[Toolset, ...]:
     """`issues, Labels` → ("issues", "labels"); `all` → every toolset. An unknown name stops the server, naming the
     toolset it most likely meant: a subset quietly served without it would hide tools the operator asked for."""
-    from difflib import get_close_matches  # a few names: cheap, and only read at start-up
-
     wanted: list[Toolset] = []
     for entry in (part.strip() for part in raw.split(",")):
         word = entry.lower()
@@ -364,12 +362,18 @@ def parse_toolsets(raw: str, name: str) -> tuple[Toolset, ...]:
             return TOOLSETS
         known = next((toolset for toolset in TOOLSETS if toolset == word), None)
         if known is None:
-            close = get_close_matches(word, TOOLSETS, n=1, cutoff=0.6)
-            meant = _TOOLSET_WORDS.get(word) or (close[0] if close else None)
+            meant = _nearest_toolset(word)
             guess = f"; did you mean {meant}?" if meant else ""
             raise ConfigError(f"{name} entry {shown(entry, 40)} is not a toolset{guess} ({TOOLSETS_RULE})")
         wanted.append(known)
     return tuple(toolset for toolset in TOOLSETS if toolset in wanted) or TOOLSETS
+
+
+def _nearest_toolset(word: str) -> Toolset | None:
+    from difflib import get_close_matches  # only after a mistake: not at start-up
+
+    close = get_close_matches(word, TOOLSETS, n=1, cutoff=0.6)
+    return _TOOLSET_WORDS.get(word) or next((toolset for toolset in TOOLSETS if close and toolset == close[0]), None)
 
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")

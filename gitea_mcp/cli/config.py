@@ -8,9 +8,11 @@ import sys
 
 from gitea_mcp.cli import client_entries
 from gitea_mcp.cli.launch import LAUNCHERS, launch
+from gitea_mcp.cli.main import seconds  # the server's own reading, naming the flag or the variable as given
 from gitea_mcp.domain.toolsets import TOOLSETS, Toolset
 from gitea_mcp.redaction import shown
 from gitea_mcp.settings import ConfigError, Settings, parse_bool, parse_log_level, parse_toolsets
+from gitea_mcp.toolkit.registry import serves_nothing
 
 HELP = "print ready-to-paste configuration for an MCP client (writes nothing)"
 DEFAULT_TIMEOUT: float = Settings.model_fields["timeout"].default
@@ -109,8 +111,6 @@ def _toolsets(flag: str | None, read_only: bool) -> tuple[Toolset, ...]:
     """As the server reads them; a choice that would serve no tool stops `config` as it would stop the server."""
     raw, name = (flag, "--toolsets") if flag is not None else (os.environ.get("GITEA_TOOLSETS"), "GITEA_TOOLSETS")
     toolsets = parse_toolsets(raw, name) if raw else TOOLSETS
-    from gitea_mcp.toolkit.registry import serves_nothing  # reads specs.json: only when config runs
-
     refused = serves_nothing(read_only, toolsets)
     if refused is not None:
         raise ConfigError(refused)
@@ -118,8 +118,6 @@ def _toolsets(flag: str | None, read_only: bool) -> tuple[Toolset, ...]:
 
 
 def _timeout(flag: str | None) -> float:
-    from gitea_mcp.cli.main import seconds  # the server's own reading, naming the flag or the variable as given
-
     raw, name = (flag, "--timeout") if flag is not None else (os.environ.get("GITEA_TIMEOUT"), "GITEA_TIMEOUT")
     if not raw:
         return DEFAULT_TIMEOUT

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 from pydantic import SecretStr, ValidationError
 
 from gitea_mcp import __version__
-from gitea_mcp.domain.toolsets import TOOLSETS, Toolset
+from gitea_mcp.domain.toolsets import TOOLSETS
 from gitea_mcp.redaction import shown
 from gitea_mcp.settings import (
     COUNT_BOUNDS,
@@ -37,6 +37,7 @@ from gitea_mcp.settings import (
     parse_owner_list,
     parse_toolsets,
 )
+from gitea_mcp.toolkit.registry import serves_nothing
 
 PROG = "gitea-issues-mcp"
 # Subcommands whose module exists under gitea_mcp/cli/; serve is the default.
@@ -678,7 +679,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
     port = checked(lambda: _from(read, "--port", _port, _DEFAULT["port"]), _DEFAULT["port"])
     limits = {name: checked(lambda name=name: _limit(read, name), _DEFAULT[name]) for name in _LIMIT_FIELDS}
     documents = checked(lambda: _from(read, "--client-metadata-documents", parse_bool, True), True)
-    nothing = None if problems else _serves_nothing(read_only, toolsets)  # said once the choice itself reads right
+    nothing = None if problems else serves_nothing(read_only, toolsets)  # said once the choice itself reads right
     if nothing is not None:
         problems.append(nothing)
     if problems:
@@ -720,12 +721,6 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
     except ValidationError as exc:  # show only our messages, never the input (it may hold the token)
         messages = (str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors())
         raise ConfigError("; ".join(messages)) from None
-
-
-def _serves_nothing(read_only: bool, toolsets: tuple[Toolset, ...]) -> str | None:
-    from gitea_mcp.toolkit.registry import serves_nothing  # reads specs.json: after the flags, not for --help
-
-    return serves_nothing(read_only, toolsets)
 
 
 def _credentials(url: str) -> bool:

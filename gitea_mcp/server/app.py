@@ -235,10 +235,10 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
     def deps_for(ctx: Context | None) -> Deps:
         if settings.transport != "http":
             return deps  # stdio (or an in-process call): one user, the configured token
-        from gitea_mcp.server.http import credential
-
         # Over HTTP a request acts with its own token (or the server's, unlocked by the operator's secret), read
         # exactly as the gate read it. A request without headers acts anonymously, never with the server's token.
+        from gitea_mcp.server.credentials import credential  # why: HTTP only, 1.3 ms of every stdio start-up
+
         headers = (ctx.headers if ctx is not None else None) or {}
         said = credential(headers.items(), settings)
         client = deps.client.with_token(said.token, said.bearer, signed_in=said.signed_in is not None)

@@ -13,8 +13,8 @@ from typing import Any
 
 from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
 
-from gitea_mcp.server.app import offered
 from gitea_mcp.settings import Settings
+from gitea_mcp.toolkit.registry import offered
 from gitea_mcp.toolkit.scopes import READ_USER, folded, needed
 
 MCP_PATH = "/mcp"
