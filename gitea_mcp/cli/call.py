@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from gitea_mcp.cli.main import FAILED, OK, USAGE
 from gitea_mcp.settings import Settings
-from gitea_mcp.toolkit.registry import offered
+from gitea_mcp.toolkit.registry import declared, offered
+from gitea_mcp.toolkit.unserved import withheld
 
 if TYPE_CHECKING:  # the SDK import is most of start-up: at run time only when a tool runs
     from mcp.server.mcpserver import MCPServer
@@ -57,6 +58,15 @@ def list_tools_in(parser: argparse.ArgumentParser) -> None:
     parser.epilog = "\n".join(lines)
 
 
+def _hint(tool: str, settings: Settings) -> str:
+    """Why a tool gitea_mcp has is not served here: its toolset left out (GITEA_TOOLSETS), or read-only."""
+    spec = declared(tool)
+    held = withheld(spec, settings.read_only, settings.toolsets) if spec is not None else None
+    if held is not None and held.reason == "toolset":
+        return f" ({held.why})"
+    return " (GITEA_READ_ONLY hides the write tools)" if settings.read_only else ""
+
+
 def _first_sentence(text: str) -> str:
     return re.split(r"(?<=[.!?])\s", " ".join(text.split()), maxsplit=1)[0]
 
@@ -68,7 +78,7 @@ def run(ns: argparse.Namespace, settings: Settings) -> int:
     try:
         result = asyncio.run(call(build_server(settings), ns.tool, ns.arguments))
     except UsageError as exc:
-        hint = " (GITEA_READ_ONLY hides the write tools)" if isinstance(exc, UnknownTool) and settings.read_only else ""
+        hint = _hint(ns.tool, settings) if isinstance(exc, UnknownTool) else ""
         if ns.json:  # a script reading --json gets its error where it reads, in the same shape as a tool's
             print(error_json(f"{exc}{hint}", ns.tool))
         else:

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from gitea_mcp.cli.lines import Line, Mark, lacks_scope
 from gitea_mcp.domain.policy import MAX_LIMIT
+from gitea_mcp.domain.toolsets import TOOLSETS
 from gitea_mcp.gitea.client import GiteaClient, display_url
 from gitea_mcp.gitea.errors import (
     Forbidden,
@@ -100,6 +101,8 @@ def gitea_checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     if version.mark == "fail":
         yield Line("skip", "other checks skipped: Gitea's API did not answer")
         return
+    if settings.toolsets != TOOLSETS:
+        yield served_toolsets(settings)
     token = check_token(settings, client, url, _offered(settings))
     yield from token.lines
     if not token.usable:
@@ -111,7 +114,8 @@ def gitea_checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     yield write
     yield from check_reviews(settings, client, token.login)
     # Whether the user may change issues matters only where the write tools are offered and the token may write.
-    access = Access(token.login) if write.mark != "fail" and not settings.read_only and settings.token else None
+    writes = _writes_offered(settings)
+    access = Access(token.login) if write.mark != "fail" and writes and settings.token else None
     if read.mark == "ok":
         yield from check_owners(settings, client, access)
     else:
@@ -254,7 +258,22 @@ def _version_fix(exc: GiteaError) -> str:
 
 
 def _offered(settings: Settings) -> list[ToolSpec]:
-    return list(offered(settings.read_only))
+    return list(offered(settings.read_only, settings.toolsets))
+
+
+def _writes_offered(settings: Settings) -> bool:
+    """Whether any write tool is served: not read-only, and a toolset served has one."""
+    return any(spec.writes for spec in _offered(settings))
+
+
+def served_toolsets(settings: Settings) -> Line:
+    """Which toolsets GITEA_TOOLSETS serves, and the tools it leaves out (said only when it leaves some out)."""
+    left = [spec.name for spec in every() if spec.toolset not in settings.toolsets]
+    return Line(
+        "ok",
+        f"toolsets (GITEA_TOOLSETS): {', '.join(settings.toolsets)} served; not offered: "
+        f"{', '.join(left) or 'no tool (the others have none)'}",
+    )
 
 
 def new_token_fix(url: str, tools: list[ToolSpec]) -> str:
@@ -329,6 +348,8 @@ def check_write(settings: Settings, client: GiteaClient, login: str | None, new_
     tools = _write_tools()
     if settings.read_only:
         return Line("ok", f"read-only mode (GITEA_READ_ONLY): {tools} hidden, write:issue not needed")
+    if not _writes_offered(settings):
+        return Line("ok", "no write tool in the toolsets served (GITEA_TOOLSETS): write:issue not needed")
     hide = "set GITEA_READ_ONLY=true to hide them from agents"
     if settings.token is None:
         # Over HTTP callers bring their own tokens; over stdio the write tools would fail on every call.
@@ -510,6 +531,8 @@ def check_guard(settings: Settings) -> Line:
 
     if settings.read_only:
         return Line("skip", "shared write guard not asked: GITEA_READ_ONLY offers no write tools")
+    if not _writes_offered(settings):
+        return Line("skip", "shared write guard not asked: the toolsets served (GITEA_TOOLSETS) hold no write tool")
     try:
         guard = shared_flights(settings)
     except ConfigError as exc:

@@ -52,8 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="serve MCP against the stand-in instead: on stdio, or streamable HTTP with --transport http --port N",
     )
     parser.epilog = (
-        "--read-only, --timeout and the HTTP settings apply to --serve only; the stand-in brings its own URL, token "
-        "and owners."
+        "--read-only, --toolsets, --timeout and the HTTP settings apply to --serve only; the stand-in brings its own "
+        "URL, token and owners."
     )
 
 

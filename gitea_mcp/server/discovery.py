@@ -33,7 +33,7 @@ def _origin(settings: Settings) -> str:
 
 def scopes(settings: Settings) -> list[str]:
     """The scopes a client may ask for: exactly the Gitea scopes the offered tools need (read-only asks less)."""
-    return needed(offered(settings.read_only))
+    return needed(offered(settings.read_only, settings.toolsets))
 
 
 def gitea_scopes(asked: list[str]) -> list[str]:

@@ -22,6 +22,7 @@ SPEC = ToolSpec.written_once(
     "you there in the last 10 minutes is returned, not posted twice (allow_duplicate=true posts anyway).",
     scopes.WRITE_ISSUE,
     scopes.READ_USER,
+    toolset="issues",
     order=6,
     budget=670,
     listed_budget=1110,

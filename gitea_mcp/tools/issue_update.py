@@ -24,6 +24,7 @@ from gitea_mcp.toolkit.spec import ToolSpec
 SPEC = ToolSpec(
     name="issue_update",
     description="Change an issue: only the fields given change; labels by name. Returns the issue as it now is.",
+    toolset="issues",
     writes=True,
     scopes=(scopes.WRITE_ISSUE,),
     order=5,
