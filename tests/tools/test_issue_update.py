@@ -13,7 +13,21 @@ import responses
 from gitea_mcp.toolkit import writes
 from gitea_mcp.toolkit.base import Deps
 from gitea_mcp.tools import issue_update
-from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, milestone, org_label
+from tests.support.gitea_json import (
+    API,
+    HIGH,
+    LABELS,
+    LOW,
+    MILESTONES,
+    ROOT,
+    api_error,
+    comment,
+    issue,
+    label,
+    milestone,
+    org_label,
+    user,
+)
 from tests.support.mocks import optional
 from tests.support.results import failed, ok
 
@@ -492,3 +506,187 @@ def test_a_long_title_is_sent_whole_and_reported_cut(gitea: responses.RequestsMo
     assert writes_sent(gitea) == [("PATCH", "/repos/acme/widgets/issues/7", {"title": LONG})]
     assert data["outcome"] == "updated" and data["warnings"] == [SHORTENED]
     assert text.startswith(f"acme/widgets#7 updated (title): {KEPT}")
+
+
+# -- close or reopen with a comment -------------------------------------------------------------------------------
+
+COMMENTS = f"{ISSUE}/comments"
+CLOSING = "Fixed in v1.1."
+COMMENT_URL = f"{ROOT}/acme/widgets/issues/7#issuecomment-55"
+BLOCKED = "cannot close this issue or pull request because it still has open dependencies"  # Gitea 1.25.4's 412
+
+
+@pytest.fixture
+def commenting(gitea: responses.RequestsMock) -> responses.RequestsMock:
+    """The reads a call with a comment makes besides the issue: our login, and the comments of the window."""
+    gitea.get(f"{API}/user", json=user("demo", 5))
+    return gitea
+
+
+def closed(request: Any) -> tuple[int, dict[str, str], str]:
+    return edited({"labels": [LABELS[0]]}, request)
+
+
+def applying() -> Any:
+    """Gitea's answers to PATCHes one after another: each applies to the issue as the ones before left it."""
+    now: dict[str, Any] = {"labels": [LABELS[0]]}
+
+    def answer(request: Any) -> tuple[int, dict[str, str], str]:
+        now.update({key: value for key, value in json.loads(request.body).items() if key in ("title", "state")})
+        return edited(now, request)
+
+    return answer
+
+
+def test_a_close_with_a_comment_posts_it_then_closes(commenting: responses.RequestsMock, deps: Deps) -> None:
+    commenting.get(COMMENTS, json=[comment(54, "earlier", "bob", 7)])
+    commenting.post(COMMENTS, status=201, json=comment(55, CLOSING, "demo", 7))
+    commenting.add_callback(responses.PATCH, ISSUE, callback=closed)
+    text, data = ok(run(deps, state="closed", comment=CLOSING))
+    assert writes_sent(commenting) == [
+        ("POST", "/repos/acme/widgets/issues/7/comments", {"body": CLOSING}),
+        ("PATCH", "/repos/acme/widgets/issues/7", {"state": "closed"}),
+    ]
+    assert data["outcome"] == "updated" and data["state"] == "closed" and data["comment_url"] == COMMENT_URL
+    assert text.startswith("acme/widgets#7 updated (comment, state): ")
+    assert text.splitlines()[-1] == f"comment {COMMENT_URL} posted"
+
+
+def test_other_fields_go_first_then_the_comment_then_the_state(commenting: responses.RequestsMock, deps: Deps) -> None:
+    commenting.get(COMMENTS, json=[])
+    commenting.post(COMMENTS, status=201, json=comment(55, CLOSING, "demo", 7))
+    commenting.add_callback(responses.PATCH, ISSUE, callback=applying())
+    text, _ = ok(run(deps, state="closed", comment=CLOSING, title="Renamed"))
+    assert [(method, payload) for method, _, payload in writes_sent(commenting)] == [
+        ("PATCH", {"title": "Renamed"}),
+        ("POST", {"body": CLOSING}),
+        ("PATCH", {"state": "closed"}),
+    ]
+    assert text.startswith("acme/widgets#7 updated (title, comment, state): Renamed")
+
+
+@pytest.mark.parametrize(
+    ("state_now", "writes", "first_line"),
+    [  # a retry after the first call's answer was lost: the comment is found, never posted twice
+        pytest.param("closed", [], "acme/widgets#7 unchanged (it already was as asked)", id="both-landed"),
+        pytest.param("open", [("PATCH", {"state": "closed"})], "acme/widgets#7 updated (state)", id="state-left"),
+    ],
+)
+def test_a_retry_finds_its_comment_and_does_not_post_it_again(
+    commenting: responses.RequestsMock, deps: Deps, state_now: str, writes: list[Any], first_line: str
+) -> None:
+    commenting.upsert(responses.GET, ISSUE, json=issue(7, labels=[LABELS[0]], state=state_now))
+    commenting.get(COMMENTS, json=[comment(55, CLOSING + "\n", "demo", 7)])
+    commenting.add_callback(responses.PATCH, ISSUE, callback=closed)
+    text, data = ok(run(deps, state="closed", comment=CLOSING))
+    assert [(method, payload) for method, _, payload in writes_sent(commenting)] == writes
+    if not writes:
+        commenting.remove(responses.PATCH, ISSUE)
+    assert text.startswith(first_line) and data["comment_url"] == COMMENT_URL
+    assert text.splitlines()[-1] == (
+        f"comment {COMMENT_URL} was already there: you posted the same text minutes ago, so it was not posted again"
+    )
+
+
+def test_the_same_text_by_someone_else_is_posted(commenting: responses.RequestsMock, deps: Deps) -> None:
+    commenting.get(COMMENTS, json=[comment(54, CLOSING, "bob", 7)])
+    commenting.post(COMMENTS, status=201, json=comment(55, CLOSING, "demo", 7))
+    commenting.add_callback(responses.PATCH, ISSUE, callback=closed)
+    assert ok(run(deps, state="closed", comment=CLOSING))[1]["comment_url"] == COMMENT_URL
+
+
+def test_a_comment_whose_answer_was_lost_is_found_and_the_state_still_changes(
+    commenting: responses.RequestsMock, deps: Deps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writes, "RECHECK_AFTER", 0)
+    commenting.get(COMMENTS, json=[])
+    commenting.post(COMMENTS, body=requests.ReadTimeout())
+    commenting.get(COMMENTS, json=[comment(55, CLOSING, "demo", 7)])
+    commenting.add_callback(responses.PATCH, ISSUE, callback=closed)
+    text, data = ok(run(deps, state="closed", comment=CLOSING))
+    assert [method for method, _, _ in writes_sent(commenting)] == ["POST", "PATCH"]
+    assert data["state"] == "closed"
+    assert text.splitlines()[-1] == f"comment {COMMENT_URL} posted (Gitea's answer was lost; found it by looking it up)"
+
+
+def test_a_comment_refused_changes_no_state(commenting: responses.RequestsMock, deps: Deps) -> None:
+    commenting.get(COMMENTS, json=[])
+    commenting.post(COMMENTS, status=403, json=api_error("You cannot comment on a locked issue."))
+    failed(run(deps, state="closed", comment=CLOSING))
+    assert [method for method, _, _ in writes_sent(commenting)] == ["POST"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "told"),
+    [
+        pytest.param(
+            {"status": 412, "json": api_error(BLOCKED)},
+            f"The comment was posted ({COMMENT_URL}), but the state did not change: Gitea refuses to close this "
+            "issue: it is blocked by issues still open (HTTP 412, open dependencies). Close those first, or remove "
+            "them as its blockers.",
+            id="open-blockers",
+        ),
+        pytest.param(
+            {"status": 403, "json": api_error("")},
+            f"The comment was posted ({COMMENT_URL}), but the state did not change: ",
+            id="refused",
+        ),
+        pytest.param(
+            {"body": requests.ReadTimeout()},
+            f"The comment was posted ({COMMENT_URL}), but the change of state is not applied: Gitea's answer was lost",
+            id="lost-and-not-applied",
+        ),
+    ],
+)
+def test_a_state_change_failing_after_the_comment_says_the_comment_landed(
+    commenting: responses.RequestsMock,
+    deps: Deps,
+    monkeypatch: pytest.MonkeyPatch,
+    answer: dict[str, Any],
+    told: str,
+) -> None:
+    monkeypatch.setattr(writes, "RECHECK_AFTER", 0)
+    commenting.get(COMMENTS, json=[])
+    commenting.post(COMMENTS, status=201, json=comment(55, CLOSING, "demo", 7))
+    commenting.patch(ISSUE, **answer)
+    text = failed(run(deps, state="closed", comment=CLOSING))
+    assert text.startswith(told), text
+
+
+def test_a_close_refused_for_open_blockers_is_said_plainly(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.patch(ISSUE, status=412, json=api_error(BLOCKED))
+    assert failed(run(deps, state="closed")) == (
+        "Gitea refuses to close this issue: it is blocked by issues still open (HTTP 412, open dependencies). "
+        "Close those first, or remove them as its blockers."
+    )
+
+
+def test_a_close_with_other_fields_goes_alone_so_a_refusal_tells_what_changed(
+    gitea: responses.RequestsMock, deps: Deps
+) -> None:
+    """Gitea saves a PATCH's title before it refuses the close (verified on 1.25.4 and Forgejo 12.0.4)."""
+    gitea.add_callback(responses.PATCH, ISSUE, callback=closed)
+    gitea.patch(ISSUE, status=412, json=api_error(BLOCKED))
+    text = failed(run(deps, state="closed", title="Renamed"))
+    assert [payload for _, _, payload in writes_sent(gitea)] == [{"title": "Renamed"}, {"state": "closed"}]
+    assert text.startswith("The title changed, but the state did not change: Gitea refuses to close this issue")
+
+
+@pytest.mark.parametrize(
+    ("args", "told"),
+    [
+        pytest.param(
+            {"comment": CLOSING},
+            "comment goes with state (close or reopen with a comment); to comment without changing the state, "
+            "call issue_comment.",
+            id="without-state",
+        ),
+        pytest.param({"comment": CLOSING, "title": "x"}, "call issue_comment", id="with-a-title-but-no-state"),
+        pytest.param({"comment": " ", "state": "closed"}, "comment is empty", id="empty"),
+    ],
+)
+def test_a_comment_needs_a_state_and_text(
+    gitea: responses.RequestsMock, deps: Deps, args: dict[str, Any], told: str
+) -> None:
+    assert told in failed(run(deps, **args))
+    assert writes_sent(gitea) == []
