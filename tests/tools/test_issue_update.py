@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -10,9 +14,11 @@ import pytest
 import requests
 import responses
 
-from gitea_mcp.toolkit import writes
+from gitea_mcp.toolkit import in_flight, shared_flight, writes
 from gitea_mcp.toolkit.base import Deps
+from gitea_mcp.toolkit.shared_flight import SharedFlights
 from gitea_mcp.tools import issue_update
+from tests.support.fake_redis import FakeRedis
 from tests.support.gitea_json import (
     API,
     HIGH,
@@ -30,6 +36,10 @@ from tests.support.gitea_json import (
 )
 from tests.support.mocks import optional
 from tests.support.results import failed, ok
+from tests.support.waiting import wait_until
+from tests.toolkit.test_shared_flight import WHERE, fake, replicas
+
+__all__ = ["fake", "replicas"]  # the fixtures, imported to be used here
 
 ISSUE = f"{API}/repos/acme/widgets/issues/7"
 
@@ -690,3 +700,107 @@ def test_a_comment_needs_a_state_and_text(
 ) -> None:
     assert told in failed(run(deps, **args))
     assert writes_sent(gitea) == []
+
+
+# -- the write guard covers the comment and the state: calls in flight at once, on one replica or two ---------------
+
+
+@dataclass
+class SlowComment:
+    """The comment's POST waits for `release`; from then on the comments and the issue show what was written."""
+
+    release: threading.Event = field(default_factory=threading.Event)
+    entered: int = 0  # POSTs that have arrived
+
+
+def slow_comment(gitea: responses.RequestsMock) -> SlowComment:
+    slow = SlowComment()
+    gitea.get(COMMENTS, json=[])
+    posted = comment(55, CLOSING, "demo", 7)
+
+    def post(request: Any) -> tuple[int, dict[str, str], str]:
+        slow.entered += 1
+        slow.release.wait(3)
+        optional(gitea).upsert(responses.GET, COMMENTS, json=[posted])  # read only by a call that runs after
+        return 201, {}, json.dumps(posted)
+
+    def patch(request: Any) -> tuple[int, dict[str, str], str]:
+        answer = closed(request)
+        optional(gitea).upsert(responses.GET, ISSUE, body=answer[2])
+        return answer
+
+    gitea.add_callback(responses.POST, COMMENTS, callback=post)
+    gitea.add_callback(responses.PATCH, ISSUE, callback=patch)
+    return slow
+
+
+def sent(gitea: responses.RequestsMock) -> list[str]:
+    return [method for method, _, _ in writes_sent(gitea)]
+
+
+def both(first: Callable[[], Any], second: Callable[[], Any], slow: SlowComment, met: Callable[[], bool]) -> Any:
+    """The first call is posting its comment when the second arrives; the first goes on once the second met it."""
+    with ThreadPoolExecutor(2) as pool:
+        one = pool.submit(first)
+        wait_until(lambda: slow.entered >= 1, 3, "the first call posting its comment", poll=0.005)
+        two = pool.submit(second)
+        wait_until(lambda: met() or slow.entered >= 2, 3, "the second call meeting the first", poll=0.005)
+        slow.release.set()
+        return one.result(), two.result()
+
+
+def test_identical_calls_in_flight_post_once_and_answer_alike(commenting: responses.RequestsMock, deps: Deps) -> None:
+    slow = slow_comment(commenting)
+    call = partial(run, deps, state="closed", comment=CLOSING)
+    one, two = both(call, call, slow, lambda: in_flight.waiting() >= 1)
+    assert sent(commenting) == ["POST", "PATCH"] and ok(one) == ok(two)
+
+
+@pytest.mark.usefixtures("replicas")
+def test_identical_calls_on_two_replicas_post_once_and_answer_alike(
+    commenting: responses.RequestsMock, deps: Deps, fake: FakeRedis
+) -> None:
+    guard = SharedFlights(fake, WHERE, lease=deps.client.call_budget + shared_flight.LEASE_MARGIN)
+    a, b = replace(deps, flights=guard), replace(deps, flights=replace(guard))
+    slow = slow_comment(commenting)
+    one, two = both(
+        partial(run, a, state="closed", comment=CLOSING),
+        partial(run, b, state="closed", comment=CLOSING),
+        slow,
+        lambda: fake.refused_sets >= 1,  # the second found the lock held
+    )
+    assert sent(commenting) == ["POST", "PATCH"] and ok(one) == ok(two)
+
+
+@pytest.mark.usefixtures("replicas")
+def test_a_call_asking_more_on_another_replica_runs_after_and_finds_the_comment(
+    commenting: responses.RequestsMock, deps: Deps, fake: FakeRedis
+) -> None:
+    """Same comment, another title: not handed the first's answer; it runs once the first let go, and its duplicate
+    check finds the comment the first posted."""
+    guard = SharedFlights(fake, WHERE, lease=deps.client.call_budget + shared_flight.LEASE_MARGIN)
+    a, b = replace(deps, flights=guard), replace(deps, flights=replace(guard))
+    slow = slow_comment(commenting)
+    _, (text, data) = (
+        ok(result)
+        for result in both(
+            partial(run, a, state="closed", comment=CLOSING),
+            partial(run, b, state="closed", comment=CLOSING, title="Renamed"),
+            slow,
+            lambda: fake.refused_sets >= 1,
+        )
+    )
+    assert sent(commenting) == ["POST", "PATCH", "PATCH"]  # the comment once; the second call's title
+    assert text.startswith("acme/widgets#7 updated (title): Renamed") and data["comment_url"] == COMMENT_URL
+    assert "was already there" in text.splitlines()[-1]
+
+
+@pytest.mark.usefixtures("replicas")
+def test_the_shared_guard_down_sends_nothing(commenting: responses.RequestsMock, deps: Deps, fake: FakeRedis) -> None:
+    commenting.remove(responses.GET, f"{API}/user")
+    optional(commenting).get(f"{API}/user", json=user("demo", 5))  # whose write, when not yet known
+    fake.down = True
+    guard = SharedFlights(fake, WHERE, lease=deps.client.call_budget + shared_flight.LEASE_MARGIN)
+    text = failed(run(replace(deps, flights=guard), state="closed", comment=CLOSING))
+    assert text.startswith(f"The shared write guard at {WHERE} cannot be reached")
+    assert sent(commenting) == []
