@@ -29,8 +29,11 @@ SPEC = ToolSpec(
     scopes=(scopes.WRITE_ISSUE,),
     order=5,
     budget=1200,  # 1,130 until comment (close or reopen with a comment): 1,098 -> 1,197 bytes
-    listed_budget=2060,  # 1,910 until comment and comment_url: 1,900 -> 2,059 bytes
+    listed_budget=2060,  # 1,910 until comment, comment_url and idempotentHint false: 1,900 -> 2,060 bytes
+    scope_note=f"(and `{scopes.READ_USER}` for `comment`: its duplicate check)",
     destructive=True,
+    # A comment files something new: a second call once the duplicate window has passed posts it again.
+    idempotent=False,
 )
 NAME = SPEC.name
 # What an issue can be set to (a filter also takes "all"): a Literal, so the schema's enum and our code agree.
