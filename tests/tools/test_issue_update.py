@@ -804,3 +804,26 @@ def test_the_shared_guard_down_sends_nothing(commenting: responses.RequestsMock,
     text = failed(run(replace(deps, flights=guard), state="closed", comment=CLOSING))
     assert text.startswith(f"The shared write guard at {WHERE} cannot be reached")
     assert sent(commenting) == []
+
+
+def test_a_comment_on_an_issue_already_in_that_state_is_posted_alone(
+    commenting: responses.RequestsMock, deps: Deps
+) -> None:
+    """Closed by someone else meanwhile: the comment still says why; no state change is sent or claimed."""
+    commenting.upsert(responses.GET, ISSUE, json=issue(7, labels=[LABELS[0]], state="closed"))
+    commenting.get(COMMENTS, json=[])
+    commenting.post(COMMENTS, status=201, json=comment(55, CLOSING, "demo", 7))
+    text, data = ok(run(deps, state="closed", comment=CLOSING))
+    assert sent(commenting) == ["POST"] and data["state"] == "closed"
+    assert text.startswith("acme/widgets#7 updated (comment): ")
+
+
+def test_a_comment_failing_after_other_changes_says_what_changed(
+    commenting: responses.RequestsMock, deps: Deps
+) -> None:
+    commenting.get(COMMENTS, json=[])
+    commenting.add_callback(responses.PATCH, ISSUE, callback=applying())
+    commenting.post(COMMENTS, status=403, json=api_error("You cannot comment on a locked issue."))
+    text = failed(run(deps, state="closed", comment=CLOSING, title="Renamed"))
+    assert sent(commenting) == ["PATCH", "POST"]
+    assert text.startswith("The title changed already; the state was left as it is, since the comment failed: ")
