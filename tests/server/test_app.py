@@ -119,7 +119,7 @@ def test_every_tool_is_annotated(tool: dict[str, Any]) -> None:
         ("issue_search", True, False, True),
         ("issue_get", True, False, True),
         ("issue_create", False, False, False),  # a second call files again once the dedupe window has passed
-        ("issue_update", False, True, True),
+        ("issue_update", False, True, False),  # with a comment: posted again once the window has passed
         ("issue_comment", False, False, False),
     ],
 )
