@@ -130,3 +130,26 @@ def test_pipx_installs_say_pipx_ensurepath() -> None:
     commands = install_commands()
     assert any(command.startswith("pipx install") for command in commands)
     assert "pipx ensurepath" in commands
+
+
+def configuration_table() -> list[tuple[set[str], set[str]]]:
+    """The README's configuration table: each row's variables and flags."""
+    text = README.read_text(encoding="utf-8")
+    found = re.search(r"\| variable \| flag \| meaning \|\n\|---\|---\|---\|\n(.*?)\n\n", text, re.DOTALL)
+    assert found, "README.md lacks its configuration table"
+    rows = [line.split(" | ", 2) for line in found.group(1).splitlines()]
+    return [(set(re.findall(r"`(GITEA_\w+)`", row[0])), set(re.findall(r"`(--[\w-]+)`", row[1]))) for row in rows]
+
+
+def test_the_configuration_table_names_every_setting_as_it_is_declared() -> None:
+    """Each setting the command line declares (gitea_mcp/cli/main.py) has its variables and its flag, as typed, in
+    the README's table, and the table names no other: a setting added (GITEA_TOOLSETS, say) is documented."""
+    from gitea_mcp.cli.main import SETTINGS
+
+    rows = configuration_table()
+    variables = {name for names, _ in rows for name in names}
+    flags = {flag for _, row_flags in rows for flag in row_flags}
+    assert variables == {name for setting in SETTINGS.values() for name in setting.env}
+    assert flags == {setting.typed for setting in SETTINGS.values()}
+    for setting in SETTINGS.values():  # a variable and its flag on the same row
+        assert any(setting.env[0] in names and setting.typed in row_flags for names, row_flags in rows), setting.flag

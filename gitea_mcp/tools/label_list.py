@@ -29,6 +29,7 @@ SPEC = ToolSpec.reading(
     "List the labels a repo's issues can carry: its own and its org's, archived ones marked, grouped by scope (an "
     "issue carries one label per exclusive scope).",
     scopes.READ_ISSUE,
+    toolset="labels",
     order=3,  # with the reads, after issue_get (ties go by name), before the writes
     budget=400,
     listed_budget=1060,

@@ -690,6 +690,19 @@ def test_edit_with_an_unknown_assignee_fails_after_saving_the_title(http: Http, 
     assert http.ok("GET", lab.path("issues", number), lab.tokens["writer"])["title"] == "Saved anyway"
 
 
+def test_closing_with_an_open_blocker_is_412_after_saving_the_title(http: Http, lab: Lab, target: Target) -> None:
+    blocked, blocker = (create(http, lab, "writer").body["number"] for _ in range(2))
+    link = {"owner": lab.org, "repo": lab.repo, "index": blocker}
+    added = http.call("POST", lab.path("issues", blocked, "dependencies"), lab.tokens["writer"], json=link)
+    assert added.status == 201 and added.body["number"] == blocked
+    answer = http.call("PATCH", lab.path("issues", blocked), lab.tokens["writer"],
+                       json={"title": "Saved before the refusal", "state": "closed"})  # fmt: skip
+    what = "this issue" if target.version.forgejo() else "this issue or pull request"
+    assert (answer.status, answer.message) == (412, f"cannot close {what} because it still has open dependencies")
+    now = http.ok("GET", lab.path("issues", blocked), lab.tokens["writer"])
+    assert (now["title"], now["state"]) == ("Saved before the refusal", "open")
+
+
 # (title sent, kept by Gitea from 1.24: by display width, kept by older Gitea and Forgejo: at 252 bytes).
 LONG_TITLES = [
     ("a" * 300, "a" * 252 + "…", "a" * 252 + "…"),

@@ -451,6 +451,44 @@ def test_comment_and_retry(target: Target, lab: Lab) -> None:
     assert again["outcome"] == "already_existed" and again["id"] == data["id"]
 
 
+def test_close_and_reopen_with_a_comment_and_retry(target: Target, lab: Lab, http: Http) -> None:
+    deps = deps_for(target, lab)
+    number = new_issue(target, lab, "Contract: close with a comment")
+    close = UpdateArgs(owner=lab.org, name=lab.repo, number=number, state="closed", comment="Contract: closing")
+    text, data = ok(issue_update.run(deps, close))
+    assert data["state"] == "closed" and data["outcome"] == "updated"
+    assert text.startswith(f"{lab.org}/{lab.repo}#{number} updated (comment, state): ")
+    comments = http.ok("GET", lab.path("issues", number, "comments"), lab.tokens["writer"])
+    assert [(c["body"], c["user"]["login"], c["html_url"]) for c in comments] == [
+        ("Contract: closing", lab.writer, data["comment_url"])
+    ]
+    text, again = ok(issue_update.run(deps, close))  # a retry: the comment is found, nothing is written
+    assert again["outcome"] == "unchanged" and again["comment_url"] == data["comment_url"]
+    assert text.endswith("was already there: you posted the same text minutes ago, so it was not posted again")
+    reopen = UpdateArgs(owner=lab.org, name=lab.repo, number=number, state="open", comment="Contract: reopening")
+    _, reopened = ok(issue_update.run(deps, reopen))
+    assert reopened["state"] == "open" and reopened["comment_url"] != data["comment_url"]
+    assert len(http.ok("GET", lab.path("issues", number, "comments"), lab.tokens["writer"])) == 2
+
+
+def test_a_close_refused_for_an_open_blocker_says_the_comment_landed(target: Target, lab: Lab, http: Http) -> None:
+    """Gitea 1.25.4 and Forgejo 12.0.4 answer 412 when closing an issue blocked by an open one."""
+    deps = deps_for(target, lab)
+    blocked, blocker = (new_issue(target, lab, f"Contract: {role}") for role in ("blocked", "blocker"))
+    link = {"owner": lab.org, "repo": lab.repo, "index": blocker}
+    http.ok("POST", lab.path("issues", blocked, "dependencies"), lab.tokens["writer"], json=link)
+    close = UpdateArgs(owner=lab.org, name=lab.repo, number=blocked, state="closed", comment="Contract: blocked")
+    text = failed(issue_update.run(deps, close))
+    comments = http.ok("GET", lab.path("issues", blocked, "comments"), lab.tokens["writer"])
+    assert [c["body"] for c in comments] == ["Contract: blocked"]
+    assert text == (
+        f"The comment was posted ({comments[0]['html_url']}), but the state did not change: Gitea refuses to close "
+        "this issue: it is blocked by issues still open (HTTP 412, open dependencies). Close those first, or "
+        "remove them as its blockers."
+    )
+    assert http.ok("GET", lab.path("issues", blocked), lab.tokens["writer"])["state"] == "open"
+
+
 def test_comment_on_a_locked_issue(target: Target, lab: Lab) -> None:
     args = CommentArgs(owner=lab.org, name=lab.repo, number=lab.issues["locked"], body="Contract: locked?")
     result = issue_comment.run(deps_for(target, lab, "poster"), args)

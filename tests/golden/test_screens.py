@@ -53,6 +53,7 @@ CASES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
     "error_link_elsewhere": (issue_get.TOOL, {"url": "https://elsewhere.example/acme/widgets/issues/3"}),
     "error_nothing_to_change": (issue_update.TOOL, {**WIDGETS, "number": 3}),
     "error_empty_comment": (issue_comment.TOOL, {**WIDGETS, "number": 3, "body": "  "}),
+    "error_comment_without_state": (issue_update.TOOL, {**WIDGETS, "number": 3, "comment": "Fixed."}),
     "error_empty_title": (issue_create.TOOL, {**WIDGETS, "title": " "}),
     "error_moved_away": (issue_list.TOOL, {"owner": "acme", "name": "secret"}),
 }
@@ -67,6 +68,10 @@ WRITES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
     "create_long_title": (issue_create.TOOL, {**WIDGETS, "title": "Export fails " + "on empty input, " * 20}),
     "update": (issue_update.TOOL, {**WIDGETS, "number": 3, "state": "closed", "add_labels": ["docs"]}),
     "update_unchanged": (issue_update.TOOL, {**WIDGETS, "number": 9, "state": "open", "assignees": ["alice"]}),
+    "update_close_with_comment": (
+        issue_update.TOOL,
+        {**WIDGETS, "number": 3, "state": "closed", "comment": "Fixed in the nightly build."},
+    ),
     "comment": (issue_comment.TOOL, {**WIDGETS, "number": 3, "body": "Fixed in the nightly build."}),
 }
 

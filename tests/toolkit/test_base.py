@@ -25,8 +25,8 @@ from tests.support.gitea_json import API, api_error
 from tests.support.results import failed, ok
 
 ISSUES = f"{API}/repos/acme/widgets/issues"
-WRITER = ToolSpec("t", "d.", True, ("write:issue", "read:user"), order=1, budget=100, listed_budget=200)
-READER = ToolSpec.reading("t", "d.", "read:issue", order=1, budget=100, listed_budget=200)
+WRITER = ToolSpec("t", "d.", "issues", True, ("write:issue", "read:user"), order=1, budget=100, listed_budget=200)
+READER = ToolSpec.reading("t", "d.", "read:issue", toolset="issues", order=1, budget=100, listed_budget=200)
 NO_SCOPE = "token does not have at least one of required scope(s)"
 
 
@@ -233,12 +233,14 @@ def test_wrong_arguments_are_refused_before_the_tool_runs(deps: Deps, arguments:
     [
         pytest.param(READER, (True, False, True), id="reads"),
         pytest.param(
-            ToolSpec.written_once("t", "d.", "write:issue", order=1, budget=100, listed_budget=200),
+            ToolSpec.written_once("t", "d.", "write:issue", toolset="issues", order=1, budget=100, listed_budget=200),
             (False, False, False),
             id="files-once",
         ),
         pytest.param(
-            ToolSpec("t", "d.", True, ("write:issue",), 1, 100, 200, destructive=True), (False, True, True), id="edits"
+            ToolSpec("t", "d.", "issues", True, ("write:issue",), 1, 100, 200, destructive=True),
+            (False, True, True),
+            id="edits",
         ),
     ],
 )

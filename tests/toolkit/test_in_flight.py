@@ -26,8 +26,12 @@ from tests.support.gitea_json import API, user
 from tests.support.results import failed, text_of
 from tests.support.waiting import wait_until
 
-CREATE = ToolSpec.written_once("issue_create", "d.", "write:issue", order=1, budget=100, listed_budget=200)
-COMMENT = ToolSpec.written_once("issue_comment", "d.", "write:issue", order=2, budget=100, listed_budget=200)
+CREATE = ToolSpec.written_once(
+    "issue_create", "d.", "write:issue", toolset="issues", order=1, budget=100, listed_budget=200
+)
+COMMENT = ToolSpec.written_once(
+    "issue_comment", "d.", "write:issue", toolset="issues", order=2, budget=100, listed_budget=200
+)
 KEY = ("acme", "widgets", "New bug")
 SAME_USER = "tok-another-of-the-same-user-0123"
 OTHER_USER = "tok-of-another-user-98765"
