@@ -278,6 +278,18 @@ def test_labels_say_exclusive_and_archived_and_list_the_archived(http: Http, lab
     assert label_flags(listed) == list(SCOPED_REPO_LABELS)
 
 
+def test_an_archived_label_is_still_put_on_issues(http: Http, lab: Lab) -> None:
+    """Archived is no refusal: a new issue keeps an archived label given by id, and one is added by name."""
+    repo, token = f"/repos/{lab.scoped}/{lab.scoped_repo}", lab.tokens["writer"]
+    rows = http.ok("GET", f"{repo}/labels", token, params={"page": 1, "limit": 50})
+    legacy = next(row["id"] for row in rows if row["name"] == "legacy")
+    created = http.ok("POST", f"{repo}/issues", token, json={"title": "Contract: archived label", "labels": [legacy]})
+    assert [x["name"] for x in created["labels"]] == ["legacy"]
+    bare = http.ok("POST", f"{repo}/issues", token, json={"title": "Contract: archived label added"})
+    added = http.ok("POST", f"{repo}/issues/{bare['number']}/labels", token, json={"labels": ["legacy"]})
+    assert [x["name"] for x in added] == ["legacy"]
+
+
 def test_organisation_labels_say_exclusive_and_archived(http: Http, lab: Lab) -> None:
     """The same of an organisation's labels, read with read:organization by a user outside the organisation (a
     collaborator on one of its repositories); the URL says they are the organisation's."""
