@@ -17,15 +17,24 @@ from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.settings import Settings
 from gitea_mcp.toolkit import render
 from gitea_mcp.toolkit.base import Deps, ToolDefinition
-from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
+from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update, label_list
 from gitea_mcp.tools.issue_comment import CommentArgs
 from gitea_mcp.tools.issue_create import CreateArgs
 from gitea_mcp.tools.issue_get import GetArgs
 from gitea_mcp.tools.issue_list import ListArgs
 from gitea_mcp.tools.issue_search import SearchArgs
 from gitea_mcp.tools.issue_update import UpdateArgs
+from gitea_mcp.tools.label_list import LabelArgs
 from tests.contract.conftest import deps_for
-from tests.contract.lab import DISMISSAL, INLINE, REVIEW_BODY, Lab
+from tests.contract.lab import (
+    DISMISSAL,
+    INLINE,
+    MANY_LABELS,
+    REVIEW_BODY,
+    SCOPED_ORG_LABELS,
+    SCOPED_REPO_LABELS,
+    Lab,
+)
 from tests.contract.target import Http, Target
 from tests.support import tool_cases
 from tests.support.results import rows_of
@@ -120,6 +129,52 @@ def test_a_renamed_or_new_label_never_widens_the_filter(target: Target, lab: Lab
     refused = failed(issue_list.run(deps, ListArgs(owner=lab.org, name=lab.names_repo, labels=["stale"], state="all")))
     assert refused.startswith(f"label 'stale' does not exist in {lab.org}/{lab.names_repo}") and renamed in refused
     assert listed(target, lab, deps, labels=renamed, state="all")[1] == {lab.issues["help"]}
+
+
+def labels_of(target: Target, lab: Lab, role: str, **args: Any) -> tuple[str, dict[str, Any]]:
+    """label_list on the lab's organisation of scoped labels (`owner`, `name` by default), with this role's token."""
+    deps = Deps(deps_for(target, lab, role).client, Policy(frozenset({lab.org.lower(), lab.scoped.lower()})))
+    return ok(label_list.run(deps, LabelArgs(**{"owner": lab.scoped, "name": lab.scoped_repo, **args})))
+
+
+def test_label_list_groups_by_scope_and_names_the_organisation_s(target: Target, lab: Lab) -> None:
+    """With read:organization: the repository's labels and the organisation's, scoped ones grouped, archived marked."""
+    text, data = labels_of(target, lab, "writer_org")
+    got = {(row["name"], row["exclusive"], row["archived"], row["org"], row["scope"]) for row in data["labels"]}
+    sources = ((False, SCOPED_REPO_LABELS), (True, SCOPED_ORG_LABELS))
+    want = {(name, x, archived, org, name.rsplit("/", 1)[0] if x else None) for org, rows in sources
+            for name, x, archived in rows}  # fmt: skip
+    assert got == want and data["total"] == len(want) and data["org_listed"] is True
+    lines = text.splitlines()
+    assert lines[0] == f"{lab.scoped}/{lab.scoped_repo} labels: 7 (3 of the organisation {lab.scoped})"
+    assert lines.index("scope area:") < lines.index("  area/api #ee0701 [org]") < lines.index("scope priority:")
+    assert "legacy #ee0701 [archived]" in lines and "retired #ee0701 [org,archived]" in lines
+    assert lines[lines.index("scope priority:") + 1 :][:2] == ["  priority/high #ee0701", "  priority/low #ee0701"]
+
+
+def test_label_list_without_read_organization_says_so(target: Target, lab: Lab) -> None:
+    """The documented scopes cannot list the organisation's labels: the repository's are listed, one line says so."""
+    text, data = labels_of(target, lab, "writer")
+    assert {row["name"] for row in data["labels"]} == {name for name, _, _ in SCOPED_REPO_LABELS}
+    assert data["org_listed"] is False and not any(row["org"] for row in data["labels"])
+    assert text.splitlines()[1] == (
+        f"note: labels of the organisation {lab.scoped}, if it is one, are not listed: the token lacks "
+        "read:organization."
+    )
+
+
+def test_label_list_reads_every_page(target: Target, lab: Lab) -> None:
+    """More labels than a page of the server's MAX_RESPONSE_ITEMS: all of them, each page asked for by number."""
+    _, data = labels_of(target, lab, "writer", owner=lab.org, name=lab.many_repo)
+    assert data["total"] == MANY_LABELS  # the documented scopes: the organisation's are not listed
+    assert [row["name"] for row in data["labels"]] == [f"l{n:02d}" for n in range(MANY_LABELS)]
+
+
+def test_label_list_of_a_missing_repository(target: Target, lab: Lab) -> None:
+    deps = deps_for(target, lab)
+    assert failed(label_list.run(deps, LabelArgs(owner=lab.org, name="nope"))).startswith(
+        f"repository {lab.org}/nope not found"
+    )
 
 
 def test_get_reads_issue_and_comments_in_utc(target: Target, lab: Lab) -> None:
