@@ -84,6 +84,17 @@ class Milestone(_Model):
     state: str = "open"
 
 
+class ListedMilestone(Milestone):
+    """A milestone as `GET /repos/{o}/{r}/milestones` lists it: its issue counts and its due day. Gitea sends no
+    `html_url` for a milestone (its page is `/{o}/{r}/milestone/{id}`)."""
+
+    open_issues: int = 0
+    closed_issues: int = 0
+    due_on: str | None = None
+
+    _due = field_validator("due_on", mode="before")(_day)
+
+
 class PullRequestMeta(_Model):
     merged: bool = False
     draft: bool = False
