@@ -106,8 +106,9 @@ def list_milestones(call: Call) -> Response:
         for m in call.store.repo_milestones(repo)
         if (state is None or (m.state == "closed") == state) and name in m.title.upper()
     ]
-    # Gitea's default order: due date ascending (none counts as the far future), then id.
-    found.sort(key=lambda m: (m.due_on.timestamp() if m.due_on else float("inf"), m.id))
+    # The default order: due date ascending, then id; none is a deadline of 0 or of the far future by release.
+    undated = 0.0 if call.profile.undated_milestones_first else float("inf")
+    found.sort(key=lambda m: (m.due_on.timestamp() if m.due_on else undated, m.id))
     return counted(found, call.view.milestone, *catalogue_options(call))
 
 
