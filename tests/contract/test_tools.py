@@ -17,7 +17,15 @@ from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.settings import Settings
 from gitea_mcp.toolkit import render
 from gitea_mcp.toolkit.base import Deps, ToolDefinition
-from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
+from gitea_mcp.tools import (
+    issue_comment,
+    issue_create,
+    issue_get,
+    issue_list,
+    issue_search,
+    issue_update,
+    milestone_list,
+)
 from gitea_mcp.tools.issue_comment import CommentArgs
 from gitea_mcp.tools.issue_create import CreateArgs
 from gitea_mcp.tools.issue_get import GetArgs
@@ -25,7 +33,7 @@ from gitea_mcp.tools.issue_list import ListArgs
 from gitea_mcp.tools.issue_search import SearchArgs
 from gitea_mcp.tools.issue_update import UpdateArgs
 from tests.contract.conftest import deps_for
-from tests.contract.lab import DISMISSAL, INLINE, REVIEW_BODY, Lab
+from tests.contract.lab import DISMISSAL, DONE_DUE, INLINE, MANY_CLOSED, REVIEW_BODY, Lab
 from tests.contract.target import Http, Target
 from tests.support import tool_cases
 from tests.support.results import rows_of
@@ -120,6 +128,38 @@ def test_a_renamed_or_new_label_never_widens_the_filter(target: Target, lab: Lab
     refused = failed(issue_list.run(deps, ListArgs(owner=lab.org, name=lab.names_repo, labels=["stale"], state="all")))
     assert refused.startswith(f"label 'stale' does not exist in {lab.org}/{lab.names_repo}") and renamed in refused
     assert listed(target, lab, deps, labels=renamed, state="all")[1] == {lab.issues["help"]}
+
+
+def test_milestone_list_shows_the_open_ones_by_default(target: Target, lab: Lab) -> None:
+    text, data = ok(milestone_list.TOOL.call(deps_for(target, lab), {"owner": lab.org, "name": lab.repo}))
+    assert [m["title"] for m in data["milestones"]] == ["v1", "v2"] and data["total"] == 2
+    web = f"{target.url.rstrip('/')}/{lab.org}/{lab.repo}/milestone/"
+    assert all(m["html_url"] == f"{web}{m['id']}" and m["due_on"] is None for m in data["milestones"])
+    assert f"help: web URL: {web}<id>" in text
+
+
+def test_milestone_list_of_every_state_shows_due_day_counts_and_pages(target: Target, lab: Lab) -> None:
+    deps = deps_for(target, lab)
+    text, data = ok(milestone_list.TOOL.call(deps, {"owner": lab.org, "name": lab.repo, "state": "all", "limit": 1}))
+    first = data["milestones"][0]["title"]
+    assert data["total"] == 3 and data["has_more"] and first == ("v1" if target.version.gitea((1, 23)) else "done")
+    hint = next(line for line in text.splitlines() if "next page: milestone_list " in line).split("_list ", 1)[1]
+    args = {k: int(v) if k in ("page", "limit") else v for k, v in (part.split("=", 1) for part in shlex.split(hint))}
+    _, rest = ok(milestone_list.TOOL.call(deps, args))
+    assert args["page"] == 2 and rest["milestones"] and data["milestones"][0] not in rest["milestones"]
+    _, closed = ok(milestone_list.TOOL.call(deps, {"owner": lab.org, "name": lab.repo, "state": "closed"}))
+    [done] = closed["milestones"]
+    assert (done["title"], done["state"], done["due_on"]) == ("done", "closed", DONE_DUE.date().isoformat())
+    _, many = ok(milestone_list.TOOL.call(deps, {"owner": lab.org, "name": lab.many_repo}))
+    [archive] = many["milestones"]
+    assert (archive["open_issues"], archive["closed_issues"]) == (0, MANY_CLOSED)
+
+
+def test_milestone_list_of_a_missing_repository(target: Target, lab: Lab) -> None:
+    result = milestone_list.TOOL.call(deps_for(target, lab), {"owner": lab.org, "name": "nope"})
+    assert (
+        failed(result) == f"repository {lab.org}/nope not found, or this token cannot see it; check the owner and name."
+    )
 
 
 def test_get_reads_issue_and_comments_in_utc(target: Target, lab: Lab) -> None:
