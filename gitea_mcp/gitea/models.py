@@ -60,6 +60,12 @@ class User(_Model):
     login: str
 
 
+class Assignee(User):
+    """A user as `GET /repos/{o}/{r}/assignees` lists them: with the full name (empty when none was set)."""
+
+    full_name: str = ""
+
+
 class UserSearch(_Model):
     """`GET /users/search`: `{"data": [users], "ok": true}`."""
 
