@@ -393,6 +393,22 @@ def test_an_unknown_assignee_changes_nothing(target: Target, lab: Lab, http: Htt
     assert issue["title"] == "Contract: assignee"
 
 
+def test_a_misspelt_assignee_is_told_the_nearest_login(target: Target, lab: Lab) -> None:
+    """With read:repository the refusal names who was meant; with the documented scopes, where to look."""
+    number = new_issue(target, lab, "Contract: misspelt assignee")
+    args = UpdateArgs(owner=lab.org, name=lab.repo, number=number, assignees=[f"{lab.assignee}x"])
+    said = failed(issue_update.run(deps_for(target, lab, "writer_repo"), args))
+    assert said.endswith(
+        f"'{lab.assignee}x', nearest @{lab.assignee}. assignee_list names all {_assignees(target, lab)}."
+    )
+    said = failed(issue_update.run(deps_for(target, lab), args))
+    assert said.endswith("Check the usernames: assignee_list names who can be assigned (with read:repository)."), said
+
+
+def _assignees(target: Target, lab: Lab) -> int:
+    return len(Http(target.url).ok("GET", lab.path("assignees"), lab.tokens["writer_repo"]))
+
+
 def test_a_poster_is_told_what_gitea_ignored(target: Target, lab: Lab) -> None:
     _, created = ok(
         issue_create.run(
