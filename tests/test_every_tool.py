@@ -55,14 +55,10 @@ def test_an_owner_outside_the_allowlist_is_refused_before_any_request(tool: Tool
     assert "elsewhere" in said and "allow" in said.lower(), said
 
 
-# Reads Gitea answers only to a token, public repository or not (401; docs/server-behaviour.md).
-TOKEN_ONLY_READS = {"assignee_list"}
-
-
 @pytest.mark.parametrize("tool", TOOLS, ids=tool_cases.name_of)
 def test_without_a_token_a_write_says_to_set_one_and_a_read_works(tool: ToolDefinition, forge: StandIn) -> None:
     result = tool.call(deps(forge.url, None), tool_cases.sample(tool))
-    if tool.spec.writes or tool.spec.name in TOKEN_ONLY_READS:
+    if tool.spec.writes or tool.spec.name in tool_cases.TOKEN_ONLY_READS:
         assert "set GITEA_TOKEN" in failed(result)
     else:
         assert not result.is_error, text_of(result)

@@ -585,9 +585,9 @@ def every_tool(owner: str, name: str, number: int) -> list[tuple[ToolDefinition,
 
 
 # The role whose token reaches each tool's routes: Gitea checks a route's scope before it looks the repository up,
-# and assignee_list's route is a repository route (read:repository), which the documented scopes do not reach.
+# and a repository route (read:repository) is beyond the documented scopes.
 def role_for(tool: ToolDefinition) -> str:
-    return "writer_repo" if tool.spec.name == assignee_list.NAME else "writer"
+    return "writer_repo" if tool.spec.name in tool_cases.NEEDS_READ_REPOSITORY else "writer"
 
 
 def test_every_tool_on_a_repository_moved_outside_the_allowlist(target: Target, lab: Lab, http: Http) -> None:
