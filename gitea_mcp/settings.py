@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, SecretStr, ValidationInfo, field_val
 
 from gitea_mcp.domain.failures import ToolFailure
 from gitea_mcp.domain.policy import USER_NAME_RULE, is_user_name
+from gitea_mcp.domain.toolsets import TOOLSETS, Toolset
 from gitea_mcp.redaction import TOKEN_SHAPED, redact, redis_display, shown
 
 # Tool calls one server runs at once, for all callers together (gitea_mcp.server.admission; the Gitea client keeps
@@ -37,6 +38,8 @@ class Settings(BaseModel):
     token: SecretStr | None = None
     allowed_owners: frozenset[str]
     read_only: bool = False
+    # The toolsets served (GITEA_TOOLSETS), in their declared order; read-only drops the writes within them.
+    toolsets: tuple[Toolset, ...] = TOOLSETS
     timeout: float = 30.0
     ca_bundle: str | None = None
     insecure: bool = False
@@ -129,6 +132,13 @@ class Settings(BaseModel):
         if value is not None and not os.path.isfile(value):
             raise ValueError(f"GITEA_CA_BUNDLE={shown(value, 200)} is not a readable file; give the path of a PEM file")
         return value
+
+    @field_validator("toolsets")
+    @classmethod
+    def _toolsets_in_order(cls, value: tuple[Toolset, ...]) -> tuple[Toolset, ...]:
+        if not value:
+            raise ValueError(f"GITEA_TOOLSETS names no toolset; {TOOLSETS_RULE}")
+        return tuple(toolset for toolset in TOOLSETS if toolset in value)
 
     @field_validator("timeout")
     @classmethod
@@ -333,6 +343,37 @@ def parse_bool(raw: str | None, name: str) -> bool:
     if text in _FALSE:
         return False
     raise ConfigError(f"{name}={shown(raw or '')} is not true or false; use true or false (also 1/0, yes/no, on/off)")
+
+
+TOOLSETS_RULE = f"name one or more of {', '.join(TOOLSETS)}, comma-separated, or all (the default)"
+# Words an operator may reach for that no difflib would lead to the toolset meant.
+_TOOLSET_WORDS: dict[str, Toolset] = {"assignees": "people", "users": "people", "members": "people"}
+
+
+def parse_toolsets(raw: str, name: str) -> tuple[Toolset, ...]:
+    """`issues, Labels` → ("issues", "labels"); `all` → every toolset. An unknown name stops the server, naming the
+    toolset it most likely meant: a subset quietly served without it would hide tools the operator asked for."""
+    wanted: list[Toolset] = []
+    for entry in (part.strip() for part in raw.split(",")):
+        word = entry.lower()
+        if not word:
+            continue
+        if word == "all":
+            return TOOLSETS
+        known = next((toolset for toolset in TOOLSETS if toolset == word), None)
+        if known is None:
+            meant = _nearest_toolset(word)
+            guess = f"; did you mean {meant}?" if meant else ""
+            raise ConfigError(f"{name} entry {shown(entry, 40)} is not a toolset{guess} ({TOOLSETS_RULE})")
+        wanted.append(known)
+    return tuple(toolset for toolset in TOOLSETS if toolset in wanted) or TOOLSETS
+
+
+def _nearest_toolset(word: str) -> Toolset | None:
+    from difflib import get_close_matches  # only after a mistake: not at start-up
+
+    close = get_close_matches(word, TOOLSETS, n=1, cutoff=0.6)
+    return _TOOLSET_WORDS.get(word) or next((toolset for toolset in TOOLSETS if close and toolset == close[0]), None)
 
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")

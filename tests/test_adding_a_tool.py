@@ -27,14 +27,16 @@ from tests import test_every_tool, test_hostile_input, test_readme
 from tests.support import generated, tool_cases
 from tests.support.results import answered, text_of
 
-NEW = "issue_peek"  # a read tool: issue_list under another name, listed after the others
+NEW = "issue_peek"  # a read tool: issue_list under another name, listed after the others, in another toolset
 MODULE = f"{registry.TOOLS}.{NEW}"
 
 
 def _copy_of_issue_list() -> str:
     source = (Path(gitea_mcp.tools.__file__).parent / "issue_list.py").read_text(encoding="utf-8")
-    assert source.count('    "issue_list",\n') == 1 and source.count("order=1,") == 1  # its name and place in SPEC
-    return source.replace('    "issue_list",\n', f'    "{NEW}",\n').replace("order=1,", "order=99,")
+    # its name, toolset and place in SPEC
+    assert [source.count(part) for part in ('    "issue_list",\n', 'toolset="issues",', "order=1,")] == [1, 1, 1]
+    renamed = source.replace('    "issue_list",\n', f'    "{NEW}",\n').replace("order=1,", "order=99,")
+    return renamed.replace('toolset="issues",', 'toolset="labels",')
 
 
 @pytest.fixture
@@ -104,7 +106,7 @@ def test_once_regenerated_it_is_served_listed_and_documented(added: Path, monkey
     assert NEW in listed and (listed[NEW].description or "").startswith(spec.description)
     assert not result.is_error and text_of(result).startswith("acme/widgets issues"), text_of(result)
     readme = (added / "README.md").read_text(encoding="utf-8")
-    assert f"### `{NEW}`" in readme and f"| `{NEW}` | `read:issue` |" in readme
+    assert f"### `{NEW}`" in readme and f"| `{NEW}` | `labels` | `read:issue` |" in readme
     assert (added / "screens" / f"example_{NEW}.txt").read_text(encoding="utf-8").startswith("acme/widgets issues")
     assert registry.budgets() == (visible + spec.budget, whole + spec.listed_budget)  # it brought its own budgets
 
@@ -116,6 +118,9 @@ def test_once_regenerated_the_safety_suites_cover_it(added: Path, monkeypatch: p
     test_every_tool.test_an_owner_outside_the_allowlist_is_refused_before_any_request(tool)
     test_every_tool.test_a_served_tool_refuses_an_owner_outside_the_allowlist_through_the_server(registry.every()[-1])
     test_every_tool.test_a_read_only_server_lists_the_read_tools_and_refuses_the_writes(registry.every()[-1])
+    # In a toolset of its own: a server of the others leaves it out, and one of its own leaves the others out.
+    test_every_tool.test_a_server_without_its_toolset_neither_lists_nor_runs_it(registry.every()[-1])
+    test_every_tool.test_a_server_without_its_toolset_neither_lists_nor_runs_it(registry.every()[0])
     with StandIn(profile=PROFILES["gitea-1.25"]) as forge:
         test_every_tool.test_without_a_token_a_write_says_to_set_one_and_a_read_works(tool, forge)
         test_every_tool.test_a_token_lacking_a_scope_is_told_every_scope_the_tool_needs(tool, forge)

@@ -3,7 +3,8 @@ module added to gitea_mcp/tools/ is covered here with no edit to any test.
 
 An owner outside the allowlist is refused before any request; without a token a write says to set one and a read
 of a public repository works; a token lacking a scope is told every scope the tool needs; a read-only server lists
-the read tools and refuses the write tools with the reason. Whatever an agent sends: tests/test_hostile_input.py.
+the read tools and refuses the write tools with the reason; a server not serving a tool's toolset neither lists nor
+runs it, and says how to serve it. Whatever an agent sends: tests/test_hostile_input.py.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from gitea_mcp.standin import PROFILES, StandIn
 from gitea_mcp.standin.data import DEMO_USER_TOKEN
 from gitea_mcp.toolkit import registry, scopes
 from gitea_mcp.toolkit.base import Deps, ToolDefinition
-from gitea_mcp.toolkit.spec import ToolSpec
+from gitea_mcp.toolkit.spec import TOOLSETS, ToolSpec
 from tests.support import TOKEN, tool_cases
 from tests.support.gitea_json import ROOT
 from tests.support.results import answered, failed, text_of
@@ -83,6 +84,23 @@ def test_a_read_only_server_lists_the_read_tools_and_refuses_the_writes(spec: To
         asyncio.run(server.call_tool(spec.name, {"owner": "acme", "name": "widgets"}))
     assert refused.value.error.data == {"reason": "read-only"}
     assert "GITEA_READ_ONLY" in refused.value.error.message
+
+
+@pytest.mark.parametrize("spec", SERVED, ids=tool_cases.name_of)
+def test_a_server_without_its_toolset_neither_lists_nor_runs_it(spec: ToolSpec) -> None:
+    """Every toolset but the tool's own served: while every tool is in one toolset no server can leave it out (one
+    serving no tool does not start), and the test says so; tests/test_adding_a_tool.py runs it on a second one."""
+    others = tuple(toolset for toolset in TOOLSETS if toolset != spec.toolset)
+    if not registry.offered(False, others):
+        pytest.skip(f"no tool outside the {spec.toolset} toolset to serve instead")
+    settings = Settings(url="http://127.0.0.1:9", allowed_owners=frozenset({"acme"}), toolsets=others)
+    server = build_server(settings)
+    listed = [tool.name for tool in asyncio.run(server.list_tools())]
+    assert spec.name not in listed and listed == [served.name for served in registry.offered(False, others)]
+    with pytest.raises(MCPError) as refused:
+        asyncio.run(server.call_tool(spec.name, {"owner": "acme", "name": "widgets"}))
+    assert refused.value.error.data == {"reason": "toolset"}
+    assert f"adding {spec.toolset} to GITEA_TOOLSETS" in refused.value.error.message
 
 
 @pytest.mark.parametrize("spec", SERVED, ids=tool_cases.name_of)

@@ -2,9 +2,8 @@
 is tested by tests/<package>/test_<m>.py, which imports gitea_mcp.<package>.<m>. Other test files may test it
 too (through a tool, over HTTP); this one is where its own cases are, and where a new module's go.
 
-PACKAGES is the list to extend: the tools' shared machinery ("toolkit", once it has left gitea_mcp/tools/) belongs
-here as well. A tool module is covered by the registry-driven suites instead, plus its own cases where it has
-behaviour of its own."""
+PACKAGES is the list to extend. The tools' shared machinery (toolkit/) is here; a tool module (tools/) is not: it is
+covered by the registry-driven suites instead, plus its own cases where it has behaviour of its own."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ["domain", "gitea"]
+PACKAGES = ["domain", "gitea", "toolkit"]
 
 
 def modules(package: str) -> list[str]:

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 # The golden screens the README shows, each under its tool; a tool none of them shows is shown by its example
 # screen (its plain call: tests/support/generated.py). Every error screen is shown after the tools.
-SHOWN = ["list", "search_many", "search_link", "get_link", "get_pull_reviews", "create", "update", "update_unchanged",
-         "comment", "assignees"]  # fmt: skip
+SHOWN = ["list", "search_many", "search_link", "get_link", "get_pull_reviews", "labels_scoped", "labels_with_org",
+         "create", "update", "update_unchanged", "comment", "assignees"]  # fmt: skip
 ERRORS = [
     "error_unknown_argument", "error_invalid_value", "error_owner_not_allowed", "error_unknown_label",
     "error_unknown_user", "error_missing_issue", "error_refused_query", "error_link_elsewhere",
@@ -51,7 +51,9 @@ def _call(screen: str) -> str:
 
 
 def _example(screen: str) -> str:
-    scope = " (a token that also has read:repository)" if screen in EVERY_SCOPE else ""
+    # A screen read with every scope shows what the tool's optional scope adds: the one its scope_note names.
+    optional = re.search(r"`(\w+:\w+)`", _cases()[screen][0].spec.scope_note) if screen in EVERY_SCOPE else None
+    scope = f" (a token that also has {optional.group(1)})" if optional else ""
     return f"`{_call(screen)}`{scope}:\n\n```text\n{_screen(screen)}\n```"
 
 
@@ -128,3 +130,26 @@ def test_pipx_installs_say_pipx_ensurepath() -> None:
     commands = install_commands()
     assert any(command.startswith("pipx install") for command in commands)
     assert "pipx ensurepath" in commands
+
+
+def configuration_table() -> list[tuple[set[str], set[str]]]:
+    """The README's configuration table: each row's variables and flags."""
+    text = README.read_text(encoding="utf-8")
+    found = re.search(r"\| variable \| flag \| meaning \|\n\|---\|---\|---\|\n(.*?)\n\n", text, re.DOTALL)
+    assert found, "README.md lacks its configuration table"
+    rows = [line.split(" | ", 2) for line in found.group(1).splitlines()]
+    return [(set(re.findall(r"`(GITEA_\w+)`", row[0])), set(re.findall(r"`(--[\w-]+)`", row[1]))) for row in rows]
+
+
+def test_the_configuration_table_names_every_setting_as_it_is_declared() -> None:
+    """Each setting the command line declares (gitea_mcp/cli/main.py) has its variables and its flag, as typed, in
+    the README's table, and the table names no other: a setting added (GITEA_TOOLSETS, say) is documented."""
+    from gitea_mcp.cli.main import SETTINGS
+
+    rows = configuration_table()
+    variables = {name for names, _ in rows for name in names}
+    flags = {flag for _, row_flags in rows for flag in row_flags}
+    assert variables == {name for setting in SETTINGS.values() for name in setting.env}
+    assert flags == {setting.typed for setting in SETTINGS.values()}
+    for setting in SETTINGS.values():  # a variable and its flag on the same row
+        assert any(setting.env[0] in names and setting.typed in row_flags for names, row_flags in rows), setting.flag

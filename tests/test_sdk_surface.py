@@ -21,17 +21,11 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, CallToolResult, TextContent
-from pydantic import BaseModel
+from mcp_types import INVALID_PARAMS, CallToolResult
 
-from gitea_mcp.domain.policy import Policy
-from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
 from gitea_mcp.toolkit import registry
-from gitea_mcp.toolkit.arguments import Arguments
-from gitea_mcp.toolkit.base import Deps, ToolDefinition
-from gitea_mcp.toolkit.spec import ToolSpec
 from tests.support.imports import imported, module_of
 from tests.support.results import failed
 
@@ -205,25 +199,3 @@ def test_a_client_session_gets_our_sentences_and_the_protocols_error_for_an_unkn
 
     error = asyncio.run(unknown()).error
     assert error.code == INVALID_PARAMS and "did you mean issue_list?" in error.message
-
-
-class _Shape(BaseModel):
-    total: int
-
-
-class _NoArguments(Arguments):
-    pass
-
-
-def test_content_that_does_not_fit_the_output_schema_is_our_bug_said_as_one() -> None:
-    """The SDK checked structured content against the output model; the check is ours now, and still made."""
-
-    def off_schema(deps: Deps, args: _NoArguments) -> CallToolResult:
-        return CallToolResult(content=[TextContent(type="text", text="ok")], structured_content={"total": "many"})
-
-    tool = ToolDefinition(
-        ToolSpec.reading("t", "d.", order=1, budget=100, listed_budget=200), _NoArguments, _Shape, off_schema
-    )
-    deps = Deps(client=GiteaClient("http://127.0.0.1:9", None, timeout=1), policy=Policy(frozenset({"acme"})))
-    assert failed(tool.served(deps, {})) == "t failed inside gitea_mcp (ValidationError); the server log has details."
-    assert tool.call(deps, {}).is_error is False  # `call` alone does not check: only the server

@@ -14,7 +14,10 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from gitea_mcp.cli.main import FAILED, OK, USAGE
 from gitea_mcp.settings import Settings
+from gitea_mcp.toolkit.registry import declared, offered
+from gitea_mcp.toolkit.unserved import withheld
 
 if TYPE_CHECKING:  # the SDK import is most of start-up: at run time only when a tool runs
     from mcp.server.mcpserver import MCPServer
@@ -46,8 +49,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def list_tools_in(parser: argparse.ArgumentParser) -> None:
     """`call --help` ends with the tools and what each does (from their specs: no tool module, no SDK import)."""
-    from gitea_mcp.toolkit.registry import offered
-
     tools = offered(read_only=False)
     width = max(len(spec.name) for spec in tools)
     lines = ["tools (GITEA_READ_ONLY hides the writing ones):"]
@@ -57,18 +58,27 @@ def list_tools_in(parser: argparse.ArgumentParser) -> None:
     parser.epilog = "\n".join(lines)
 
 
+def _hint(tool: str, settings: Settings) -> str:
+    """Why a tool gitea_mcp has is not served here: its toolset left out (GITEA_TOOLSETS), or read-only."""
+    spec = declared(tool)
+    held = withheld(spec, settings.read_only, settings.toolsets) if spec is not None else None
+    if held is not None and held.reason == "toolset":
+        return f" ({held.why})"
+    return " (GITEA_READ_ONLY hides the write tools)" if settings.read_only else ""
+
+
 def _first_sentence(text: str) -> str:
     return re.split(r"(?<=[.!?])\s", " ".join(text.split()), maxsplit=1)[0]
 
 
 def run(ns: argparse.Namespace, settings: Settings) -> int:
-    from gitea_mcp.cli.main import USAGE
+    # why: the MCP SDK, 0.45 s: every command module is imported for `--help`
     from gitea_mcp.server.app import build_server
 
     try:
         result = asyncio.run(call(build_server(settings), ns.tool, ns.arguments))
     except UsageError as exc:
-        hint = " (GITEA_READ_ONLY hides the write tools)" if isinstance(exc, UnknownTool) and settings.read_only else ""
+        hint = _hint(ns.tool, settings) if isinstance(exc, UnknownTool) else ""
         if ns.json:  # a script reading --json gets its error where it reads, in the same shape as a tool's
             print(error_json(f"{exc}{hint}", ns.tool))
         else:
@@ -79,7 +89,7 @@ def run(ns: argparse.Namespace, settings: Settings) -> int:
 
 async def call(server: MCPServer, tool: str, pairs: Sequence[str]) -> CallToolResult:
     """Convert the arguments by the tool's listed input schema, then call it as an MCP client would."""
-    from mcp import Client
+    from mcp import Client  # why: the MCP SDK, 0.45 s: every command module is imported for `--help`
 
     # Checked before the session opens: inside it, anyio would wrap our errors in an ExceptionGroup.
     tools = {listed.name: listed for listed in await server.list_tools()}
@@ -92,9 +102,8 @@ async def call(server: MCPServer, tool: str, pairs: Sequence[str]) -> CallToolRe
 
 def emit(result: CallToolResult, as_json: bool, tool: str) -> int:
     """Text mode: the result on stdout, an error result on stderr. `--json`: stdout holds JSON either way."""
-    from mcp_types import TextContent
+    from mcp_types import TextContent  # why: the SDK's types, 85 ms: every command module is imported for `--help`
 
-    from gitea_mcp.cli.main import FAILED, OK, USAGE
     from gitea_mcp.toolkit.envelope import BAD_ARGUMENT
 
     text = "\n".join(block.text for block in result.content if isinstance(block, TextContent))

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
+from gitea_mcp.cli.lines import Line, Mark, lacks_scope
 from gitea_mcp.domain.policy import MAX_LIMIT
+from gitea_mcp.domain.toolsets import TOOLSETS
 from gitea_mcp.gitea.client import GiteaClient, display_url
 from gitea_mcp.gitea.errors import (
     Forbidden,
@@ -33,9 +35,11 @@ from gitea_mcp.gitea.errors import (
     Unauthorized,
     WrongScheme,
 )
+from gitea_mcp.gitea.outbound import speaks_tls
 from gitea_mcp.gitea.release import ServerInfo
 from gitea_mcp.settings import ConfigError, Settings
 from gitea_mcp.toolkit import scopes
+from gitea_mcp.toolkit.registry import every, offered
 from gitea_mcp.toolkit.render import counted
 from gitea_mcp.toolkit.spec import ToolSpec
 
@@ -44,18 +48,10 @@ HELP = (
     "one is given (exit 1 if unusable)"
 )
 
-Mark = Literal["ok", "warn", "fail", "skip"]
 MARKS: dict[Mark, str] = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-"}
 ASCII_MARKS: dict[Mark, str] = {"ok": "[ok]", "warn": "[!]", "fail": "[x]", "skip": "[-]"}
 TOTALS_SINCE = (1, 16)  # X-Total-Count arrived in Gitea 1.16
 PROBE_REPO = "gitea-mcp-scope-probe"
-
-
-@dataclass(frozen=True)
-class Line:
-    mark: Mark
-    text: str
-    fix: str = ""
 
 
 @dataclass(frozen=True)
@@ -72,6 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace, settings: Settings) -> int:
+    # why: the MCP SDK, 0.45 s: every command module is imported for `--help`
     from gitea_mcp.server.app import make_client
 
     # Each line is printed as its probe ends: against a slow Gitea the whole run takes many round trips.
@@ -104,6 +101,8 @@ def gitea_checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     if version.mark == "fail":
         yield Line("skip", "other checks skipped: Gitea's API did not answer")
         return
+    if settings.toolsets != TOOLSETS:
+        yield served_toolsets(settings)
     token = check_token(settings, client, url, _offered(settings))
     yield from token.lines
     if not token.usable:
@@ -115,13 +114,15 @@ def gitea_checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     yield write
     yield from check_reviews(settings, client, token.login)
     # Whether the user may change issues matters only where the write tools are offered and the token may write.
-    access = Access(token.login) if write.mark != "fail" and not settings.read_only and settings.token else None
+    writes = _writes_offered(settings)
+    access = Access(token.login) if write.mark != "fail" and writes and settings.token else None
     if read.mark == "ok":
         yield from check_owners(settings, client, access)
     else:
         yield Line("skip", "owners not checked: issues cannot be read")
     yield check_page_size(client)
     if settings.signin and server is not None:
+        # why: 2 ms of every start-up (parsing loads each command module), for sign-in set-ups only
         from gitea_mcp.cli.signin_check import signin_checks
 
         yield from signin_checks(settings, client, server)
@@ -161,11 +162,6 @@ def _can_encode(text: str, encoding: str | None) -> bool:
     except (UnicodeEncodeError, LookupError):
         return False
     return True
-
-
-def lacks_scope(exc: GiteaError) -> bool:
-    """Gitea's 403 for a token without the route's scope (worded `required scope(s)` in every version)."""
-    return isinstance(exc, Forbidden) and exc.missing_scope is not None
 
 
 # -- the checks ----------------------------------------------------------------------------------------------------
@@ -250,21 +246,6 @@ def _lost(exc: NoAnswer, url: str, timeout: float) -> Line:
     return Line("fail", f"no Gitea API answers at {url}/api/v1: {exc.detail}", fix)
 
 
-def speaks_tls(host: str, port: int, timeout: float) -> bool:
-    """Whether the port completes a TLS handshake (certificate unchecked: only the protocol is in question)."""
-    import socket
-    import ssl
-
-    context = ssl.create_default_context()
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
-    try:
-        with socket.create_connection((host, port), timeout=timeout) as raw, context.wrap_socket(raw):
-            return True
-    except OSError:  # ssl.SSLError is one too
-        return False
-
-
 def _version_fix(exc: GiteaError) -> str:
     if isinstance(exc, Unauthorized | Forbidden):
         return "this Gitea requires sign-in for its API: set GITEA_TOKEN"
@@ -277,9 +258,22 @@ def _version_fix(exc: GiteaError) -> str:
 
 
 def _offered(settings: Settings) -> list[ToolSpec]:
-    from gitea_mcp.toolkit.registry import offered
+    return list(offered(settings.read_only, settings.toolsets))
 
-    return list(offered(settings.read_only))
+
+def _writes_offered(settings: Settings) -> bool:
+    """Whether any write tool is served: not read-only, and a toolset served has one."""
+    return any(spec.writes for spec in _offered(settings))
+
+
+def served_toolsets(settings: Settings) -> Line:
+    """Which toolsets GITEA_TOOLSETS serves, and the tools it leaves out (said only when it leaves some out)."""
+    left = [spec.name for spec in every() if spec.toolset not in settings.toolsets]
+    return Line(
+        "ok",
+        f"toolsets (GITEA_TOOLSETS): {', '.join(settings.toolsets)} served; not offered: "
+        f"{', '.join(left) or 'no tool (the others have none)'}",
+    )
 
 
 def new_token_fix(url: str, tools: list[ToolSpec]) -> str:
@@ -347,8 +341,6 @@ def check_read(client: GiteaClient, url: str, anonymous: bool = False, fix: str 
 
 
 def _write_tools() -> str:
-    from gitea_mcp.toolkit.registry import every
-
     return ", ".join(spec.name for spec in every() if spec.writes)
 
 
@@ -356,6 +348,8 @@ def check_write(settings: Settings, client: GiteaClient, login: str | None, new_
     tools = _write_tools()
     if settings.read_only:
         return Line("ok", f"read-only mode (GITEA_READ_ONLY): {tools} hidden, write:issue not needed")
+    if not _writes_offered(settings):
+        return Line("ok", "no write tool in the toolsets served (GITEA_TOOLSETS): write:issue not needed")
     hide = "set GITEA_READ_ONLY=true to hide them from agents"
     if settings.token is None:
         # Over HTTP callers bring their own tokens; over stdio the write tools would fail on every call.
@@ -531,11 +525,14 @@ GUARD_FIX = "check GITEA_MCP_REDIS_URL (host, port, password) and that the Redis
 
 def check_guard(settings: Settings) -> Line:
     """The write guard replicas share (GITEA_MCP_REDIS_URL): one PING, nothing written."""
+    # why: redis, an optional dependency (86 ms), and the MCP SDK: only where GITEA_MCP_REDIS_URL is set
     from gitea_mcp.server.app import shared_flights
     from gitea_mcp.toolkit import shared_flight
 
     if settings.read_only:
         return Line("skip", "shared write guard not asked: GITEA_READ_ONLY offers no write tools")
+    if not _writes_offered(settings):
+        return Line("skip", "shared write guard not asked: the toolsets served (GITEA_TOOLSETS) hold no write tool")
     try:
         guard = shared_flights(settings)
     except ConfigError as exc:

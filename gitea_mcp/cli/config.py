@@ -8,8 +8,11 @@ import sys
 
 from gitea_mcp.cli import client_entries
 from gitea_mcp.cli.launch import LAUNCHERS, launch
+from gitea_mcp.cli.main import seconds  # the server's own reading, naming the flag or the variable as given
+from gitea_mcp.domain.toolsets import TOOLSETS, Toolset
 from gitea_mcp.redaction import shown
-from gitea_mcp.settings import ConfigError, Settings, parse_bool, parse_log_level
+from gitea_mcp.settings import ConfigError, Settings, parse_bool, parse_log_level, parse_toolsets
+from gitea_mcp.toolkit.registry import serves_nothing
 
 HELP = "print ready-to-paste configuration for an MCP client (writes nothing)"
 DEFAULT_TIMEOUT: float = Settings.model_fields["timeout"].default
@@ -76,8 +79,12 @@ def carried(ns: argparse.Namespace) -> tuple[tuple[str, str], ...]:
     (exit 2), with the server's own sentence; the CA file gets its absolute path, as the client runs elsewhere.
     """
     found: list[tuple[str, str]] = []
-    if _flag_or_bool(ns.read_only, "GITEA_READ_ONLY"):
+    read_only = _flag_or_bool(ns.read_only, "GITEA_READ_ONLY")
+    if read_only:
         found.append(("GITEA_READ_ONLY", "true"))
+    toolsets = _toolsets(ns.toolsets, read_only)
+    if toolsets != TOOLSETS:
+        found.append(("GITEA_TOOLSETS", ",".join(toolsets)))
     timeout = _timeout(ns.timeout)
     if timeout != DEFAULT_TIMEOUT:
         found.append(("GITEA_TIMEOUT", str(int(timeout)) if timeout.is_integer() else repr(timeout)))
@@ -100,9 +107,17 @@ def _flag_or_bool(flag: bool | None, name: str) -> bool:
     return flag if flag is not None else parse_bool(os.environ.get(name), name)
 
 
-def _timeout(flag: str | None) -> float:
-    from gitea_mcp.cli.main import seconds  # the server's own reading, naming the flag or the variable as given
+def _toolsets(flag: str | None, read_only: bool) -> tuple[Toolset, ...]:
+    """As the server reads them; a choice that would serve no tool stops `config` as it would stop the server."""
+    raw, name = (flag, "--toolsets") if flag is not None else (os.environ.get("GITEA_TOOLSETS"), "GITEA_TOOLSETS")
+    toolsets = parse_toolsets(raw, name) if raw else TOOLSETS
+    refused = serves_nothing(read_only, toolsets)
+    if refused is not None:
+        raise ConfigError(refused)
+    return toolsets
 
+
+def _timeout(flag: str | None) -> float:
     raw, name = (flag, "--timeout") if flag is not None else (os.environ.get("GITEA_TIMEOUT"), "GITEA_TIMEOUT")
     if not raw:
         return DEFAULT_TIMEOUT

@@ -22,6 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 from pydantic import SecretStr, ValidationError
 
 from gitea_mcp import __version__
+from gitea_mcp.domain.toolsets import TOOLSETS
 from gitea_mcp.redaction import shown
 from gitea_mcp.settings import (
     COUNT_BOUNDS,
@@ -34,7 +35,9 @@ from gitea_mcp.settings import (
     parse_count,
     parse_log_level,
     parse_owner_list,
+    parse_toolsets,
 )
+from gitea_mcp.toolkit.registry import serves_nothing
 
 PROG = "gitea-issues-mcp"
 # Subcommands whose module exists under gitea_mcp/cli/; serve is the default.
@@ -111,6 +114,12 @@ CONNECTION: tuple[Setting, ...] = (
         metavar="OWNERS",
     ),
     Setting("--read-only", ("GITEA_READ_ONLY",), "offer no write tools", switch=True),
+    Setting(
+        "--toolsets",
+        ("GITEA_TOOLSETS",),
+        f"comma-separated toolsets to serve, of {', '.join(TOOLSETS)} (default all)",
+        metavar="TOOLSETS",
+    ),
     Setting(
         "--timeout",
         ("GITEA_TIMEOUT",),
@@ -281,7 +290,7 @@ TYPED = {setting.typed: setting for setting in SETTINGS.values()}  # by the flag
 # The secrets' own flags, refused wherever they are typed (the value would be in every user's `ps`).
 SECRET_FLAGS = {setting.flag: setting for setting in SETTINGS.values() if setting.secret}
 SECRET_FILE_BYTES = 65_536  # a file of more is not a secret (nor /dev/zero read forever)
-_SERVE_ONLY = ("--read-only", "--timeout", "--transport", "--host", "--port", "--allowed-hosts", *LIMITS)
+_SERVE_ONLY = ("--read-only", "--toolsets", "--timeout", "--transport", "--host", "--port", "--allowed-hosts", *LIMITS)
 # The settings each command uses: it lists and accepts these, and refuses the others (a flag quietly ignored
 # would let `demo --read-only` look read-only while the script writes). The environment is shared by every
 # command, so a variable a command does not use is not read by it (call ignores GITEA_MCP_TRANSPORT=http).
@@ -659,6 +668,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             problems.append("GITEA_URL is not set: point it at your Gitea, e.g. GITEA_URL=https://gitea.example.com")
         owners = checked(lambda: parse_owner_list(owners_raw), frozenset())  # unset: it says so itself
     read_only = checked(lambda: read.switch("--read-only"), False)
+    toolsets = checked(lambda: _from(read, "--toolsets", parse_toolsets, TOOLSETS), TOOLSETS)
     insecure = checked(lambda: read.switch("--insecure"), False)
     timeout = checked(lambda: _from(read, "--timeout", seconds, _DEFAULT["timeout"]), _DEFAULT["timeout"])
     signin = {field: read.value("--" + field.replace("_", "-")) for field in SIGNIN_SETTINGS}
@@ -669,6 +679,9 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
     port = checked(lambda: _from(read, "--port", _port, _DEFAULT["port"]), _DEFAULT["port"])
     limits = {name: checked(lambda name=name: _limit(read, name), _DEFAULT[name]) for name in _LIMIT_FIELDS}
     documents = checked(lambda: _from(read, "--client-metadata-documents", parse_bool, True), True)
+    nothing = None if problems else serves_nothing(read_only, toolsets)  # said once the choice itself reads right
+    if nothing is not None:
+        problems.append(nothing)
     if problems:
         raise ConfigError("; ".join(problems) + ".")
     token = read.value("--token")
@@ -687,6 +700,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             token=SecretStr(token) if token else None,
             allowed_owners=owners,
             read_only=read_only,
+            toolsets=toolsets,
             timeout=timeout,
             ca_bundle=read.value("--ca-bundle"),
             insecure=insecure,

@@ -34,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace, settings: Settings) -> int:
+    # why: the MCP SDK, 0.45 s: every command module is imported for `--help`
     from gitea_mcp.server.app import build_server
 
     run_server(build_server(settings), settings)
@@ -45,12 +46,13 @@ def run_server(server: MCPServer, settings: Settings, on_a_terminal: str = ON_A_
     said when stdin is a terminal (someone started it by hand)."""
     no_core_dumps()
     if settings.transport == "http":
-        from gitea_mcp.server.http import serve
+        from gitea_mcp.server.http import serve  # why: HTTP mode only (starlette, uvicorn, the sign-in)
 
         serve(server, settings)
         return
     if _on_terminal():
         print(on_a_terminal, file=sys.stderr, flush=True)
+    # why: 96 ms, the SDK's stdio: every command's `--help` imports this module
     from gitea_mcp.server.stdio import guarded
 
     with guarded():  # every line answered, a malformed one too (the SDK alone would drop it unanswered)
@@ -67,11 +69,11 @@ def no_core_dumps() -> None:
     /proc/PID/environ and /proc/PID/mem readable by root alone and the process untraceable by other processes of
     its user. Workers forked later inherit both. Where either is not allowed, serving goes on without it."""
     with contextlib.suppress(ImportError, ValueError, OSError):
-        import resource
+        import resource  # why: POSIX only (ImportError on Windows, suppressed)
 
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if sys.platform.startswith("linux"):
-        import ctypes
+        import ctypes  # why: Linux only, and 1.4 ms of every command's `--help`
 
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)

@@ -2,13 +2,12 @@
 OAuth2 provider, the application and its redirect URI, the scopes the release can narrow, and this server's own
 discovery document. Nothing is written anywhere.
 
-The two documents outside Gitea's API (`/.well-known/…` of Gitea and of the public URL) are read with a session of
-their own, as careful as the Gitea client's: no cookies, no `~/.netrc`, no redirects followed, Gitea's TLS settings.
+The two documents outside Gitea's API (`/.well-known/…` of Gitea and of the public URL) are read under the Gitea
+client's policy (gitea/outbound.py FORGE): no cookies, no `~/.netrc`, no redirects followed, Gitea's TLS settings.
 """
 
 from __future__ import annotations
 
-import http.cookiejar
 import ipaddress
 import json
 from collections.abc import Iterator
@@ -16,9 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from gitea_mcp.cli.check import Line, lacks_scope
+from gitea_mcp.cli.lines import Line, lacks_scope
+from gitea_mcp.gitea import outbound
 from gitea_mcp.gitea.client import GiteaClient, display_url
-from gitea_mcp.gitea.errors import GiteaError, before_sending, tls_problem
+from gitea_mcp.gitea.errors import GiteaError, tls_problem
+from gitea_mcp.gitea.outbound import before_sending
 from gitea_mcp.gitea.release import ServerInfo
 from gitea_mcp.settings import Settings
 
@@ -26,7 +27,6 @@ CALLBACK = "/callback"  # the server's own redirect URI under GITEA_MCP_PUBLIC_U
 DISCOVERY = "/.well-known/oauth-protected-resource/mcp"
 PAGE = 50  # applications per page; Gitea's default MAX_RESPONSE_ITEMS
 MAX_PAGES = 20
-_MAX_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -40,40 +40,21 @@ class Unreached(Exception):
 
 
 def fetch(url: str, settings: Settings) -> Fetched:
-    """GET `url` for a JSON document; Unreached when nothing answers."""
-    import requests
-
-    session = requests.Session()
-    session.trust_env = False  # never ~/.netrc; proxies are read below, as the Gitea client reads them
-    session.proxies = requests.utils.get_environ_proxies(url)
-    session.verify = False if settings.insecure else settings.ca_bundle or True
-    session.cookies.set_policy(_NoCookies())
+    """GET `url` for a JSON document (the FORGE policy, gitea/outbound.py); Unreached when nothing answers."""
+    kinds = outbound.failures()
     try:
-        with session.get(url, timeout=settings.timeout, allow_redirects=False, stream=True) as response:
-            body = response.raw.read(_MAX_BYTES, decode_content=True)
-            status = response.status_code
-    except requests.exceptions.SSLError as exc:
+        status, body = outbound.forge_document(url, False if settings.insecure else settings.ca_bundle or True,
+                                               settings.timeout)  # fmt: skip
+    except kinds.tls as exc:
         raise Unreached(f"TLS failed: {tls_problem(exc).reason}") from None
-    except requests.Timeout:
+    except kinds.timeout:
         raise Unreached(f"no answer within {settings.timeout:g}s") from None
-    except requests.RequestException as exc:
+    except kinds.any as exc:
         raise Unreached("no connection could be made" if before_sending(exc) else "the connection broke off") from None
-    finally:
-        session.close()
     try:
         return Fetched(status, json.loads(body))
     except ValueError:
         return Fetched(status, None)
-
-
-class _NoCookies(http.cookiejar.DefaultCookiePolicy):
-    """Keeps no cookie (Gitea sets i_like_gitea and _csrf on its pages)."""
-
-    def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
-        return False
-
-    def return_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
-        return False
 
 
 def signin_checks(settings: Settings, client: GiteaClient, server: ServerInfo) -> Iterator[Line]:

@@ -17,7 +17,8 @@ async def stdio_session(
     env: dict[str, str], args: Sequence[str] = (), command: Sequence[str] | None = None, cwd: str | None = None
 ) -> AsyncIterator[Any]:
     """An initialised ClientSession; the server's stderr is discarded (the protocol lives on stdout)."""
-    from mcp.client.session import ClientSession  # the SDK's client: only when a session is opened
+    # why: the SDK's client, 0.43 s: only when a session is opened
+    from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     argv = list(command) if command is not None else [sys.executable, "-m", "gitea_mcp", "serve", *args]

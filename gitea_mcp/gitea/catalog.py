@@ -62,7 +62,7 @@ class Catalog:
 
     def labels(self, client: GiteaClient, owner: str, repo: str, newer_than: float | None = None) -> list[Label]:
         """Every label of the repository itself (Gitea's list filter resolves names against these only)."""
-        from gitea_mcp.gitea.models import Label
+        from gitea_mcp.gitea.models import Label  # why: the models, 30 ms: on the first call, not at start-up
 
         return self._cached(
             ("labels", client.cache_key, owner.lower(), repo.lower()),
@@ -79,7 +79,7 @@ class Catalog:
         for. Label names are then resolved by Gitea itself when they are added (see toolkit/labels.py).
         """
 
-        from gitea_mcp.gitea.models import Label
+        from gitea_mcp.gitea.models import Label  # why: the models, 30 ms: on the first call, not at start-up
 
         def load() -> list[Label] | None:
             try:
@@ -98,7 +98,7 @@ class Catalog:
     def milestones(
         self, client: GiteaClient, owner: str, repo: str, newer_than: float | None = None
     ) -> list[Milestone]:
-        from gitea_mcp.gitea.models import Milestone
+        from gitea_mcp.gitea.models import Milestone  # why: the models, 30 ms: on the first call, not at start-up
 
         return self._cached(
             ("milestones", client.cache_key, owner.lower(), repo.lower()),
@@ -117,7 +117,7 @@ class Catalog:
     def me(self, client: GiteaClient) -> User:
         """The token's own user (for duplicate checks and @me); needs read:user. Whose the token is, is learnt
         on the way (`client.caller_key`)."""
-        from gitea_mcp.gitea.models import User
+        from gitea_mcp.gitea.models import User  # why: the models, 30 ms: on the first call, not at start-up
 
         def load() -> User:
             user = client.get(["user"]).one(User)
@@ -233,7 +233,7 @@ def org_labels_seen(client: GiteaClient, owner: str, names: list[str]) -> list[L
     names one call may give are capped (policy.MAX_LABEL_NAMES), the requests they cost are one. Its one
     page holds PAGE of the issues carrying any of them: a label carried only by issues beyond it is not seen.
     """
-    from gitea_mcp.gitea.models import Issue
+    from gitea_mcp.gitea.models import Issue  # why: the models, 30 ms: on the first call, not at start-up
 
     asked = list(dict.fromkeys(name for name in names if "," not in name))
     if not asked:

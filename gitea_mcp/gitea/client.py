@@ -1,8 +1,5 @@
-"""One requests.Session, timeouts on every request, bounded retries for reads, never for writes.
-
-`requests` is imported on first use, not at start-up: it is a tenth of the server's import time and an
-MCP client waits for start-up on every launch.
-"""
+"""Gitea's API: one session (gitea/outbound.py, the FORGE policy), timeouts on every request, bounded retries for
+reads, never for writes."""
 
 from __future__ import annotations
 
@@ -10,10 +7,8 @@ import copy
 import enum
 import functools
 import hashlib
-import http.cookiejar
 import json
 import logging
-import os
 import random
 import re
 import threading
@@ -28,7 +23,7 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from gitea_mcp import __version__
+from gitea_mcp.gitea import outbound
 from gitea_mcp.gitea.errors import (
     PLAIN_HTTP_TO_TLS,
     GiteaError,
@@ -38,7 +33,6 @@ from gitea_mcp.gitea.errors import (
     TlsFailed,
     UnclearAnswer,
     WrongScheme,
-    before_sending,
     from_status,
     innermost,
     kind_of,
@@ -46,11 +40,12 @@ from gitea_mcp.gitea.errors import (
     redirected,
     tls_problem,
 )
+from gitea_mcp.gitea.outbound import FORGE, Overrun, before_sending, read_body
 from gitea_mcp.gitea.users import USERS
 from gitea_mcp.redaction import redact
 
 if TYPE_CHECKING:
-    import requests
+    from gitea_mcp.gitea.outbound import Response, Session
 
 log = logging.getLogger("gitea_mcp.gitea")  # the Gitea client; gitea_mcp.server.http is the MCP transport
 
@@ -147,66 +142,25 @@ class RetryPolicy:
 class _Shared:
     """What every client of one server shares, whatever its token: the connection pool and worker threads."""
 
-    def __init__(self, session: requests.Session | None, verify: bool | str, user_agent: str | None, api: str) -> None:
+    def __init__(self, session: Session | None, verify: bool | str, user_agent: str | None, api: str) -> None:
         self._session = session
-        # GITEA_CA_BUNDLE or GITEA_INSECURE when set; else the machine's CA bundle variables, as requests reads them.
-        self._verify = verify if verify is not True else _environment_ca() or True
+        self._verify = outbound.forge_trust(verify)  # read once, when the client is made
         self._user_agent = user_agent
         self._api = api
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
 
-    def session(self) -> requests.Session:
+    def session(self) -> Session:
         with self._lock:
             if self._session is None:
-                import requests
-
-                self._session = requests.Session()
-                # The only credential ever sent is the token. The environment is read once, here: proxies
-                # (HTTPS_PROXY, NO_PROXY) for this host, and the CA bundle above — so REQUESTS_CA_BUNDLE cannot
-                # override GITEA_CA_BUNDLE or GITEA_INSECURE. Never ~/.netrc, which requests would send instead of
-                # the token; and no scan of the whole environment on every request (a third of a millisecond each).
-                self._session.trust_env = False
-                self._session.proxies = requests.utils.get_environ_proxies(self._api)
-                self._session.verify = self._verify
-                if self._verify is False:
-                    # GITEA_INSECURE was chosen, and said once in our words (server.make_client); urllib3 would add
-                    # its own warning, with a site-packages path, to every request.
-                    import warnings
-
-                    import urllib3
-
-                    warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
-                # Named, with its version: some instances (and proxies) refuse agents they cannot tell apart.
-                self._session.headers["User-Agent"] = self._user_agent or (
-                    f"{_PRODUCT}/{__version__} ({requests.utils.default_user_agent()})"
-                )
-                # One session serves every caller: a cookie Gitea or a proxy sets for one must never be replayed
-                # for another, so none is kept.
-                self._session.cookies.set_policy(_NoCookies())
-                _pool_for_every_sender(self._session)
+                self._session = outbound.forge_session(self._api, self._verify, self._user_agent)
             return self._session
 
     def send(
         self, method: str, url: str, query: str | None, body: Any, headers: dict[str, str], timeout: float
-    ) -> requests.Response:
-        """One API request, streamed, never redirected: what `Session.request` sends, without its per-call session
-        work. It merges the session's settings into each request (headers, cookies, hooks, proxies, verify) and
-        stores cookies from each answer: a fifth of a GET's CPU. Here the settings are the session's own, fixed when
-        it was made, and no cookie is ever kept (`_NoCookies`), so the request goes to the session's adapter as
-        Session.send would give it: the session's headers with ours over them, its proxies and CA bundle."""
-        import requests
-
-        session = self.session()
-        merged = requests.structures.CaseInsensitiveDict(session.headers)
-        merged.update(headers)
-        prepared = requests.PreparedRequest()
-        prepared.prepare(method=method, url=url, headers=merged, params=query, json=body)
-        verify = True if session.verify is None else session.verify  # set above; never None, never unverified
-        adapter = session.get_adapter(url)
-        return adapter.send(
-            prepared, stream=True, timeout=timeout, verify=verify, cert=session.cert, proxies=session.proxies
-        )
+    ) -> Response:
+        """One API request, streamed, never redirected (outbound.send)."""
+        return outbound.send(self.session(), method, url, query, body, headers, timeout)
 
     def pool(self) -> ThreadPoolExecutor:
         with self._lock:
@@ -225,27 +179,12 @@ def _here(call: Callable[[], T]) -> Future[T]:
     return outcome
 
 
-WORKERS = 16  # the threads `gather` and `parallel` run reads on, shared by every caller
-# Threads besides the workers that may send at once: the server's tool threads (gitea_mcp.server.admission runs
-# this many tool calls at a time). The connection pool holds one connection for each sender.
-CALLER_THREADS = 40
-CONNECTIONS = CALLER_THREADS + WORKERS
-
-
-def _pool_for_every_sender(session: requests.Session) -> None:
-    """A kept connection for every thread that can send at once. requests' default keeps 10 and, with more senders,
-    opens one more per request and drops it after ("Connection pool is full, discarding connection"): a new TCP and
-    TLS handshake each time. With `pool_block` a sender beyond the pool would wait for a connection rather than
-    open one to drop; with the pool as large as the senders, none waits."""
-    from requests.adapters import HTTPAdapter
-
-    adapter = HTTPAdapter(pool_maxsize=CONNECTIONS, pool_block=True)
-    session.mount("https://", adapter)
-    session.mount("http://", adapter)
+WORKERS = outbound.WORKERS  # the threads `gather` and `parallel` run reads on, shared by every caller
+CALLER_THREADS = outbound.CALLER_THREADS  # the server's tool threads, which send too
+CONNECTIONS = outbound.CONNECTIONS  # the connection pool holds one connection for each sender
 
 
 _WORKER = "gitea-worker"
-_PRODUCT = "gitea-issues-mcp"  # the distribution's name
 
 
 class GiteaClient:
@@ -256,7 +195,7 @@ class GiteaClient:
         url: str,
         token: str | None,
         timeout: float,
-        session: requests.Session | None = None,
+        session: Session | None = None,
         retry: RetryPolicy | None = None,
         verify: bool | str = True,
         user_agent: str | None = None,  # None: gitea-issues-mcp/<version> (python-requests/<version>)
@@ -367,20 +306,12 @@ class GiteaClient:
         deadline = time.monotonic() + timeout
         site = self._api.removesuffix("/api/v1")
         try:
-            response = self._shared.session().request(
-                method,
-                site + path,
-                data=form,
-                headers={"Accept": "application/json"},
-                timeout=timeout,
-                allow_redirects=False,
-                stream=True,
-            )
+            response = outbound.send_form(self._shared.session(), method, site + path, form, timeout)
             with response:
-                content = _read_body(response, deadline, _SITE_BODY)
-        except _requests().RequestException as exc:
+                content = read_body(response, deadline, FORGE.max_document)
+        except outbound.failures().any as exc:
             raise self._transport_error(exc, method, path, timeout) from None
-        except _Overrun as exc:
+        except Overrun as exc:
             raise self._overrun_error(exc, method, path, response.status_code, timeout) from None
         try:
             return response.status_code, json.loads(content)
@@ -471,10 +402,10 @@ class GiteaClient:
             # Streamed: the body is read here, against a deadline and a size cap.
             response = self._shared.send(method, self._api + path, _query(params), body, self._headers(), timeout)
             with response:
-                answer = _Answer(response.status_code, response.headers, _read_body(response, deadline, MAX_BODY))
-        except _requests().RequestException as exc:
+                answer = _Answer(response.status_code, response.headers, read_body(response, deadline, MAX_BODY))
+        except outbound.failures().any as exc:
             return self._transport_error(exc, method, path, timeout)
-        except _Overrun as exc:
+        except Overrun as exc:
             return self._overrun_error(exc, method, path, response.status_code, timeout)
         if answer.status < 300:
             try:
@@ -505,7 +436,7 @@ class GiteaClient:
             )
         return min(self._timeout, left)
 
-    def _overrun_error(self, exc: _Overrun, method: str, path: str, status: int, timeout: float) -> GiteaError:
+    def _overrun_error(self, exc: Overrun, method: str, path: str, status: int, timeout: float) -> GiteaError:
         if exc.too_big:
             return Unreadable(
                 f"Gitea's answer to {method} {path} is larger than {MAX_BODY // 2**20} MiB, more than any issue "
@@ -531,12 +462,12 @@ class GiteaClient:
             text += " Gitea, or a proxy in front of it, may be overloaded or restarting: try again shortly."
         return NoAnswer(text, cause=cause, detail=detail)
 
-    def _transport_error(self, exc: requests.RequestException, method: str, path: str, timeout: float) -> GiteaError:
+    def _transport_error(self, exc: Exception, method: str, path: str, timeout: float) -> GiteaError:
         """Told apart exactly: not sent at all (NotSent, TlsFailed), or sent with the answer lost (NoAnswer)."""
-        requests = _requests()
+        kinds = outbound.failures()
         unsent = " Nothing was sent, so nothing changed." if method != "GET" else ""
         timed_out = False
-        if isinstance(exc, requests.exceptions.SSLError):  # before ConnectionError, which it is too
+        if isinstance(exc, kinds.tls):  # before ConnectionError, which it is too
             tls = tls_problem(exc)
             if tls.plain:
                 reason = f"{self.url} answers without TLS ({tls.reason})"
@@ -549,17 +480,17 @@ class GiteaClient:
             if tls.certificate:
                 return TlsFailed(text + unsent, tls.reason, tls.remedy)
         elif before_sending(exc):
-            if isinstance(exc, requests.exceptions.ProxyError):
+            if isinstance(exc, kinds.proxy):
                 why, remedy = "the proxy could not be reached", _PROXY_REMEDY
-            elif isinstance(exc, requests.Timeout):
+            elif isinstance(exc, kinds.timeout):
                 why, remedy = f"no connection {self._within(timeout)}", self._unreachable()
             else:
                 why, remedy = self._refused(exc)
             text = f"Cannot reach Gitea at {self.url} ({why}).{unsent} {remedy[:1].upper()}{remedy[1:]}."
             return NotSent(text, why, remedy)
-        elif isinstance(exc, requests.Timeout):
+        elif isinstance(exc, kinds.timeout):
             text, timed_out = f"Gitea did not answer {method} {path} {self._within(timeout)}.", True
-        elif isinstance(exc, requests.ConnectionError):
+        elif isinstance(exc, kinds.connection):
             text = f"The connection to Gitea at {self.url} broke off during {method} {path}."
         else:
             text = f"The request {method} {path} to Gitea failed ({type(exc).__name__})."
@@ -624,58 +555,19 @@ class GiteaClient:
 
 
 CALL_ROUNDS = 4  # a tool call's deadline, in GITEA_TIMEOUTs
-_SITE_BODY = 1 << 16  # bytes: a token answer or an OpenID document is a few hundred
 _LAST_MOMENT = 0.05  # seconds: with less of the call left, a request is not sent at all
 
 
-MAX_BODY = 8 * 2**20  # 50 issues with long bodies are well under 1 MiB
+MAX_BODY = FORGE.max_body  # bytes of one answer of the API
 
 
 @dataclass(frozen=True)
 class _Answer:
-    """A response as read here, body and all (`_read_body`): what the rest of the client looks at."""
+    """A response as read here, body and all (`outbound.read_body`): what the rest of the client looks at."""
 
     status: int
     headers: Mapping[str, str]  # requests' case-insensitive mapping
     content: bytes
-
-
-class _Overrun(Exception):
-    def __init__(self, too_big: bool) -> None:
-        super().__init__()
-        self.too_big = too_big
-
-
-def _read_body(response: requests.Response, deadline: float, limit: int) -> bytes:
-    """The whole body, or _Overrun. GITEA_TIMEOUT bounds the request from start to last byte: requests' own timeout
-    bounds each socket read, which a server dripping a byte at a time never trips."""
-    import urllib3  # with requests, on first use: off the start-up path
-
-    chunks: list[bytes] = []
-    size = 0
-    # Decoded only when encoded: urllib3's decoding path costs per read even with nothing to decode, and a chunked
-    # answer (Gitea's Go server sends 2 KiB chunks) takes a read per chunk — half the client's CPU on a 50-row list.
-    decode = bool(response.headers.get("Content-Encoding", "").strip())
-    try:
-        while True:
-            if time.monotonic() > deadline:
-                raise _Overrun(too_big=False)
-            try:
-                chunk = response.raw.read1(65536, decode_content=decode)  # what has arrived, a socket timeout later
-            except (urllib3.exceptions.HTTPError, OSError) as exc:
-                # A body cut off or garbled on the way: the same as a dropped connection, which requests would raise.
-                raise _requests().ConnectionError(f"the answer broke off ({type(exc).__name__})") from None
-            if not chunk:
-                return b"".join(chunks)
-            size += len(chunk)
-            if size > limit:
-                raise _Overrun(too_big=True)
-            chunks.append(chunk)
-    except BaseException:
-        # The failure's traceback keeps this frame, and what was read, alive until the cyclic collector runs (a tool
-        # may keep a failure as a value): up to MAX_BODY of it, for good in an idle server, which collects nothing.
-        chunks.clear()
-        raise
 
 
 def _query(params: Params | None) -> str | None:
@@ -684,18 +576,6 @@ def _query(params: Params | None) -> str | None:
     if not params:
         return None
     return urlencode([(key, value) for key, value in params.items() if value is not None])
-
-
-class _NoCookies(http.cookiejar.DefaultCookiePolicy):
-    def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
-        return False
-
-    def return_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
-        return False
-
-
-def _environment_ca() -> str | None:
-    return os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or None
 
 
 def display_url(url: str) -> str:
@@ -712,12 +592,6 @@ def _with_scheme(url: str, scheme: str) -> str:
     """The same URL under the other scheme (a port given stays; a default one goes with its scheme)."""
     parts = urlsplit(url)
     return urlunsplit(parts._replace(scheme=scheme))
-
-
-def _requests() -> Any:
-    import requests
-
-    return requests
 
 
 class Unreadable(GiteaError):
@@ -763,9 +637,7 @@ _OS_WORDS = {
 
 
 def _refusal(exc: BaseException) -> Refusal:
-    import urllib3
-
-    if innermost(exc, urllib3.exceptions.NameResolutionError) is not None:
+    if innermost(exc, outbound.failures().no_such_host) is not None:
         return Refusal.NO_SUCH_HOST
     text = str(exc)
     return next((cause for words, cause in _OS_WORDS.items() if words in text), Refusal.UNKNOWN)

@@ -411,7 +411,7 @@ _SSL_CODES = re.compile(r"^\[[^\]]*\]\s*|\s*\(_ssl\.c:\d+\)$")
 
 def tls_problem(exc: BaseException) -> Tls:
     """The TLS failure inside a requests/urllib3 SSL error, which wrap OpenSSL's own error two or three deep."""
-    import ssl  # off the start-up path, like requests
+    import ssl  # why: 3 ms of `--help`, which imports this through cli/check.py
 
     found = innermost(exc, ssl.SSLError)
     if isinstance(found, ssl.SSLCertVerificationError):
@@ -433,23 +433,6 @@ def tls_problem(exc: BaseException) -> Tls:
 _NOT_TLS = ("wrong version number", "record layer failure", "packet length too long", "unknown protocol")
 # What a TLS port answers to a plain-HTTP request, before any handler runs: Go's net/http (Gitea's own HTTPS), nginx.
 PLAIN_HTTP_TO_TLS = ("Client sent an HTTP request to an HTTPS server", "plain HTTP request was sent to HTTPS port")
-
-
-def before_sending(exc: BaseException) -> bool:
-    """Whether a requests failure surely happened before the request was sent: while connecting (urllib3's
-    ConnectTimeoutError is also the class of a refused connection and of an unknown host) or to a proxy (urllib3
-    says ProxyError only before it has connected to one). A refused certificate is TlsFailed, also unsent.
-
-    Anything else — a timeout waiting for the answer, a reset or closed connection, any other TLS failure, which
-    can come while the answer is read — may come after Gitea read the request: a write's outcome is then unknown.
-    """
-    import requests
-    import urllib3
-
-    if isinstance(exc, requests.exceptions.ConnectTimeout | requests.exceptions.ProxyError):
-        return True
-    connect = innermost(exc, urllib3.exceptions.ConnectTimeoutError)
-    return isinstance(exc, requests.ConnectionError) and connect is not None
 
 
 def _words(error: BaseException) -> str:

@@ -77,6 +77,8 @@ class Label(_Model):
     name: str
     exclusive: bool = False
     is_archived: bool = False
+    color: str = ""  # six hex digits without '#' (Gitea 1.25, Forgejo 12)
+    description: str = ""
     url: str = ""  # an organisation's label: `…/api/v1/orgs/{org}/labels/{id}`; a repository's: `…/repos/…`
 
     def of_org(self, org: str) -> bool:

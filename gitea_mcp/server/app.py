@@ -28,7 +28,7 @@ from gitea_mcp.server.admission import TOOL_THREADS, Admission
 from gitea_mcp.settings import ConfigError, Settings
 from gitea_mcp.toolkit import envelope, registry, scopes
 from gitea_mcp.toolkit.base import Deps, ToolDefinition, failed_inside
-from gitea_mcp.toolkit.spec import ToolSpec
+from gitea_mcp.toolkit.spec import TOOLSETS, Toolset, ToolSpec
 from gitea_mcp.toolkit.unserved import unserved
 
 if TYPE_CHECKING:
@@ -37,9 +37,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("gitea_mcp")
 
 
-def offered(read_only: bool) -> list[ToolSpec]:
+def offered(read_only: bool, toolsets: Sequence[Toolset] = TOOLSETS) -> list[ToolSpec]:
     """The specs of the tools served; no tool module is imported for them (toolkit/registry.py)."""
-    return list(registry.offered(read_only))
+    return list(registry.offered(read_only, toolsets))
 
 
 _FIND = "Issues of a Gitea/Forgejo forge. Find numbers with issue_list or issue_search, read one with issue_get"
@@ -51,6 +51,15 @@ _WRITE_TOOLS = ", ".join(spec.name for spec in registry.every() if spec.writes) 
 INSTRUCTIONS = f"{_FIND}, write with {_WRITE_TOOLS}.{_UNTRUSTED}"
 # Read-only names no tool it does not serve (initialize and server/discover carry the instructions).
 READ_ONLY_INSTRUCTIONS = f"{_FIND}; this server is read-only: it offers no tool that writes.{_UNTRUSTED}"
+
+
+def instructions(read_only: bool, toolsets: Sequence[Toolset] = TOOLSETS) -> str:
+    """What initialize and server/discover tell the agent: the issue tools' way around, or, for a server without
+    them (GITEA_TOOLSETS), the tools it does serve; never a tool it does not."""
+    if "issues" not in toolsets:
+        served = ", ".join(spec.name for spec in registry.offered(read_only, toolsets))
+        return f"Tools for a Gitea/Forgejo forge: {served}.{_UNTRUSTED}"
+    return READ_ONLY_INSTRUCTIONS if read_only else INSTRUCTIONS
 
 
 # tools/list and server/discover change only with the settings, which take a restart: a client may keep them an hour,
@@ -97,7 +106,7 @@ class ToolServer(MCPServer):
     call, on the call's worker thread: start-up imports none of them (issue 25).
 
     What the protocol is told (issue 34): a tool name not served is the JSON-RPC error -32602 naming the tool meant
-    or why it is withheld (`read_only`), never a tool result; so is an unknown prompt or resource, with no
+    or why it is withheld (`read_only`, `toolsets`), never a tool result; so is an unknown prompt or resource, with no
     traceback in the log. Prompts and resources are advertised only when there are some, subscriptions are not
     served (a stateless server has no stream to send events on), and tools/list and server/discover may be kept
     an hour (CACHE_HINTS).
@@ -113,11 +122,12 @@ class ToolServer(MCPServer):
         admission: Admission | None = None,
         load: Callable[[str], ToolDefinition] = registry.definition,
         read_only: bool = False,
+        toolsets: Sequence[Toolset] = TOOLSETS,
     ) -> None:
         super().__init__(
             "gitea-issues-mcp",
             version=version,
-            instructions=READ_ONLY_INSTRUCTIONS if read_only else INSTRUCTIONS,
+            instructions=instructions(read_only, toolsets),
             log_level="WARNING",
             cache_hints=CACHE_HINTS,
             subscriptions=False,
@@ -128,6 +138,7 @@ class ToolServer(MCPServer):
         self._admission = admission or Admission()
         self._load = load
         self._read_only = read_only
+        self._toolsets = tuple(toolsets)
         self.middleware.append(self._advertised)
 
     async def list_tools(self) -> list[Tool]:
@@ -139,7 +150,7 @@ class ToolServer(MCPServer):
         arrived = time.monotonic()  # the call's time starts now: a wait for a thread is part of it
         spec = self._ours.get(name)
         if spec is None:
-            said = unserved(name, self._read_only)
+            said = unserved(name, self._read_only, self._toolsets)
             raise MCPError(INVALID_PARAMS, said.message, said.data)
         from gitea_mcp.server.memory import TRIMMER  # ctypes: on the first call, off the start-up path
 
@@ -224,10 +235,10 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
     def deps_for(ctx: Context | None) -> Deps:
         if settings.transport != "http":
             return deps  # stdio (or an in-process call): one user, the configured token
-        from gitea_mcp.server.http import credential
-
         # Over HTTP a request acts with its own token (or the server's, unlocked by the operator's secret), read
         # exactly as the gate read it. A request without headers acts anonymously, never with the server's token.
+        from gitea_mcp.server.credentials import credential  # why: HTTP only, 1.3 ms of every stdio start-up
+
         headers = (ctx.headers if ctx is not None else None) or {}
         said = credential(headers.items(), settings)
         client = deps.client.with_token(said.token, said.bearer, signed_in=said.signed_in is not None)
@@ -236,19 +247,20 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
     # Over HTTP each token is a caller with its share of the tool threads; stdio has one caller, who may use all.
     per_caller = settings.calls_per_token if settings.transport == "http" else TOOL_THREADS
     admission = Admission(TOOL_THREADS, per_caller)
-    tools = registry.offered(settings.read_only)
+    tools = registry.offered(settings.read_only, settings.toolsets)
     return ToolServer(
         tools,
-        listing(settings.read_only),
+        listing(settings.read_only, settings.toolsets),
         deps_for,
         version=__version__,
         admission=admission,
         read_only=settings.read_only,
+        toolsets=settings.toolsets,
     )
 
 
 @functools.cache
-def listing(read_only: bool) -> tuple[Tool, ...]:
+def listing(read_only: bool, toolsets: tuple[Toolset, ...] = TOOLSETS) -> tuple[Tool, ...]:
     """tools/list's tools, from the listing stored with the package: the models it is generated from are the tool
     modules', not imported at start-up (tests/test_generated.py keeps the two the same)."""
-    return tuple(Tool.model_validate(tool) for tool in registry.stored_listing(read_only))
+    return tuple(Tool.model_validate(tool) for tool in registry.stored_listing(read_only, toolsets))

@@ -13,8 +13,8 @@ from typing import Any
 
 from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
 
-from gitea_mcp.server.app import offered
 from gitea_mcp.settings import Settings
+from gitea_mcp.toolkit.registry import offered
 from gitea_mcp.toolkit.scopes import READ_USER, folded, needed
 
 MCP_PATH = "/mcp"
@@ -33,7 +33,7 @@ def _origin(settings: Settings) -> str:
 
 def scopes(settings: Settings) -> list[str]:
     """The scopes a client may ask for: exactly the Gitea scopes the offered tools need (read-only asks less)."""
-    return needed(offered(settings.read_only))
+    return needed(offered(settings.read_only, settings.toolsets))
 
 
 def gitea_scopes(asked: list[str]) -> list[str]:

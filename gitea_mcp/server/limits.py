@@ -70,7 +70,7 @@ def plan(settings: Settings) -> Limits:
     hard one as far as the cap needs; a cap set higher than the descriptors allow stops the start."""
     if sys.platform == "win32":  # no resource module; Windows has no per-process descriptor limit of this kind
         return limits(settings)
-    import resource
+    import resource  # why: POSIX only (Windows has no resource module)
 
     reserve = RESERVE + PER_REQUEST * settings.max_requests
     wanted = (settings.max_connections or DEFAULT_CONNECTIONS) + reserve

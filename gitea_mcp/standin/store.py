@@ -228,6 +228,7 @@ class Issue:
     pull: PullMeta | None = None
     requested_reviewers: list[str] = field(default_factory=list)
     reviewed_by: list[str] = field(default_factory=list)
+    blocked_by: list[int] = field(default_factory=list)  # ids of the issues it depends on (its blockers)
     # When the issue was last written (time.monotonic()); the keyword index sees it only `indexer_lag` later.
     written_at: float = 0.0
 

@@ -1,4 +1,5 @@
-"""The duplicate check of the write-once tools: the same issue filed by the same user minutes ago is that issue.
+"""The duplicate check of the write-once tools: the same issue (or comment) filed by the same user minutes ago is
+that issue (comment).
 
 docs/decisions/0003-writes-once.md says why the window is ten minutes and what is compared.
 """
@@ -8,7 +9,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from gitea_mcp.domain import dates
-from gitea_mcp.gitea.models import Issue
+from gitea_mcp.gitea.client import Segment
+from gitea_mcp.gitea.models import Comment, Issue
 from gitea_mcp.toolkit.base import Deps
 
 DUPLICATE_WINDOW = timedelta(minutes=10)
@@ -48,4 +50,17 @@ def same_issue(
             and dates.instant(issue.created_at) >= cutoff
         ):
             return issue
+    return None
+
+
+def recent_comments(deps: Deps, issue: list[Segment]) -> list[Comment]:
+    """The comments on the issue at `issue` (its API path) made in the duplicate window, oldest first."""
+    return deps.client.get([*issue, "comments"], {"since": since_param(deps)}).many(Comment)
+
+
+def same_comment(comments: list[Comment], login: str, body: str, after: int = 0) -> Comment | None:
+    """The newest of `comments` by this user with this text (ids above `after`: newer than all seen before a write)."""
+    for comment in reversed(comments):
+        if comment.id > after and comment.author.lower() == login.lower() and comment.body.strip() == body.strip():
+            return comment
     return None

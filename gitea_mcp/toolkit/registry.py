@@ -7,6 +7,8 @@ A tool module is mostly the class creation of its pydantic models (arguments, re
 of a server's start-up for the six (issue 25). So serving reads two files generated from the modules and stored
 with the package: `specs.json` (every tool's spec, for `offered()`, read-only filtering, scopes, `check`) and
 `listing.json` (tools/list as the models generate it); a tool module is imported only when it is first called.
+What a server offers is filtered from both by its settings: the toolsets it serves (GITEA_TOOLSETS), and no
+write tool when it is read-only.
 tests/test_generated.py checks both files against the modules (REGENERATE makes them again). The
 generation, `check --help`, `call --help` and the tests import the modules (`discovered()`, `definitions()`).
 
@@ -18,10 +20,11 @@ from __future__ import annotations
 import importlib
 import json
 import threading
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitea_mcp.toolkit.spec import ToolSpec
+from gitea_mcp.toolkit.spec import TOOLSETS, Toolset, ToolSpec
 
 if TYPE_CHECKING:
     from gitea_mcp.toolkit.base import ToolDefinition
@@ -56,14 +59,28 @@ def every() -> tuple[ToolSpec, ...]:
     return tuple(_SPECS.values())
 
 
-def offered(read_only: bool) -> tuple[ToolSpec, ...]:
-    """The tools a server offers, in the order it lists them: read-only offers no write tool."""
-    return tuple(spec for spec in _SPECS.values() if not (read_only and spec.writes))
+def offered(read_only: bool, toolsets: Collection[Toolset] = TOOLSETS) -> tuple[ToolSpec, ...]:
+    """The tools a server offers, in the order it lists them: those of the `toolsets` it serves, and of those no
+    write tool when it is read-only."""
+    return tuple(spec for spec in _SPECS.values() if spec.toolset in toolsets and not (read_only and spec.writes))
 
 
-def budgets(read_only: bool = False) -> tuple[int, int]:
+def serves_nothing(read_only: bool, toolsets: Sequence[Toolset]) -> str | None:
+    """The sentence refusing a server that would offer no tool (its toolsets hold none, or, read-only, only write
+    tools), or None when it offers some: said at start by the command line, never found out by an agent."""
+    if offered(read_only, toolsets):
+        return None
+    holding = [toolset for toolset in TOOLSETS if offered(read_only, (toolset,))]
+    with_read_only = " with GITEA_READ_ONLY=true" if read_only else ""
+    return (
+        f"GITEA_TOOLSETS={','.join(toolsets)}{with_read_only} serves no tool; the toolsets with tools"
+        f"{' to read' if read_only else ''}: {', '.join(holding) or 'none'}"
+    )
+
+
+def budgets(read_only: bool = False, toolsets: Collection[Toolset] = TOOLSETS) -> tuple[int, int]:
     """tools/list's byte budgets, the sums of the tools' own: what the model reads, and the whole list."""
-    tools = offered(read_only)
+    tools = offered(read_only, toolsets)
     return sum(spec.budget for spec in tools), sum(spec.listed_budget for spec in tools)
 
 
@@ -111,10 +128,10 @@ def discovered() -> tuple[ToolDefinition, ...]:
     return tuple(sorted(tools, key=lambda tool: (tool.spec.order, tool.spec.name)))
 
 
-def stored_listing(read_only: bool) -> list[dict[str, Any]]:
+def stored_listing(read_only: bool, toolsets: Collection[Toolset] = TOOLSETS) -> list[dict[str, Any]]:
     """tools/list as stored with the package (JSON, in the order and the shape the SDK sends it), for the tools
     offered."""
-    names = {spec.name for spec in offered(read_only)}
+    names = {spec.name for spec in offered(read_only, toolsets)}
     stored: list[dict[str, Any]] = json.loads(LISTING.read_text(encoding="utf-8"))
     return [tool for tool in stored if tool["name"] in names]
 

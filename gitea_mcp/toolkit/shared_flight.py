@@ -145,7 +145,7 @@ class SharedFlights:
             log.warning("could not release the write guard (its lease ends it in %.0f s): %s", self.lease, exc)
 
     def _ask(self, command: Callable[[], T]) -> T:
-        from redis.exceptions import RedisError
+        from redis.exceptions import RedisError  # why: redis is optional (the redis extra)
 
         try:
             return command()
@@ -155,7 +155,7 @@ class SharedFlights:
 
 def _cause(exc: RedisError) -> str:
     """What went wrong, in words: never the library's message, which may quote the URL."""
-    from redis import exceptions
+    from redis import exceptions  # why: redis is optional (the redis extra)
 
     if isinstance(exc, exceptions.AuthenticationError | exceptions.AuthorizationError):
         return "it refused the URL's user or password"
@@ -194,7 +194,7 @@ def connect(url: str, lease: float) -> SharedFlights:
 def store(url: str) -> Any:
     """A redis.Redis for `url` (the sign-in's spent marks use it too), or Unusable saying why."""
     try:
-        import redis
+        import redis  # why: redis is optional (the redis extra): ImportError is said below
         from redis.backoff import NoBackoff
         from redis.retry import Retry
     except ImportError:

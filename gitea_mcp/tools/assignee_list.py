@@ -21,7 +21,8 @@ SPEC = ToolSpec.reading(
     # issue_get's reviews are, so that neither `check` nor the sign-in asks every user for it; without it the call
     # answers that the token lacks it.
     scopes.READ_ISSUE,
-    order=8,
+    toolset="people",
+    order=3,  # with the reads (ties go by name: before issue_get), before the writes
     budget=400,
     listed_budget=900,
     scope_note=f"(and `{scopes.READ_REPOSITORY}`, the only scope Gitea serves this list to)",

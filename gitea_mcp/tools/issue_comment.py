@@ -22,6 +22,7 @@ SPEC = ToolSpec.written_once(
     "you there in the last 10 minutes is returned, not posted twice (allow_duplicate=true posts anyway).",
     scopes.WRITE_ISSUE,
     scopes.READ_USER,
+    toolset="issues",
     order=6,
     budget=670,
     listed_budget=1110,
@@ -62,12 +63,12 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
         # The issue (its existence and comment count), recent comments and our login, in one round trip.
         issue, recent, me = deps.client.gather(
             lambda: deps.client.get(base).one(Issue),
-            lambda: _recent_comments(deps, base),  # the duplicate check, and what existed before
+            lambda: duplicates.recent_comments(deps, base),  # the duplicate check, and what existed before
             lambda: deps.catalog.me(deps.client).login,
         )
     except (NotFound, ServerFailed):  # Gitea answers 500 for the comments of a missing issue
         raise missing.explain_issue_404(deps, owner, name, args.number) from None
-    if not args.allow_duplicate and (existing := _same_comment(recent, me, args.body)):
+    if not args.allow_duplicate and (existing := duplicates.same_comment(recent, me, args.body)):
         return _answer(owner, name, args.number, existing, issue.comments, "already_existed")
     before = max((comment.id for comment in recent), default=0)
 
@@ -75,7 +76,7 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
         return deps.client.write("POST", [*base, "comments"], {"body": args.body}).one(Comment)
 
     def find() -> Comment | None:  # only a comment newer than every one seen before the write can be ours
-        return _same_comment(_recent_comments(deps, base), me, args.body, after=before)
+        return duplicates.same_comment(duplicates.recent_comments(deps, base), me, args.body, after=before)
 
     look = f"Look with issue_get owner={owner} name={name} number={args.number}"
     try:
@@ -88,17 +89,6 @@ def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
         raise
     outcome = "created_after_lost_answer" if looked_up else "created"
     return _answer(owner, name, args.number, comment, issue.comments + 1, outcome)
-
-
-def _recent_comments(deps: Deps, base: list[Segment]) -> list[Comment]:
-    return deps.client.get([*base, "comments"], {"since": duplicates.since_param(deps)}).many(Comment)
-
-
-def _same_comment(comments: list[Comment], login: str, body: str, after: int = 0) -> Comment | None:
-    for comment in reversed(comments):
-        if comment.id > after and comment.author.lower() == login.lower() and comment.body.strip() == body.strip():
-            return comment
-    return None
 
 
 def _answer(owner: str, name: str, number: int, comment: Comment, count: int, outcome: str) -> CallToolResult:

@@ -38,6 +38,7 @@ SPEC = ToolSpec.written_once(
     "last 10 minutes returns that issue instead of a duplicate (allow_duplicate=true files anyway).",
     scopes.WRITE_ISSUE,
     scopes.READ_USER,
+    toolset="issues",
     order=4,
     budget=940,
     listed_budget=1720,

@@ -33,6 +33,7 @@ SPEC = ToolSpec.reading(
     "Read one issue or PR (owner, name, number, or url): body, comments (oldest first, 20 per page), all "
     "fields; a PR's reviews with inline comments (file, line). Texts cut at max_chars, full size stated.",
     scopes.READ_ISSUE,
+    toolset="issues",
     order=3,
     budget=830,
     listed_budget=3690,

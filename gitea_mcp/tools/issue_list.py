@@ -20,6 +20,7 @@ SPEC = ToolSpec.reading(
     f"List a repo's issues, newest first, with the total. since/before: updated time. {dates.RULE} Text search: "
     "issue_search; body, comments: issue_get.",
     scopes.READ_ISSUE,
+    toolset="issues",
     order=1,
     budget=1290,
     listed_budget=2120,

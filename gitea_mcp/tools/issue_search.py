@@ -36,6 +36,7 @@ SPEC = ToolSpec.reading(
     "must match), milestone:X, author:X, assignee:X, mentions:X (X may be @me), updated:>=DATE (>, <, <=, A..B), "
     f"repo:owner/name, org:X; others refused. Default: all states. {dates.RULE}",
     scopes.READ_ISSUE,
+    toolset="issues",
     order=2,
     budget=1140,
     listed_budget=2150,

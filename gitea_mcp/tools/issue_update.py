@@ -1,4 +1,5 @@
-"""issue_update: change only the fields given, labels by name, and return the issue as it now is."""
+"""issue_update: change only the fields given, labels by name, and return the issue as it now is; close or reopen
+with a comment, posted once."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.domain.invisible import scrub, scrubbed
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer, NotFound
-from gitea_mcp.gitea.models import Issue, Label
-from gitea_mcp.toolkit import envelope, labels, milestones, missing, scopes, writes, written
+from gitea_mcp.gitea.models import Comment, Issue, Label
+from gitea_mcp.toolkit import duplicates, envelope, in_flight, labels, milestones, missing, scopes, writes, written
 from gitea_mcp.toolkit.arguments import Arguments, LabelNames, Names, Number, Owner, RepoName
 from gitea_mcp.toolkit.assignees import nearest
 from gitea_mcp.toolkit.base import Deps, ToolDefinition, guard
@@ -25,12 +26,16 @@ from gitea_mcp.toolkit.spec import ToolSpec
 SPEC = ToolSpec(
     name="issue_update",
     description="Change an issue: only the fields given change; labels by name. Returns the issue as it now is.",
+    toolset="issues",
     writes=True,
     scopes=(scopes.WRITE_ISSUE,),
     order=5,
-    budget=1130,
-    listed_budget=1910,
+    budget=1200,  # 1,130 until comment (close or reopen with a comment): 1,098 -> 1,197 bytes
+    listed_budget=2060,  # 1,910 until comment, comment_url and idempotentHint false: 1,900 -> 2,060 bytes
+    scope_note=f"(and `{scopes.READ_USER}` for `comment`: its duplicate check)",
     destructive=True,
+    # A comment files something new: a second call once the duplicate window has passed posts it again.
+    idempotent=False,
 )
 NAME = SPEC.name
 # What an issue can be set to (a filter also takes "all"): a Literal, so the schema's enum and our code agree.
@@ -50,6 +55,7 @@ class UpdateArgs(Arguments):
     assignees: Annotated[Names | None, Field(description="The whole new set.")] = None
     milestone: Annotated[str | None, Field(description='Title or id; "" clears.')] = None
     due_date: Annotated[str | None, Field(description='YYYY-MM-DD; "" clears.')] = None
+    comment: Annotated[str | None, Field(description="Posted once, then state changes; needs state.")] = None
 
     def edits_fields(self) -> bool:
         fields = (self.title, self.body, self.state, self.assignees, self.milestone, self.due_date)
@@ -61,14 +67,20 @@ class UpdateArgs(Arguments):
 
 def run(deps: Deps, args: UpdateArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
-    return guard(lambda: _run(deps, args), SPEC, deps)
+    if args.comment is None:  # an update sets values: calling again is safe, no guard needed
+        return guard(lambda: _run(deps, args), SPEC, deps)
+    # A comment files something new: calls in flight with the same comment run one at a time (the duplicate check
+    # of the next then finds it), and identical calls share one run, across replicas too, as issue_comment's do.
+    key = (args.owner.lower(), args.name.lower(), args.number, args.comment.strip())
+    whole = (args.model_dump(mode="json"),)
+    return in_flight.run_once(deps, SPEC, False, key, lambda: _run(deps, args), whole)
 
 
 def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
     owner, name = deps.policy.check_repo(args.owner, args.name)
     _check(args)
     base: list[Segment] = ["repos", owner, name, "issues", args.number]
-    current, catalogue, milestone_id = _load(deps, owner, name, base, args)
+    current, catalogue, milestone_id, seen = _load(deps, owner, name, base, args)
     # Every label is resolved and checked before the first write: a refusal then leaves the issue as it was.
     plan = _plan_labels(catalogue, args) if catalogue is not None else None
     done = Done()
@@ -83,11 +95,18 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
     asked = _payload(args, milestone_id, current.server_offset)
     kept = written.kept_title(deps, asked["title"]) if "title" in asked else None
     payload = _changes_only(asked, current, kept)
+    # The state goes last, alone, after the comment; and a close alone too: Gitea saves the other fields of a PATCH
+    # before it refuses to close an issue with open blockers (412), which would leave them changed unsaid.
+    alone = args.comment is not None or (payload.get("state") == "closed" and len(payload) > 1)
+    state: str | None = payload.pop("state", None) if alone else None
     if payload:
         # Gitea applied a PATCH it shows any field of: what it ignored is then told as from any answer (_ignored).
         issue = _patch(deps, base, payload, done, lambda now: len(_changes_only(payload, now, kept)) < len(payload))
         before, after = _facts(current), _facts(issue)  # what Gitea left as it was is not a change: see _ignored
         done.changed += [_FIELD_OF.get(key, key) for key in payload if before[key] != after[key]]
+    posted = _comment(deps, base, args, seen, done) if seen is not None else None
+    if state is not None:
+        issue = _change_state(deps, base, state, done, posted)
     warnings = _ignored(issue, args, milestone_id)
     notes = [*(written.title_notes(asked["title"], issue) if "title" in asked else []), *done.notes, *warnings]
     out = written.written(issue, "updated" if done.changed else "unchanged", notes)
@@ -96,7 +115,103 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
         if done.changed
         else f"unchanged ({'Gitea did not apply what was asked' if warnings else 'it already was as asked'})"
     )
-    return envelope.result(written.written_text(owner, name, out, verb, []), out)
+    text = written.written_text(owner, name, out, verb, [])
+    if posted is None:
+        return envelope.result(text, out)
+    said = UpdatedIssue(**out.model_dump(), comment_url=posted.comment.html_url)
+    return envelope.result(f"{text}\ncomment {posted.comment.html_url} {_COMMENTED[posted.outcome]}", said)
+
+
+class UpdatedIssue(written.WrittenIssue):
+    """The issue as it now is, and the comment a call with `comment` posted (or found already posted)."""
+
+    comment_url: str | None = Field(default=None, description="The comment's, when comment was given.")
+
+
+_COMMENTED = {
+    "created": "posted",
+    "created_after_lost_answer": "posted (Gitea's answer was lost; found it by looking it up)",
+    "already_existed": "was already there: you posted the same text minutes ago, so it was not posted again",
+}
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the duplicate check of a comment reads before anything is written."""
+
+    recent: list[Comment]  # the issue's comments in the duplicate window
+    me: str  # the token's login
+
+
+@dataclass(frozen=True)
+class Posted:
+    comment: Comment
+    outcome: str  # created | created_after_lost_answer | already_existed
+
+
+def _comment(deps: Deps, base: list[Segment], args: UpdateArgs, seen: Seen, done: Done) -> Posted:
+    """The comment, posted once: the same text by this user minutes ago (a retry's) is that comment. A failure
+    here says what this call changed before it; the state is not touched."""
+    body = args.comment or ""
+    existing = duplicates.same_comment(seen.recent, seen.me, body)
+    if existing is not None:
+        return Posted(existing, "already_existed")
+    before = max((comment.id for comment in seen.recent), default=0)
+    look = f"Look with issue_get owner={base[1]} name={base[2]} number={args.number}"
+    try:
+        comment, looked_up = writes.send_once(
+            lambda: deps.client.write("POST", [*base, "comments"], {"body": body}).one(Comment),
+            lambda: duplicates.same_comment(duplicates.recent_comments(deps, base), seen.me, body, after=before),
+            "comment",
+            look,
+        )
+    except (GiteaError, ToolFailure) as exc:
+        if not done.changed:
+            raise
+        raise ToolFailure(
+            f"The {' and '.join(done.changed)} changed already; the state was left as it is, since the comment "
+            f"failed: {exc}"
+        ) from None
+    done.changed.append("comment")
+    return Posted(comment, "created_after_lost_answer" if looked_up else "created")
+
+
+def _change_state(deps: Deps, base: list[Segment], state: str, done: Done, posted: Posted | None) -> Issue:
+    """The state, in a PATCH of its own. If it fails, the answer says what landed before it: the comment (its URL)
+    and the fields this call changed, and that the state did not change, or that it may have."""
+    step = Done()  # this step's own failure, told after what came before
+    try:
+        issue = _patch(deps, base, {"state": state}, step, lambda now: now.state == state)
+    except (GiteaError, ToolFailure) as exc:
+        if posted is None and not done.changed:
+            raise  # nothing landed before it: the failure as it is
+        raise ToolFailure(_half(done, posted, exc)) from None
+    done.notes += step.notes
+    done.changed.append("state")
+    return issue
+
+
+def _half(done: Done, posted: Posted | None, exc: Exception) -> str:
+    """A state change that failed after other writes landed: those first, then why the state did not change."""
+    cause = str(exc)
+    landed = []
+    if posted is not None:
+        landed.append(
+            f"the comment is there ({posted.comment.html_url}, posted earlier)"
+            if posted.outcome == "already_existed"
+            else f"the comment was posted ({posted.comment.html_url})"
+        )
+    fields = [name for name in done.changed if name != "comment"]
+    if fields:
+        landed.append(f"the {' and '.join(fields)} changed")
+    unsure = isinstance(exc, ToolFailure) and not isinstance(exc, Blocked)  # no clear answer: see _step
+    rest = cause[0].lower() + cause[1:] if unsure else f"the state did not change: {cause}"
+    said = " and ".join(landed)
+    return f"{said[0].upper()}{said[1:]}, but {rest}"
+
+
+class Blocked(ToolFailure):
+    """Gitea refused to close an issue that still has open blockers: nothing of that PATCH's state was applied."""
 
 
 @dataclass
@@ -189,6 +304,15 @@ def _already(done: Done, rest: str) -> str:
 
 def _failed(exc: GiteaError, done: Done) -> ToolFailure | GiteaError:
     """A clear refusal, or a write never sent: that step changed nothing, but earlier ones did."""
+    if exc.status == 412 and "open dependencies" in exc.gitea_message:
+        # Gitea 1.25.4 and Forgejo 12.0.4 alike: "cannot close this issue ... because it still has open dependencies"
+        blocked = Blocked(
+            "Gitea refuses to close this issue: it is blocked by issues still open (HTTP 412, open dependencies). "
+            "Close those first, or remove them as its blockers."
+        )
+        if not done.changed:
+            return blocked
+        return ToolFailure(f"The {' and '.join(done.changed)} changed already, but {blocked}")
     return (
         ToolFailure(f"The {' and '.join(done.changed)} changed already, but the rest did not: {exc}")
         if done.changed
@@ -304,6 +428,15 @@ def _ignored(issue: Issue, args: UpdateArgs, milestone_id: int | None) -> list[s
 
 
 def _check(args: UpdateArgs) -> None:
+    if args.comment is not None:
+        if args.state is None:
+            # A comment goes with a close or a reopen; alone it is issue_comment's (and its allow_duplicate).
+            raise BadArgument(
+                "comment goes with state (close or reopen with a comment); to comment without changing the "
+                "state, call issue_comment."
+            )
+        if not args.comment.strip():
+            raise BadArgument("comment is empty; write its text, or leave it out.")
     if not args.edits_fields() and not args.edits_labels():
         raise BadArgument(
             "nothing to change: give at least one of title, body, state, labels, add_labels, "
@@ -318,19 +451,28 @@ def _check(args: UpdateArgs) -> None:
 
 def _load(
     deps: Deps, owner: str, name: str, base: list[Segment], args: UpdateArgs
-) -> tuple[Issue, labels.LabelSet | None, int | None]:
-    """The issue, the label catalogue and the milestone id, in one round trip."""
+) -> tuple[Issue, labels.LabelSet | None, int | None, Seen | None]:
+    """The issue, the label catalogue, the milestone id and what a comment's duplicate check reads, in one round
+    trip."""
     try:
-        issue, catalogue, milestone_id = deps.client.gather(
+        issue, catalogue, milestone_id, seen = deps.client.gather(
             lambda: deps.client.get(base).one(Issue),
             lambda: labels.label_set(deps, owner, name, _named(args)) if args.edits_labels() else None,
             lambda: _milestone_id(deps, owner, name, args.milestone),
+            lambda: _seen(deps, base) if args.comment is not None else None,
         )
     except NotFound:
         raise missing.explain_issue_404(deps, owner, name, args.number) from None
     if catalogue is not None:  # the issue's own labels count as known even if the catalogue is stale
         catalogue = catalogue.with_labels(issue.labels)
-    return issue, catalogue, milestone_id
+    return issue, catalogue, milestone_id, seen
+
+
+def _seen(deps: Deps, base: list[Segment]) -> Seen:
+    recent, me = deps.client.gather(
+        lambda: duplicates.recent_comments(deps, base), lambda: deps.catalog.me(deps.client).login
+    )
+    return Seen(recent, me)
 
 
 def _named(args: UpdateArgs) -> list[str]:
@@ -399,4 +541,4 @@ def _same(now: object, asked: object, key: str = "") -> bool:
     return now == asked
 
 
-TOOL = ToolDefinition(SPEC, UpdateArgs, written.WrittenIssue, run)
+TOOL = ToolDefinition(SPEC, UpdateArgs, UpdatedIssue, run)

@@ -22,7 +22,8 @@ SPEC = ToolSpec.reading(
     "List a repo's milestones, soonest due first, with the total: due day, open/closed issue counts, web page. "
     "A milestone's issues: issue_list milestones=<id>.",
     scopes.READ_ISSUE,
-    order=7,
+    toolset="milestones",
+    order=3,  # with the reads, after issue_get and label_list (ties go by name), before the writes
     budget=700,
     listed_budget=1450,
 )

@@ -15,6 +15,7 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--token-file", "/run/secrets/token", "token_file", "/run/secrets/token"),
     ("--allowed-owners", "acme", "allowed_owners", "acme"),
     ("--read-only", None, "read_only", True),
+    ("--toolsets", "issues,labels", "toolsets", "issues,labels"),
     ("--timeout", "3", "timeout", "3"),  # as typed: settings_from reads it, saying which flag was wrong
     ("--log-level", "DEBUG", "log_level", "DEBUG"),
     ("--ca-bundle", "/etc/ca.pem", "ca_bundle", "/etc/ca.pem"),
@@ -55,6 +56,7 @@ CONNECTION = [
     "--token-file",
     "--allowed-owners",
     "--read-only",
+    "--toolsets",
     "--timeout",
     "--log-level",
     "--ca-bundle",
@@ -88,7 +90,17 @@ USED: dict[str, list[str]] = {
     "check": [*CONNECTION, "--transport", "--redis-url", *SIGNIN],  # check verifies the sign-in set-up
     "call": CONNECTION,
     "config": [flag for flag in CONNECTION if flag != "--token-file"],
-    "demo": ["--log-level", "--read-only", "--timeout", "--transport", "--host", "--port", "--allowed-hosts", *LIMITS],
+    "demo": [
+        "--log-level",
+        "--read-only",
+        "--toolsets",
+        "--timeout",
+        "--transport",
+        "--host",
+        "--port",
+        "--allowed-hosts",
+        *LIMITS,
+    ],
 }
 PAIRS = [(command, flag) for command in COMMANDS for flag, *_ in FLAGS]
 

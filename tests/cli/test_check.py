@@ -18,10 +18,12 @@ from gitea_mcp.cli.main import main
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy, display_url
 from gitea_mcp.gitea.release import ServerInfo
 from gitea_mcp.settings import Settings
+from gitea_mcp.toolkit import registry
 from tests.support import TOKEN
 from tests.support.gitea_json import API, ROOT, api_error, issue, user
 from tests.support.gitea_spec import operation, query_parameters, validate_definition
 from tests.support.mocks import optional, refused_connection
+from tests.support.toolsets import with_other_toolsets
 
 SEARCH = f"{API}/repos/issues/search"
 PROBE = f"{API}/repos/acme/{PROBE_REPO}/issues"
@@ -539,6 +541,28 @@ def test_no_write_access_probe_without_the_write_scope(mocked: responses.Request
 def test_no_write_probe_when_writes_are_off(mocked: responses.RequestsMock, changes: dict[str, Any]) -> None:
     report(mocked, answers(), **changes)
     assert all(call.request.method == "GET" for call in mocked.calls)
+
+
+def test_a_subset_of_toolsets_is_said_with_the_tools_it_leaves_out(mocked: responses.RequestsMock) -> None:
+    left = ", ".join(spec.name for spec in registry.every() if spec.toolset != "issues")
+    text, _ = report(mocked, answers(), toolsets=("issues",))
+    said = f"✓ toolsets (GITEA_TOOLSETS): issues served; not offered: {left or 'no tool (the others have none)'}"
+    assert said in text.splitlines(), text
+
+
+def test_every_toolset_served_is_not_a_line(mocked: responses.RequestsMock) -> None:
+    text, _ = report(mocked, answers())
+    assert "GITEA_TOOLSETS" not in text, text
+
+
+def test_no_write_probe_when_no_toolset_served_has_a_write_tool(
+    mocked: responses.RequestsMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with_other_toolsets(monkeypatch)  # labels: one read tool
+    text, failed = report(mocked, answers(), toolsets=("labels",))
+    assert all(call.request.method == "GET" for call in mocked.calls)
+    assert "✓ no write tool in the toolsets served (GITEA_TOOLSETS): write:issue not needed" in text, text
+    assert "✓ toolsets (GITEA_TOOLSETS): labels served; not offered: issue_list" in text and failed == 0, text
 
 
 def test_bad_token_still_shows_the_version(mocked: responses.RequestsMock) -> None:

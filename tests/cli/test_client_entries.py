@@ -323,6 +323,8 @@ NON_DEFAULT = {
     "insecure-env": ([], {"GITEA_INSECURE": "true"}, "GITEA_INSECURE", "true"),
     "log-level-flag": (["--log-level", "debug"], {}, "GITEA_LOG_LEVEL", "DEBUG"),
     "log-level-env": ([], {"GITEA_LOG_LEVEL": "INFO"}, "GITEA_LOG_LEVEL", "INFO"),
+    "toolsets-flag": (["--toolsets", "Issues"], {}, "GITEA_TOOLSETS", "issues"),
+    "toolsets-env": ([], {"GITEA_TOOLSETS": "people, issues"}, "GITEA_TOOLSETS", "issues,people"),
 }
 
 
@@ -355,7 +357,13 @@ def test_config_carries_every_non_default_setting(
 def test_config_leaves_out_settings_at_their_default(
     client: str, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for key, raw in {"GITEA_READ_ONLY": "false", "GITEA_INSECURE": "0", "GITEA_LOG_LEVEL": "warning"}.items():
+    defaults = {
+        "GITEA_READ_ONLY": "false",
+        "GITEA_INSECURE": "0",
+        "GITEA_LOG_LEVEL": "warning",
+        "GITEA_TOOLSETS": "all",
+    }
+    for key, raw in defaults.items():
         monkeypatch.setenv(key, raw)
     out, err = config(capfd, client, "--url", "https://git.acme.test", "--allowed-owners", "acme", "--timeout", "30")
     assert set(_stdio_env(client, out, err)) <= {"GITEA_URL", "GITEA_ALLOWED_OWNERS", "GITEA_TOKEN"}
@@ -387,6 +395,12 @@ def test_remote_config_says_the_servers_settings_are_not_written(
         pytest.param(["--timeout", "0"], {}, "GITEA_TIMEOUT must be a positive number", id="zero-timeout"),
         pytest.param(["--ca-bundle", "missing.pem"], {}, "is not a readable file", id="missing-ca"),
         pytest.param(["--log-level", "loud"], {}, "GITEA_LOG_LEVEL='loud' is not a log level", id="bad-log-level"),
+        pytest.param(
+            [],
+            {"GITEA_TOOLSETS": "lables"},
+            "GITEA_TOOLSETS entry 'lables' is not a toolset; did you mean labels?",
+            id="unknown-toolset",
+        ),
     ],
 )
 def test_config_refuses_a_setting_the_server_would_refuse(

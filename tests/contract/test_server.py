@@ -9,7 +9,18 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from tests.contract.lab import DISMISSAL, DONE_DUE, INLINE, MANY_CLOSED, MANY_ISSUES, MANY_LABELS, REVIEW_BODY, Lab
+from tests.contract.lab import (
+    DISMISSAL,
+    DONE_DUE,
+    INLINE,
+    MANY_CLOSED,
+    MANY_ISSUES,
+    MANY_LABELS,
+    REVIEW_BODY,
+    SCOPED_ORG_LABELS,
+    SCOPED_REPO_LABELS,
+    Lab,
+)
 from tests.contract.target import Answer, Http, Target
 
 SCOPE_403 = "token does not have at least one of required scope(s)"
@@ -241,6 +252,53 @@ def test_catalogue_pages_are_the_servers_size(http: Http, lab: Lab, max_items: i
     assert first.total == MANY_LABELS and len(first.body) == min(MANY_LABELS, max_items)
     second = http.get(lab.path("labels", repo=lab.many_repo), token, limit=50, page=2)
     assert len(second.body) == max(0, min(MANY_LABELS - max_items, max_items))
+
+
+def test_a_catalogue_without_page_ignores_limit(http: Http, lab: Lab) -> None:
+    """`limit` alone is ignored: every label comes back, past MAX_RESPONSE_ITEMS too; with `page` it is obeyed."""
+    token = lab.tokens["writer"]
+    assert len(http.ok("GET", lab.path("labels", repo=lab.many_repo), token, params={"limit": 1})) == MANY_LABELS
+    assert len(http.ok("GET", lab.path("labels", repo=lab.many_repo), token, params={"limit": 1, "page": 1})) == 1
+
+
+LABEL_FIELDS = {"id", "name", "exclusive", "is_archived", "color", "description", "url"}
+
+
+def label_flags(rows: list[dict[str, Any]]) -> list[tuple[str, bool, bool]]:
+    """(name, exclusive, archived) of each label, in the order listed; each has exactly Gitea 1.25's fields and a
+    colour of six hex digits without '#'."""
+    for row in rows:
+        assert set(row) == LABEL_FIELDS and len(row["color"]) == 6 and int(row["color"], 16) >= 0, row
+    return [(row["name"], row["exclusive"], row["is_archived"]) for row in rows]
+
+
+def test_labels_say_exclusive_and_archived_and_list_the_archived(http: Http, lab: Lab) -> None:
+    """A repository's labels, by name: each says whether it is exclusive (a scope is the name up to its last '/',
+    of an exclusive label only) and archived; archived labels are listed with the rest."""
+    path = f"/repos/{lab.scoped}/{lab.scoped_repo}/labels"
+    listed = http.ok("GET", path, lab.tokens["writer"], params={"page": 1, "limit": 50})
+    assert label_flags(listed) == list(SCOPED_REPO_LABELS)
+
+
+def test_an_archived_label_is_still_put_on_issues(http: Http, lab: Lab) -> None:
+    """Archived is no refusal: a new issue keeps an archived label given by id, and one is added by name."""
+    repo, token = f"/repos/{lab.scoped}/{lab.scoped_repo}", lab.tokens["writer"]
+    rows = http.ok("GET", f"{repo}/labels", token, params={"page": 1, "limit": 50})
+    legacy = next(row["id"] for row in rows if row["name"] == "legacy")
+    created = http.ok("POST", f"{repo}/issues", token, json={"title": "Contract: archived label", "labels": [legacy]})
+    assert [x["name"] for x in created["labels"]] == ["legacy"]
+    bare = http.ok("POST", f"{repo}/issues", token, json={"title": "Contract: archived label added"})
+    added = http.ok("POST", f"{repo}/issues/{bare['number']}/labels", token, json={"labels": ["legacy"]})
+    assert [x["name"] for x in added] == ["legacy"]
+
+
+def test_organisation_labels_say_exclusive_and_archived(http: Http, lab: Lab) -> None:
+    """The same of an organisation's labels, read with read:organization by a user outside the organisation (a
+    collaborator on one of its repositories); the URL says they are the organisation's."""
+    path = f"/orgs/{lab.scoped}/labels"
+    listed = http.ok("GET", path, lab.tokens["writer_org"], params={"page": 1, "limit": 50})
+    assert label_flags(listed) == list(SCOPED_ORG_LABELS)
+    assert all(f"/api/v1/orgs/{lab.scoped}/labels/" in row["url"] for row in listed)
 
 
 # -- milestones and assignees: what milestone_list and assignee_list rely on -------------------------------------
@@ -709,6 +767,19 @@ def test_edit_with_an_unknown_assignee_fails_after_saving_the_title(http: Http, 
                        json={"title": "Saved anyway", "assignees": ["nobody-here"]})  # fmt: skip
     assert answer.status == 500
     assert http.ok("GET", lab.path("issues", number), lab.tokens["writer"])["title"] == "Saved anyway"
+
+
+def test_closing_with_an_open_blocker_is_412_after_saving_the_title(http: Http, lab: Lab, target: Target) -> None:
+    blocked, blocker = (create(http, lab, "writer").body["number"] for _ in range(2))
+    link = {"owner": lab.org, "repo": lab.repo, "index": blocker}
+    added = http.call("POST", lab.path("issues", blocked, "dependencies"), lab.tokens["writer"], json=link)
+    assert added.status == 201 and added.body["number"] == blocked
+    answer = http.call("PATCH", lab.path("issues", blocked), lab.tokens["writer"],
+                       json={"title": "Saved before the refusal", "state": "closed"})  # fmt: skip
+    what = "this issue" if target.version.forgejo() else "this issue or pull request"
+    assert (answer.status, answer.message) == (412, f"cannot close {what} because it still has open dependencies")
+    now = http.ok("GET", lab.path("issues", blocked), lab.tokens["writer"])
+    assert (now["title"], now["state"]) == ("Saved before the refusal", "open")
 
 
 # (title sent, kept by Gitea from 1.24: by display width, kept by older Gitea and Forgejo: at 252 bytes).

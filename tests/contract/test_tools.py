@@ -25,6 +25,7 @@ from gitea_mcp.tools import (
     issue_list,
     issue_search,
     issue_update,
+    label_list,
     milestone_list,
 )
 from gitea_mcp.tools.issue_comment import CommentArgs
@@ -33,8 +34,19 @@ from gitea_mcp.tools.issue_get import GetArgs
 from gitea_mcp.tools.issue_list import ListArgs
 from gitea_mcp.tools.issue_search import SearchArgs
 from gitea_mcp.tools.issue_update import UpdateArgs
+from gitea_mcp.tools.label_list import LabelArgs
 from tests.contract.conftest import deps_for
-from tests.contract.lab import DISMISSAL, DONE_DUE, INLINE, MANY_CLOSED, REVIEW_BODY, Lab
+from tests.contract.lab import (
+    DISMISSAL,
+    DONE_DUE,
+    INLINE,
+    MANY_CLOSED,
+    MANY_LABELS,
+    REVIEW_BODY,
+    SCOPED_ORG_LABELS,
+    SCOPED_REPO_LABELS,
+    Lab,
+)
 from tests.contract.target import Http, Target
 from tests.support import tool_cases
 from tests.support.results import rows_of
@@ -185,6 +197,52 @@ def test_assignee_list_of_a_missing_repository(target: Target, lab: Lab) -> None
     result = assignee_list.TOOL.call(deps_for(target, lab, "writer_repo"), {"owner": lab.org, "name": "nope"})
     assert (
         failed(result) == f"repository {lab.org}/nope not found, or this token cannot see it; check the owner and name."
+    )
+
+
+def labels_of(target: Target, lab: Lab, role: str, **args: Any) -> tuple[str, dict[str, Any]]:
+    """label_list on the lab's organisation of scoped labels (`owner`, `name` by default), with this role's token."""
+    deps = Deps(deps_for(target, lab, role).client, Policy(frozenset({lab.org.lower(), lab.scoped.lower()})))
+    return ok(label_list.run(deps, LabelArgs(**{"owner": lab.scoped, "name": lab.scoped_repo, **args})))
+
+
+def test_label_list_groups_by_scope_and_names_the_organisation_s(target: Target, lab: Lab) -> None:
+    """With read:organization: the repository's labels and the organisation's, scoped ones grouped, archived marked."""
+    text, data = labels_of(target, lab, "writer_org")
+    got = {(row["name"], row["exclusive"], row["archived"], row["org"], row["scope"]) for row in data["labels"]}
+    sources = ((False, SCOPED_REPO_LABELS), (True, SCOPED_ORG_LABELS))
+    want = {(name, x, archived, org, name.rsplit("/", 1)[0] if x else None) for org, rows in sources
+            for name, x, archived in rows}  # fmt: skip
+    assert got == want and data["total"] == len(want) and data["org_listed"] is True
+    lines = text.splitlines()
+    assert lines[0] == f"{lab.scoped}/{lab.scoped_repo} labels: 7 (3 of the organisation {lab.scoped})"
+    assert lines.index("scope area:") < lines.index("  area/api #ee0701 [org]") < lines.index("scope priority:")
+    assert "legacy #ee0701 [archived]" in lines and "retired #ee0701 [org,archived]" in lines
+    assert lines[lines.index("scope priority:") + 1 :][:2] == ["  priority/high #ee0701", "  priority/low #ee0701"]
+
+
+def test_label_list_without_read_organization_says_so(target: Target, lab: Lab) -> None:
+    """The documented scopes cannot list the organisation's labels: the repository's are listed, one line says so."""
+    text, data = labels_of(target, lab, "writer")
+    assert {row["name"] for row in data["labels"]} == {name for name, _, _ in SCOPED_REPO_LABELS}
+    assert data["org_listed"] is False and not any(row["org"] for row in data["labels"])
+    assert text.splitlines()[1] == (
+        f"note: labels of the organisation {lab.scoped}, if it is one, are not listed: the token lacks "
+        "read:organization."
+    )
+
+
+def test_label_list_reads_every_page(target: Target, lab: Lab) -> None:
+    """More labels than a page of the server's MAX_RESPONSE_ITEMS: all of them, each page asked for by number."""
+    _, data = labels_of(target, lab, "writer", owner=lab.org, name=lab.many_repo)
+    assert data["total"] == MANY_LABELS  # the documented scopes: the organisation's are not listed
+    assert [row["name"] for row in data["labels"]] == [f"l{n:02d}" for n in range(MANY_LABELS)]
+
+
+def test_label_list_of_a_missing_repository(target: Target, lab: Lab) -> None:
+    deps = deps_for(target, lab)
+    assert failed(label_list.run(deps, LabelArgs(owner=lab.org, name="nope"))).startswith(
+        f"repository {lab.org}/nope not found"
     )
 
 
@@ -476,6 +534,44 @@ def test_comment_and_retry(target: Target, lab: Lab) -> None:
     assert data["outcome"] == "created" and data["author"] == lab.writer
     _, again = ok(issue_comment.run(deps, args))
     assert again["outcome"] == "already_existed" and again["id"] == data["id"]
+
+
+def test_close_and_reopen_with_a_comment_and_retry(target: Target, lab: Lab, http: Http) -> None:
+    deps = deps_for(target, lab)
+    number = new_issue(target, lab, "Contract: close with a comment")
+    close = UpdateArgs(owner=lab.org, name=lab.repo, number=number, state="closed", comment="Contract: closing")
+    text, data = ok(issue_update.run(deps, close))
+    assert data["state"] == "closed" and data["outcome"] == "updated"
+    assert text.startswith(f"{lab.org}/{lab.repo}#{number} updated (comment, state): ")
+    comments = http.ok("GET", lab.path("issues", number, "comments"), lab.tokens["writer"])
+    assert [(c["body"], c["user"]["login"], c["html_url"]) for c in comments] == [
+        ("Contract: closing", lab.writer, data["comment_url"])
+    ]
+    text, again = ok(issue_update.run(deps, close))  # a retry: the comment is found, nothing is written
+    assert again["outcome"] == "unchanged" and again["comment_url"] == data["comment_url"]
+    assert text.endswith("was already there: you posted the same text minutes ago, so it was not posted again")
+    reopen = UpdateArgs(owner=lab.org, name=lab.repo, number=number, state="open", comment="Contract: reopening")
+    _, reopened = ok(issue_update.run(deps, reopen))
+    assert reopened["state"] == "open" and reopened["comment_url"] != data["comment_url"]
+    assert len(http.ok("GET", lab.path("issues", number, "comments"), lab.tokens["writer"])) == 2
+
+
+def test_a_close_refused_for_an_open_blocker_says_the_comment_landed(target: Target, lab: Lab, http: Http) -> None:
+    """Gitea 1.25.4 and Forgejo 12.0.4 answer 412 when closing an issue blocked by an open one."""
+    deps = deps_for(target, lab)
+    blocked, blocker = (new_issue(target, lab, f"Contract: {role}") for role in ("blocked", "blocker"))
+    link = {"owner": lab.org, "repo": lab.repo, "index": blocker}
+    http.ok("POST", lab.path("issues", blocked, "dependencies"), lab.tokens["writer"], json=link)
+    close = UpdateArgs(owner=lab.org, name=lab.repo, number=blocked, state="closed", comment="Contract: blocked")
+    text = failed(issue_update.run(deps, close))
+    comments = http.ok("GET", lab.path("issues", blocked, "comments"), lab.tokens["writer"])
+    assert [c["body"] for c in comments] == ["Contract: blocked"]
+    assert text == (
+        f"The comment was posted ({comments[0]['html_url']}), but the state did not change: Gitea refuses to close "
+        "this issue: it is blocked by issues still open (HTTP 412, open dependencies). Close those first, or "
+        "remove them as its blockers."
+    )
+    assert http.ok("GET", lab.path("issues", blocked), lab.tokens["writer"])["state"] == "open"
 
 
 def test_comment_on_a_locked_issue(target: Target, lab: Lab) -> None:

@@ -33,7 +33,7 @@ def test_demo_runs_a_scripted_session_without_configuration() -> None:
     )
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert f"server up over stdio: {len(registry.every())} tools" in out
+    assert f"server up over stdio: {len(registry.every())} tools" in out  # every tool: the demo serves them all
     assert "acme/widgets issues (state=open): " in out
     assert "label 'bugz' does not exist in acme/widgets" in out
     assert "help: open it: issue_get owner=acme name=widgets number=215" in out

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
+from gitea_mcp.domain.toolsets import Toolset
 from gitea_mcp.standin import DEMO_READ_TOKEN, Fault, StandIn
 from gitea_mcp.toolkit import registry
 from tests.e2e.conftest import env_for, over_stdio, text
@@ -183,3 +187,33 @@ def test_faults_from_gitea(forge: StandIn) -> None:
         assert degraded.structured_content["total"] is None and degraded.structured_content["has_more"] is True
 
     over_stdio(env_for(forge), scenario)
+
+
+def test_the_toolsets_named_are_served_and_listed_alone(forge: StandIn) -> None:
+    """GITEA_TOOLSETS through the process: tools/list holds the tools of the toolsets named, read-only dropping the
+    writes among them, and the first call works."""
+    issues: tuple[Toolset, ...] = ("issues",)
+    served = [spec.name for spec in registry.offered(True, issues)]
+
+    async def scenario(session: Any) -> None:
+        assert [tool.name for tool in (await session.list_tools()).tools] == served
+        listed = await session.call_tool("issue_list", {"owner": "acme", "name": "widgets", "limit": 1})
+        assert not listed.is_error, text(listed)
+
+    over_stdio({**env_for(forge), "GITEA_TOOLSETS": "Issues", "GITEA_READ_ONLY": "true"}, scenario)
+
+
+def test_an_unknown_toolset_stops_the_process_naming_the_nearest(forge: StandIn) -> None:
+    clean = {name: value for name, value in os.environ.items() if not name.startswith("GITEA_")}
+    finished = subprocess.run(
+        [sys.executable, "-m", "gitea_mcp", "--toolsets", "issues,lables"],
+        env={**clean, **env_for(forge)},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    assert (finished.returncode, finished.stdout) == (2, b"")
+    assert finished.stderr.decode().startswith(
+        "gitea-issues-mcp: --toolsets entry 'lables' is not a toolset; did you mean labels? (name one or more of "
+    ), finished.stderr

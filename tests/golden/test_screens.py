@@ -31,6 +31,7 @@ from gitea_mcp.tools import (
     issue_list,
     issue_search,
     issue_update,
+    label_list,
     milestone_list,
 )
 
@@ -50,6 +51,7 @@ CASES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
     "get_with_comments": (issue_get.TOOL, {**WIDGETS, "number": MANY_COMMENTS_ISSUE, "max_chars": 120}),
     "get_link": (issue_get.TOOL, {"url": "{url}/acme/widgets/issues/3", "max_chars": 200}),
     "get_pull_without_read_repository": (issue_get.TOOL, {**WIDGETS, "number": REVIEWED_PULL, "max_chars": 120}),
+    "labels_scoped": (label_list.TOOL, {"owner": "acme", "name": "empty"}),
     "error_owner_not_allowed": (issue_list.TOOL, {"owner": "other", "name": "secret"}),
     "error_unknown_label": (issue_list.TOOL, {**WIDGETS, "labels": "bugz"}),
     "error_unknown_user": (issue_list.TOOL, {**WIDGETS, "created_by": "nobody"}),
@@ -61,6 +63,7 @@ CASES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
     "error_link_elsewhere": (issue_get.TOOL, {"url": "https://elsewhere.example/acme/widgets/issues/3"}),
     "error_nothing_to_change": (issue_update.TOOL, {**WIDGETS, "number": 3}),
     "error_empty_comment": (issue_comment.TOOL, {**WIDGETS, "number": 3, "body": "  "}),
+    "error_comment_without_state": (issue_update.TOOL, {**WIDGETS, "number": 3, "comment": "Fixed."}),
     "error_empty_title": (issue_create.TOOL, {**WIDGETS, "title": " "}),
     "error_moved_away": (issue_list.TOOL, {"owner": "acme", "name": "secret"}),
     "milestones_every_state": (milestone_list.TOOL, {**WIDGETS, "state": "all"}),
@@ -69,6 +72,7 @@ CASES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
 # Screens read with a token that has more than the documented scopes (read:repository: a PR's reviews).
 EVERY_SCOPE: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
     "get_pull_reviews": (issue_get.TOOL, {**WIDGETS, "number": REVIEWED_PULL, "max_chars": 120}),
+    "labels_with_org": (label_list.TOOL, WIDGETS),  # read:organization: the organisation's labels too
     "assignees": (assignee_list.TOOL, WIDGETS),
     "assignees_of_a_user_repository": (assignee_list.TOOL, {"owner": "demo", "name": "notes"}),
 }
@@ -78,6 +82,10 @@ WRITES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
     "create_long_title": (issue_create.TOOL, {**WIDGETS, "title": "Export fails " + "on empty input, " * 20}),
     "update": (issue_update.TOOL, {**WIDGETS, "number": 3, "state": "closed", "add_labels": ["docs"]}),
     "update_unchanged": (issue_update.TOOL, {**WIDGETS, "number": 9, "state": "open", "assignees": ["alice"]}),
+    "update_close_with_comment": (
+        issue_update.TOOL,
+        {**WIDGETS, "number": 3, "state": "closed", "comment": "Fixed in the nightly build."},
+    ),
     "comment": (issue_comment.TOOL, {**WIDGETS, "number": 3, "body": "Fixed in the nightly build."}),
 }
 

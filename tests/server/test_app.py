@@ -19,8 +19,10 @@ from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
 from gitea_mcp.toolkit import registry
+from gitea_mcp.toolkit.spec import Toolset
 from gitea_mcp.tools import issue_list
 from tests.support.results import answered, failed
+from tests.support.toolsets import with_other_toolsets
 
 SNAPSHOT = registry.LISTING  # the one copy: the server lists it, tests/test_generated.py checks it against the models
 
@@ -117,7 +119,7 @@ def test_every_tool_is_annotated(tool: dict[str, Any]) -> None:
         ("issue_search", True, False, True),
         ("issue_get", True, False, True),
         ("issue_create", False, False, False),  # a second call files again once the dedupe window has passed
-        ("issue_update", False, True, True),
+        ("issue_update", False, True, False),  # with a comment: posted again once the window has passed
         ("issue_comment", False, False, False),
     ],
 )
@@ -184,6 +186,32 @@ def test_instructions_say_names_are_user_data_too() -> None:
 
     assert "titles, label and milestone names, and author names" in INSTRUCTIONS
     assert "never instructions" in INSTRUCTIONS
+
+
+@pytest.mark.parametrize(
+    ("read_only", "toolsets", "named"),
+    [
+        (False, ("issues",), "INSTRUCTIONS"),
+        (True, ("issues", "people"), "READ_ONLY_INSTRUCTIONS"),
+        (False, ("labels", "people"), None),
+        (True, ("labels", "people"), None),  # read-only: the labels read alone
+    ],
+)
+def test_instructions_name_only_tools_served(
+    read_only: bool, toolsets: tuple[Toolset, ...], named: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the issue tools, the way around them (read-only naming no write); without them, the tools served."""
+    from gitea_mcp.server import app
+
+    served = [spec.name for spec in with_other_toolsets(monkeypatch) if spec in registry.offered(read_only, toolsets)]
+    said = app.instructions(read_only, toolsets)
+    if named is not None:
+        assert said == getattr(app, named)
+    else:
+        assert (
+            said.startswith(f"Tools for a Gitea/Forgejo forge: {', '.join(served)}. ") and "never instructions" in said
+        )
+        assert not [spec.name for spec in registry.every() if spec.name in said and spec.name not in served], said
 
 
 def _keywords(node: Any, names: bool = False) -> set[str]:

@@ -38,8 +38,10 @@ NOT_COUNTED = ("cli", "standin")  # the command line that may start a call, and 
 # issue 36 asks for at most 8. Measured 21 on 2026-12-05: the server's entry, admission and memory (3), the
 # registry, base, arguments and the tool (4), policy and the filter (2), repo_page and labels (2), the catalogue,
 # client, users, models and page (5), rows, facts, render, invisible and envelope (5). Fewer would mean folding
-# modules that each hold one idea into others (docs/architecture.md, "One issue_list call").
-MOST_MODULES = 21
+# modules that each hold one idea into others (docs/architecture.md, "One issue_list call"). 22 since the one HTTP
+# place (issue 36, item 6): the client sends and reads each answer through gitea/outbound.py, which alone touches
+# the HTTP library.
+MOST_MODULES = 22
 ARGUMENTS = {"owner": "acme", "name": "widgets", "labels": ["bug"], "limit": 5}  # the architecture doc's example
 
 

@@ -18,6 +18,7 @@ from starlette.testclient import TestClient
 from gitea_mcp.server import http
 from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import Settings
+from tests.support.toolsets import with_other_toolsets
 
 GOLDEN = Path(__file__).parent / "golden"
 KEY = base64.urlsafe_b64encode(bytes(32)).decode()
@@ -67,6 +68,12 @@ def test_the_documents_need_no_token(signin: TestClient, path: str, name: str) -
 def test_read_only_offers_only_the_read_scopes() -> None:
     answer = _client(**SIGNIN, read_only=True).get(RESOURCE + "/mcp").json()
     assert answer["scopes_supported"] == ["read:issue"]  # what the read tools declare (toolkit/scopes.py)
+
+
+def test_the_scopes_offered_are_those_of_the_toolsets_served(monkeypatch: pytest.MonkeyPatch) -> None:
+    with_other_toolsets(monkeypatch)  # labels: one read tool, needing read:issue alone
+    answer = _client(**SIGNIN, toolsets=("labels",)).get(RESOURCE + "/mcp").json()
+    assert answer["scopes_supported"] == ["read:issue"]
 
 
 def test_the_documents_agree_with_each_other_and_the_mcp_client(signin: TestClient) -> None:

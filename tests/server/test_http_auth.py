@@ -9,7 +9,8 @@ from starlette.testclient import TestClient
 
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.gitea.errors import Unauthorized
-from gitea_mcp.server.http import Credential, RequireToken, credential
+from gitea_mcp.server.credentials import Credential, credential
+from gitea_mcp.server.http import RequireToken
 from gitea_mcp.settings import Settings
 from tests.support.gitea_json import API, ROOT
 

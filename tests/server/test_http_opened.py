@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from gitea_mcp.server.http import Credential, Opened, credential
+from gitea_mcp.server.credentials import Credential, Opened, credential
 from gitea_mcp.server.signin.context import sealer_for
 from gitea_mcp.server.signin.seal import Sealer, Unsealable
 from gitea_mcp.settings import Settings

@@ -103,7 +103,8 @@ def test_each_optional_argument_admits_null_and_the_description_says_what_it_mea
             admits_null = validator(schema).is_valid({**BASE[name], argument: None})
             assert admits_null is (argument not in required), (name, argument)
     assert "additionalProperties" not in schema  # google-genai cannot read `false`; the server refuses by name
-    optional = set(schema["properties"]) - required  # said once where there is one (arguments.described)
+    # Said once where some argument is optional; a tool whose every argument is required has no null to explain.
+    optional = set(schema["properties"]) - required
     assert (SERVED[name].description or "").count(NULL_NOT_GIVEN) == (1 if optional else 0)
 
 

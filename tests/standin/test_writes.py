@@ -434,3 +434,40 @@ def test_the_keyword_index_can_lag_behind_writes(fresh: Client) -> None:
     assert fresh.json(ISSUES, limit=1)[0]["number"] == created["number"]  # but listed without a keyword
     fresh.standin.store.indexer_lag = 0.0
     assert fresh.total(ISSUES, q="zebra") == 1
+
+
+# -- dependencies: what closing a blocked issue answers ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("profile", "message"),
+    [  # measured on Gitea 1.25.4 and Forgejo 12.0.4
+        ("gitea-1.25", "cannot close this issue or pull request because it still has open dependencies"),
+        ("forgejo-12", "cannot close this issue because it still has open dependencies"),
+    ],
+)
+def test_closing_an_issue_with_an_open_blocker_is_412_after_the_other_fields_are_saved(
+    profile: str, message: str
+) -> None:
+    with StandIn(profile=PROFILES[profile]) as standin:
+        client = Client(standin)
+        blocked, blocker = (_create(client, title=f"{role} issue")["number"] for role in ("blocked", "blocker"))
+        link = {"owner": "acme", "repo": "widgets", "index": blocker}
+        added = client.call("POST", f"{ISSUES}/{blocked}/dependencies", DEMO_TOKEN, json=link)
+        assert added.status_code == 201 and added.json()["number"] == blocked
+        again = client.call("POST", f"{ISSUES}/{blocked}/dependencies", DEMO_TOKEN, json=link)
+        assert (again.status_code, again.json()["message"]) == (500, ""), "a duplicate: Gitea's blank 500"
+        refused = client.call("PATCH", f"{ISSUES}/{blocked}", DEMO_TOKEN, json={"title": "Renamed", "state": "closed"})
+        assert (refused.status_code, refused.json()["message"]) == (412, message)
+        assert (_issue(client, blocked).title, _issue(client, blocked).state) == ("Renamed", "open")
+        client.call("PATCH", f"{ISSUES}/{blocker}", DEMO_TOKEN, json={"state": "closed"})
+        closed = client.call("PATCH", f"{ISSUES}/{blocked}", DEMO_TOKEN, json={"state": "closed"})
+        assert closed.status_code == 201 and closed.json()["state"] == "closed"
+
+
+def test_a_missing_blocker_is_404() -> None:
+    with StandIn() as standin:
+        client = Client(standin)
+        link = {"owner": "acme", "repo": "widgets", "index": 99999}
+        missing = client.call("POST", f"{ISSUES}/3/dependencies", DEMO_TOKEN, json=link)
+        assert (missing.status_code, missing.json()["message"]) == (404, "IsErrIssueNotExist")

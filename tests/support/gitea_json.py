@@ -41,21 +41,31 @@ def user(login: str, uid: int = 1) -> dict[str, Any]:
     }
 
 
-def label(name: str, lid: int, owner: str = "acme", repo: str = "widgets", exclusive: bool = False) -> dict[str, Any]:
+def label(
+    name: str,
+    lid: int,
+    owner: str = "acme",
+    repo: str = "widgets",
+    exclusive: bool = False,
+    *,
+    archived: bool = False,
+    color: str = "ee0701",
+    description: str = "",
+) -> dict[str, Any]:
     return {
         "id": lid,
         "name": name,
         "exclusive": exclusive,
-        "is_archived": False,
-        "color": "ee0701",
-        "description": "",
+        "is_archived": archived,
+        "color": color,
+        "description": description,
         "url": f"{API}/repos/{owner}/{repo}/labels/{lid}",
     }
 
 
-def org_label(name: str, lid: int, org: str = "acme", exclusive: bool = False) -> dict[str, Any]:
+def org_label(name: str, lid: int, org: str = "acme", exclusive: bool = False, **more: Any) -> dict[str, Any]:
     """An organisation's label, as issue rows carry it: its URL is the organisation's (verified on Gitea 1.25)."""
-    return {**label(name, lid, exclusive=exclusive), "url": f"{API}/orgs/{org}/labels/{lid}"}
+    return {**label(name, lid, exclusive=exclusive, **more), "url": f"{API}/orgs/{org}/labels/{lid}"}
 
 
 def milestone(

@@ -79,11 +79,13 @@ def _values(prop: dict[str, Any]) -> str:
 
 
 def readme_table(tools: Iterable[ToolSpec]) -> str:
-    """The README's scope table, generated so the docs cannot drift from the declarations."""
-    rows = ["| tool | scopes |", "|---|---|"]
+    """The README's scope table, with each tool's toolset (GITEA_TOOLSETS), generated so the docs cannot drift from
+    the declarations."""
+    rows = ["| tool | toolset | scopes |", "|---|---|---|"]
     for tool in tools:
         listed = ", ".join(f"`{scope}`" for scope in tool.scopes)
-        rows.append(f"| `{tool.name}` | {listed}{' ' + tool.scope_note if tool.scope_note else ''} |")
+        note = f" {tool.scope_note}" if tool.scope_note else ""
+        rows.append(f"| `{tool.name}` | `{tool.toolset}` | {listed}{note} |")
     return "\n".join(rows)
 
 

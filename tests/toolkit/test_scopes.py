@@ -7,8 +7,10 @@ import pytest
 from gitea_mcp.toolkit import scopes
 from gitea_mcp.toolkit.spec import ToolSpec
 
-WRITER = ToolSpec.written_once("t_write", "W.", "write:issue", "read:user", order=1, budget=1, listed_budget=1)
-READER = ToolSpec.reading("t_read", "R.", "read:issue", order=2, budget=1, listed_budget=1)
+WRITER = ToolSpec.written_once(
+    "t_write", "W.", "write:issue", "read:user", toolset="issues", order=1, budget=1, listed_budget=1
+)
+READER = ToolSpec.reading("t_read", "R.", "read:issue", toolset="issues", order=2, budget=1, listed_budget=1)
 
 
 @pytest.mark.parametrize(

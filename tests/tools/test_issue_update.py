@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -10,16 +14,20 @@ import pytest
 import requests
 import responses
 
-from gitea_mcp.toolkit import writes
+from gitea_mcp.toolkit import in_flight, shared_flight, writes
 from gitea_mcp.toolkit.base import Deps
+from gitea_mcp.toolkit.shared_flight import SharedFlights
 from gitea_mcp.tools import issue_update
+from tests.support.fake_redis import FakeRedis
 from tests.support.gitea_json import (
     API,
     HIGH,
     LABELS,
     LOW,
     MILESTONES,
+    ROOT,
     api_error,
+    comment,
     issue,
     label,
     milestone,
@@ -28,6 +36,10 @@ from tests.support.gitea_json import (
 )
 from tests.support.mocks import optional
 from tests.support.results import failed, ok
+from tests.support.waiting import wait_until
+from tests.toolkit.test_shared_flight import WHERE, fake, replicas
+
+__all__ = ["fake", "replicas"]  # the fixtures, imported to be used here
 
 ISSUE = f"{API}/repos/acme/widgets/issues/7"
 
@@ -522,3 +534,314 @@ def test_a_long_title_is_sent_whole_and_reported_cut(gitea: responses.RequestsMo
     assert writes_sent(gitea) == [("PATCH", "/repos/acme/widgets/issues/7", {"title": LONG})]
     assert data["outcome"] == "updated" and data["warnings"] == [SHORTENED]
     assert text.startswith(f"acme/widgets#7 updated (title): {KEPT}")
+
+
+# -- close or reopen with a comment -------------------------------------------------------------------------------
+
+COMMENTS = f"{ISSUE}/comments"
+CLOSING = "Fixed in v1.1."
+COMMENT_URL = f"{ROOT}/acme/widgets/issues/7#issuecomment-55"
+BLOCKED = "cannot close this issue or pull request because it still has open dependencies"  # Gitea 1.25.4's 412
+
+
+@pytest.fixture
+def commenting(gitea: responses.RequestsMock) -> responses.RequestsMock:
+    """The reads a call with a comment makes besides the issue: our login, and the comments of the window."""
+    gitea.get(f"{API}/user", json=user("demo", 5))
+    return gitea
+
+
+def closed(request: Any) -> tuple[int, dict[str, str], str]:
+    return edited({"labels": [LABELS[0]]}, request)
+
+
+def applying() -> Any:
+    """Gitea's answers to PATCHes one after another: each applies to the issue as the ones before left it."""
+    now: dict[str, Any] = {"labels": [LABELS[0]]}
+
+    def answer(request: Any) -> tuple[int, dict[str, str], str]:
+        now.update({key: value for key, value in json.loads(request.body).items() if key in ("title", "state")})
+        return edited(now, request)
+
+    return answer
+
+
+def test_a_close_with_a_comment_posts_it_then_closes(commenting: responses.RequestsMock, deps: Deps) -> None:
+    commenting.get(COMMENTS, json=[comment(54, "earlier", "bob", 7)])
+    commenting.post(COMMENTS, status=201, json=comment(55, CLOSING, "demo", 7))
+    commenting.add_callback(responses.PATCH, ISSUE, callback=closed)
+    text, data = ok(run(deps, state="closed", comment=CLOSING))
+    assert writes_sent(commenting) == [
+        ("POST", "/repos/acme/widgets/issues/7/comments", {"body": CLOSING}),
+        ("PATCH", "/repos/acme/widgets/issues/7", {"state": "closed"}),
+    ]
+    assert data["outcome"] == "updated" and data["state"] == "closed" and data["comment_url"] == COMMENT_URL
+    assert text.startswith("acme/widgets#7 updated (comment, state): ")
+    assert text.splitlines()[-1] == f"comment {COMMENT_URL} posted"
+
+
+def test_other_fields_go_first_then_the_comment_then_the_state(commenting: responses.RequestsMock, deps: Deps) -> None:
+    commenting.get(COMMENTS, json=[])
+    commenting.post(COMMENTS, status=201, json=comment(55, CLOSING, "demo", 7))
+    commenting.add_callback(responses.PATCH, ISSUE, callback=applying())
+    text, _ = ok(run(deps, state="closed", comment=CLOSING, title="Renamed"))
+    assert [(method, payload) for method, _, payload in writes_sent(commenting)] == [
+        ("PATCH", {"title": "Renamed"}),
+        ("POST", {"body": CLOSING}),
+        ("PATCH", {"state": "closed"}),
+    ]
+    assert text.startswith("acme/widgets#7 updated (title, comment, state): Renamed")
+
+
+@pytest.mark.parametrize(
+    ("state_now", "writes", "first_line"),
+    [  # a retry after the first call's answer was lost: the comment is found, never posted twice
+        pytest.param("closed", [], "acme/widgets#7 unchanged (it already was as asked)", id="both-landed"),
+        pytest.param("open", [("PATCH", {"state": "closed"})], "acme/widgets#7 updated (state)", id="state-left"),
+    ],
+)
+def test_a_retry_finds_its_comment_and_does_not_post_it_again(
+    commenting: responses.RequestsMock, deps: Deps, state_now: str, writes: list[Any], first_line: str
+) -> None:
+    commenting.upsert(responses.GET, ISSUE, json=issue(7, labels=[LABELS[0]], state=state_now))
+    commenting.get(COMMENTS, json=[comment(55, CLOSING + "\n", "demo", 7)])
+    commenting.add_callback(responses.PATCH, ISSUE, callback=closed)
+    text, data = ok(run(deps, state="closed", comment=CLOSING))
+    assert [(method, payload) for method, _, payload in writes_sent(commenting)] == writes
+    if not writes:
+        commenting.remove(responses.PATCH, ISSUE)
+    assert text.startswith(first_line) and data["comment_url"] == COMMENT_URL
+    assert text.splitlines()[-1] == (
+        f"comment {COMMENT_URL} was already there: you posted the same text minutes ago, so it was not posted again"
+    )
+
+
+def test_the_same_text_by_someone_else_is_posted(commenting: responses.RequestsMock, deps: Deps) -> None:
+    commenting.get(COMMENTS, json=[comment(54, CLOSING, "bob", 7)])
+    commenting.post(COMMENTS, status=201, json=comment(55, CLOSING, "demo", 7))
+    commenting.add_callback(responses.PATCH, ISSUE, callback=closed)
+    assert ok(run(deps, state="closed", comment=CLOSING))[1]["comment_url"] == COMMENT_URL
+
+
+def test_a_comment_whose_answer_was_lost_is_found_and_the_state_still_changes(
+    commenting: responses.RequestsMock, deps: Deps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writes, "RECHECK_AFTER", 0)
+    commenting.get(COMMENTS, json=[])
+    commenting.post(COMMENTS, body=requests.ReadTimeout())
+    commenting.get(COMMENTS, json=[comment(55, CLOSING, "demo", 7)])
+    commenting.add_callback(responses.PATCH, ISSUE, callback=closed)
+    text, data = ok(run(deps, state="closed", comment=CLOSING))
+    assert [method for method, _, _ in writes_sent(commenting)] == ["POST", "PATCH"]
+    assert data["state"] == "closed"
+    assert text.splitlines()[-1] == f"comment {COMMENT_URL} posted (Gitea's answer was lost; found it by looking it up)"
+
+
+def test_a_comment_refused_changes_no_state(commenting: responses.RequestsMock, deps: Deps) -> None:
+    commenting.get(COMMENTS, json=[])
+    commenting.post(COMMENTS, status=403, json=api_error("You cannot comment on a locked issue."))
+    failed(run(deps, state="closed", comment=CLOSING))
+    assert [method for method, _, _ in writes_sent(commenting)] == ["POST"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "told"),
+    [
+        pytest.param(
+            {"status": 412, "json": api_error(BLOCKED)},
+            f"The comment was posted ({COMMENT_URL}), but the state did not change: Gitea refuses to close this "
+            "issue: it is blocked by issues still open (HTTP 412, open dependencies). Close those first, or remove "
+            "them as its blockers.",
+            id="open-blockers",
+        ),
+        pytest.param(
+            {"status": 403, "json": api_error("")},
+            f"The comment was posted ({COMMENT_URL}), but the state did not change: ",
+            id="refused",
+        ),
+        pytest.param(
+            {"body": requests.ReadTimeout()},
+            f"The comment was posted ({COMMENT_URL}), but the change of state is not applied: Gitea's answer was lost",
+            id="lost-and-not-applied",
+        ),
+    ],
+)
+def test_a_state_change_failing_after_the_comment_says_the_comment_landed(
+    commenting: responses.RequestsMock,
+    deps: Deps,
+    monkeypatch: pytest.MonkeyPatch,
+    answer: dict[str, Any],
+    told: str,
+) -> None:
+    monkeypatch.setattr(writes, "RECHECK_AFTER", 0)
+    commenting.get(COMMENTS, json=[])
+    commenting.post(COMMENTS, status=201, json=comment(55, CLOSING, "demo", 7))
+    commenting.patch(ISSUE, **answer)
+    text = failed(run(deps, state="closed", comment=CLOSING))
+    assert text.startswith(told), text
+
+
+def test_a_close_refused_for_open_blockers_is_said_plainly(gitea: responses.RequestsMock, deps: Deps) -> None:
+    gitea.patch(ISSUE, status=412, json=api_error(BLOCKED))
+    assert failed(run(deps, state="closed")) == (
+        "Gitea refuses to close this issue: it is blocked by issues still open (HTTP 412, open dependencies). "
+        "Close those first, or remove them as its blockers."
+    )
+
+
+def test_a_close_with_other_fields_goes_alone_so_a_refusal_tells_what_changed(
+    gitea: responses.RequestsMock, deps: Deps
+) -> None:
+    """Gitea saves a PATCH's title before it refuses the close (verified on 1.25.4 and Forgejo 12.0.4)."""
+    gitea.add_callback(responses.PATCH, ISSUE, callback=closed)
+    gitea.patch(ISSUE, status=412, json=api_error(BLOCKED))
+    text = failed(run(deps, state="closed", title="Renamed"))
+    assert [payload for _, _, payload in writes_sent(gitea)] == [{"title": "Renamed"}, {"state": "closed"}]
+    assert text.startswith("The title changed, but the state did not change: Gitea refuses to close this issue")
+
+
+@pytest.mark.parametrize(
+    ("args", "told"),
+    [
+        pytest.param(
+            {"comment": CLOSING},
+            "comment goes with state (close or reopen with a comment); to comment without changing the state, "
+            "call issue_comment.",
+            id="without-state",
+        ),
+        pytest.param({"comment": CLOSING, "title": "x"}, "call issue_comment", id="with-a-title-but-no-state"),
+        pytest.param({"comment": " ", "state": "closed"}, "comment is empty", id="empty"),
+    ],
+)
+def test_a_comment_needs_a_state_and_text(
+    gitea: responses.RequestsMock, deps: Deps, args: dict[str, Any], told: str
+) -> None:
+    assert told in failed(run(deps, **args))
+    assert writes_sent(gitea) == []
+
+
+# -- the write guard covers the comment and the state: calls in flight at once, on one replica or two ---------------
+
+
+@dataclass
+class SlowComment:
+    """The comment's POST waits for `release`; from then on the comments and the issue show what was written."""
+
+    release: threading.Event = field(default_factory=threading.Event)
+    entered: int = 0  # POSTs that have arrived
+
+
+def slow_comment(gitea: responses.RequestsMock) -> SlowComment:
+    slow = SlowComment()
+    gitea.get(COMMENTS, json=[])
+    posted = comment(55, CLOSING, "demo", 7)
+
+    def post(request: Any) -> tuple[int, dict[str, str], str]:
+        slow.entered += 1
+        slow.release.wait(3)
+        optional(gitea).upsert(responses.GET, COMMENTS, json=[posted])  # read only by a call that runs after
+        return 201, {}, json.dumps(posted)
+
+    def patch(request: Any) -> tuple[int, dict[str, str], str]:
+        answer = closed(request)
+        optional(gitea).upsert(responses.GET, ISSUE, body=answer[2])
+        return answer
+
+    gitea.add_callback(responses.POST, COMMENTS, callback=post)
+    gitea.add_callback(responses.PATCH, ISSUE, callback=patch)
+    return slow
+
+
+def sent(gitea: responses.RequestsMock) -> list[str]:
+    return [method for method, _, _ in writes_sent(gitea)]
+
+
+def both(first: Callable[[], Any], second: Callable[[], Any], slow: SlowComment, met: Callable[[], bool]) -> Any:
+    """The first call is posting its comment when the second arrives; the first goes on once the second met it."""
+    with ThreadPoolExecutor(2) as pool:
+        one = pool.submit(first)
+        wait_until(lambda: slow.entered >= 1, 3, "the first call posting its comment", poll=0.005)
+        two = pool.submit(second)
+        wait_until(lambda: met() or slow.entered >= 2, 3, "the second call meeting the first", poll=0.005)
+        slow.release.set()
+        return one.result(), two.result()
+
+
+def test_identical_calls_in_flight_post_once_and_answer_alike(commenting: responses.RequestsMock, deps: Deps) -> None:
+    slow = slow_comment(commenting)
+    call = partial(run, deps, state="closed", comment=CLOSING)
+    one, two = both(call, call, slow, lambda: in_flight.waiting() >= 1)
+    assert sent(commenting) == ["POST", "PATCH"] and ok(one) == ok(two)
+
+
+@pytest.mark.usefixtures("replicas")
+def test_identical_calls_on_two_replicas_post_once_and_answer_alike(
+    commenting: responses.RequestsMock, deps: Deps, fake: FakeRedis
+) -> None:
+    guard = SharedFlights(fake, WHERE, lease=deps.client.call_budget + shared_flight.LEASE_MARGIN)
+    a, b = replace(deps, flights=guard), replace(deps, flights=replace(guard))
+    slow = slow_comment(commenting)
+    one, two = both(
+        partial(run, a, state="closed", comment=CLOSING),
+        partial(run, b, state="closed", comment=CLOSING),
+        slow,
+        lambda: fake.refused_sets >= 1,  # the second found the lock held
+    )
+    assert sent(commenting) == ["POST", "PATCH"] and ok(one) == ok(two)
+
+
+@pytest.mark.usefixtures("replicas")
+def test_a_call_asking_more_on_another_replica_runs_after_and_finds_the_comment(
+    commenting: responses.RequestsMock, deps: Deps, fake: FakeRedis
+) -> None:
+    """Same comment, another title: not handed the first's answer; it runs once the first let go, and its duplicate
+    check finds the comment the first posted."""
+    guard = SharedFlights(fake, WHERE, lease=deps.client.call_budget + shared_flight.LEASE_MARGIN)
+    a, b = replace(deps, flights=guard), replace(deps, flights=replace(guard))
+    slow = slow_comment(commenting)
+    _, (text, data) = (
+        ok(result)
+        for result in both(
+            partial(run, a, state="closed", comment=CLOSING),
+            partial(run, b, state="closed", comment=CLOSING, title="Renamed"),
+            slow,
+            lambda: fake.refused_sets >= 1,
+        )
+    )
+    assert sent(commenting) == ["POST", "PATCH", "PATCH"]  # the comment once; the second call's title
+    assert text.startswith("acme/widgets#7 updated (title): Renamed") and data["comment_url"] == COMMENT_URL
+    assert "was already there" in text.splitlines()[-1]
+
+
+@pytest.mark.usefixtures("replicas")
+def test_the_shared_guard_down_sends_nothing(commenting: responses.RequestsMock, deps: Deps, fake: FakeRedis) -> None:
+    commenting.remove(responses.GET, f"{API}/user")
+    optional(commenting).get(f"{API}/user", json=user("demo", 5))  # whose write, when not yet known
+    fake.down = True
+    guard = SharedFlights(fake, WHERE, lease=deps.client.call_budget + shared_flight.LEASE_MARGIN)
+    text = failed(run(replace(deps, flights=guard), state="closed", comment=CLOSING))
+    assert text.startswith(f"The shared write guard at {WHERE} cannot be reached")
+    assert sent(commenting) == []
+
+
+def test_a_comment_on_an_issue_already_in_that_state_is_posted_alone(
+    commenting: responses.RequestsMock, deps: Deps
+) -> None:
+    """Closed by someone else meanwhile: the comment still says why; no state change is sent or claimed."""
+    commenting.upsert(responses.GET, ISSUE, json=issue(7, labels=[LABELS[0]], state="closed"))
+    commenting.get(COMMENTS, json=[])
+    commenting.post(COMMENTS, status=201, json=comment(55, CLOSING, "demo", 7))
+    text, data = ok(run(deps, state="closed", comment=CLOSING))
+    assert sent(commenting) == ["POST"] and data["state"] == "closed"
+    assert text.startswith("acme/widgets#7 updated (comment): ")
+
+
+def test_a_comment_failing_after_other_changes_says_what_changed(
+    commenting: responses.RequestsMock, deps: Deps
+) -> None:
+    commenting.get(COMMENTS, json=[])
+    commenting.add_callback(responses.PATCH, ISSUE, callback=applying())
+    commenting.post(COMMENTS, status=403, json=api_error("You cannot comment on a locked issue."))
+    text = failed(run(deps, state="closed", comment=CLOSING, title="Renamed"))
+    assert sent(commenting) == ["PATCH", "POST"]
+    assert text.startswith("The title changed already; the state was left as it is, since the comment failed: ")

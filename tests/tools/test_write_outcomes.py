@@ -206,3 +206,58 @@ def test_an_unknown_assignee_is_told_without_a_second_look(mocked: responses.Req
     mocked.patch(f"{API}/repos/acme/widgets/issues/7", status=500, json={"message": "", "url": "http://x/api/swagger"})
     args = {"owner": "acme", "name": "widgets", "number": 7, "assignees": ["nobody"]}
     assert failed(issue_update.TOOL.call(deps_for(ROOT), args)).startswith("Gitea could not assign 'nobody' (HTTP 500)")
+
+
+# -- close with a comment: the comment and the state, each answered unclearly -------------------------------------
+
+
+def _comments_on_3(forge: StandIn) -> list[str]:
+    found = forge.store.get_issue("acme", "widgets", 3)
+    assert found is not None
+    return [c.body for c in forge.store.comments_of(found)]
+
+
+def _state_of_3(forge: StandIn) -> str:
+    found = forge.store.get_issue("acme", "widgets", 3)
+    assert found is not None
+    return found.state
+
+
+@pytest.mark.parametrize(("fault", "seen"), UNCLEAR)
+def test_a_closing_comment_answered_unclearly_is_found_and_the_issue_closed(
+    forge: StandIn, fault: Fault, seen: str
+) -> None:
+    forge.inject(Fault(**{**fault.__dict__, "method": "POST", "path_contains": "/comments"}))
+    text, data = ok(_update(forge, state="closed", comment="closed behind a proxy"))
+    assert text.splitlines()[0].startswith("acme/widgets#3 updated (comment, state)")
+    assert text.splitlines()[-1].endswith("posted (Gitea's answer was lost; found it by looking it up)")
+    assert _comments_on_3(forge).count("closed behind a proxy") == 1 and _state_of_3(forge) == "closed"
+    _, again = ok(_update(forge, state="closed", comment="closed behind a proxy"))  # the agent retries
+    assert again["outcome"] == "unchanged" and again["comment_url"] == data["comment_url"]
+    assert _comments_on_3(forge).count("closed behind a proxy") == 1
+
+
+def test_a_close_answered_unclearly_after_applying_counts(forge: StandIn) -> None:
+    forge.inject(Fault("html_error", status=502, committed=True, method="PATCH", path_contains="/issues/3"))
+    text, data = ok(_update(forge, state="closed", comment="closing once"))
+    assert text.splitlines()[0].startswith("acme/widgets#3 updated (comment, state)") and data["state"] == "closed"
+    assert data["warnings"] == [
+        "Gitea's answer to the change of state did not come through; the issue read again shows it applied."
+    ]
+
+
+def test_a_close_not_applied_after_the_comment_says_the_comment_landed(forge: StandIn) -> None:
+    forge.inject(Fault("html_error", status=502, method="PATCH", path_contains="/issues/3"))
+    text = failed(_update(forge, state="closed", comment="closing, the proxy says no"))
+    issue3 = forge.store.get_issue("acme", "widgets", 3)
+    assert issue3 is not None
+    posted = forge.store.comments_of(issue3)[-1]
+    assert text == (
+        f"The comment was posted ({forge.url}/acme/widgets/issues/3#issuecomment-{posted.id}), but the change of "
+        "state is not applied: Gitea's answer did not come through: PATCH /repos/acme/widgets/issues/3 was "
+        "answered with a server error (HTTP 502), and the issue read again does not show it. Calling issue_update "
+        "again is safe: it sends only what is not yet as asked."
+    )
+    assert _state_of_3(forge) == "open" and posted.body == "closing, the proxy says no"
+    _, retried = ok(_update(forge, state="closed", comment="closing, the proxy says no"))
+    assert retried["state"] == "closed" and _comments_on_3(forge).count("closing, the proxy says no") == 1

@@ -94,7 +94,7 @@ def build(settings: Settings, client: GiteaClient, clock: Callable[[], float] = 
 def marks(settings: Settings, clock: Callable[[], float]) -> Marks:
     if settings.redis_url is None:
         return MemoryMarks(clock)
-    from gitea_mcp.toolkit.shared_flight import Unusable, store
+    from gitea_mcp.toolkit.shared_flight import Unusable, store  # why: redis, an optional dependency, for Redis only
 
     try:  # the same client, and the same sentences for a missing package or an unusable URL, as the write guard
         return RedisMarks(store(settings.redis_url.get_secret_value()), clock)

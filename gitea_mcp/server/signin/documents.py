@@ -15,7 +15,7 @@ Anyone may send any URL to /authorize, so reading one is bounded every way (issu
   (draft-ietf-oauth-client-id-metadata-document, "Metadata Caching"): at least FRESH_LEAST, so a document
   answering slowly is not read again at every /authorize, at most FRESH_MOST; FRESH_DEFAULT without any header.
   Only a document that made a client is kept (the draft: never an error or an invalid document), at most
-  KEPT_DOCUMENTS of them (each at most MAX_METADATA bytes read), the least recently used going first.
+  KEPT_DOCUMENTS of them (each at most MAX_DOCUMENT bytes read), the least recently used going first.
 - **A host that did not answer in time is not asked again** for SLOW_HOST_SECONDS: nothing of it is kept (there
   is no document), it is only left alone, as a client backs off from a server that does not answer.
 
@@ -25,29 +25,31 @@ made): nothing is ever fetched, and the discovery document says they are not sup
 
 from __future__ import annotations
 
-import contextlib
-import http.client
-import ipaddress
 import json
-import socket
-import ssl
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as Late
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from gitea_mcp.gitea.outbound import (
+    DOCUMENT_SECONDS,
+    PUBLIC_DOCUMENT,
+    AddressRefused,
+    Answer,
+    public_address,
+    public_get,
+)
 from gitea_mcp.redaction import shown
-from gitea_mcp.server.signin.clients import MAX_METADATA, MAX_URI, BadClient, Client, from_metadata
+from gitea_mcp.server.signin.clients import MAX_URI, BadClient, Client, from_metadata
 
-FETCH_SECONDS = 3.0  # the whole read of one document, from name resolution to its last byte
+FETCH_SECONDS = DOCUMENT_SECONDS  # the whole read of one document, from name resolution to its last byte
+MAX_DOCUMENT = PUBLIC_DOCUMENT.max_body  # bytes of a document read at most
 FETCHES_AT_ONCE = 8  # documents read at once, for all clients together
-KEPT_DOCUMENTS = 256  # documents kept at most (each read at most MAX_METADATA bytes): about 2 MB at the very most
+KEPT_DOCUMENTS = 256  # documents kept at most (each read at most MAX_DOCUMENT bytes): about 2 MB at the very most
 FRESH_LEAST = 60.0  # seconds a document is kept at least, whatever its headers say (no-store included)
 FRESH_DEFAULT = 300.0  # seconds a document without caching headers is kept
 FRESH_MOST = 86_400.0  # seconds a document is kept at most
@@ -57,13 +59,6 @@ SLOW_HOSTS = 1_024  # hosts remembered as slow at most
 
 class SlowDocument(BadClient):
     """The document did not come within FETCH_SECONDS."""
-
-
-@dataclass(frozen=True)
-class Answer:
-    status: int
-    headers: Mapping[str, str]  # names in lower case
-    body: bytes  # at most MAX_METADATA + 1 bytes of it
 
 
 @dataclass(frozen=True)
@@ -77,9 +72,9 @@ Fetch = Callable[[str], Document]  # a document read, or BadClient (SlowDocument
 
 
 def fetcher(trial: bool, get: Get | None = None) -> Fetch:
-    """Reads a document: its host resolved and checked, then `get` (plain http.client by default) within the one
+    """Reads a document: its host resolved and checked, then `get` (outbound.public_get by default) within the one
     deadline. `trial`: GITEA_MCP_PUBLIC_URL is http://127.0.0.1, so documents on 127.0.0.1 may be read."""
-    getter = get or http_get
+    getter = get or public_get
     slots = threading.BoundedSemaphore(FETCHES_AT_ONCE)
 
     def fetch(url: str) -> Document:
@@ -100,8 +95,8 @@ def fetcher(trial: bool, get: Get | None = None) -> Fetch:
             raise SlowDocument(_unreadable(url) + f" within {FETCH_SECONDS:g} s")
         if answer.status != 200:
             raise BadClient(f"the client metadata document at {shown(url, 120)} answered {answer.status}, not 200")
-        if len(answer.body) > MAX_METADATA:
-            raise BadClient(f"the client metadata document at {shown(url, 120)} is over {MAX_METADATA:,} bytes")
+        if len(answer.body) > MAX_DOCUMENT:
+            raise BadClient(f"the client metadata document at {shown(url, 120)} is over {MAX_DOCUMENT:,} bytes")
         return Document(answer.body, lifetime(answer.headers))
 
     return fetch
@@ -151,85 +146,20 @@ def _expires(headers: Mapping[str, str]) -> float | None:
 
 # -- reading -------------------------------------------------------------------------------------------------------
 
-
-_RESOLVER: list[ThreadPoolExecutor] = []  # made at the first document, never at start
-_RESOLVER_LOCK = threading.Lock()
-
-
-def _resolver() -> ThreadPoolExecutor:
-    with _RESOLVER_LOCK:
-        if not _RESOLVER:
-            _RESOLVER.append(ThreadPoolExecutor(FETCHES_AT_ONCE, thread_name_prefix="gitea-mcp-cimd-dns"))
-        return _RESOLVER[0]
+_REFUSED = {  # why outbound.public_address refused a host, in the sign-in's words
+    "late": "was not resolved in time",
+    "unknown": "is not known",
+    "private": "is not a public address",
+}
 
 
 def _public_address(host: str, trial: bool, deadline: float) -> str:
-    """The address to connect to: every address the host resolves to must be public (the client ID comes from
-    anyone), and the first is used. Resolved within the deadline (getaddrinfo itself takes no timeout)."""
-    if trial and host == "127.0.0.1":
-        return host
-    resolving = _resolver().submit(socket.getaddrinfo, host, 443, proto=socket.IPPROTO_TCP)
+    """The address to connect to, under the PUBLIC_DOCUMENT policy's address guard (gitea/outbound.py)."""
     try:
-        found = resolving.result(timeout=max(0.0, deadline - time.monotonic()))
-    except Late:
-        raise SlowDocument(f"the host of the client ID, {shown(host, 80)}, was not resolved in time") from None
-    except (OSError, UnicodeError):
-        raise BadClient(f"the host of the client ID, {shown(host, 80)}, is not known") from None
-    addresses = [str(info[4][0]) for info in found]
-    for address in addresses:
-        if not ipaddress.ip_address(address.split("%")[0]).is_global:
-            raise BadClient(f"the host of the client ID, {shown(host, 80)}, is not a public address")
-    if not addresses:
-        raise BadClient(f"the host of the client ID, {shown(host, 80)}, is not known")
-    return addresses[0]
-
-
-_TLS: list[ssl.SSLContext] = []
-
-
-def _tls() -> ssl.SSLContext:
-    """Certificates checked against the bundle requests uses (certifi's), as for every other https request."""
-    if not _TLS:
-        from requests.utils import DEFAULT_CA_BUNDLE_PATH
-
-        _TLS.append(ssl.create_default_context(cafile=DEFAULT_CA_BUNDLE_PATH))
-    return _TLS[0]
-
-
-def http_get(url: str, address: str, deadline: float) -> Answer:
-    """GET `url` from `address`, the whole exchange within `deadline`: a watchdog shuts the socket when it passes,
-    which ends a read blocked on a server that sends nothing more (a socket timeout bounds each read, not the
-    whole). At most MAX_METADATA + 1 bytes of the body are read."""
-    parts = urlsplit(url)
-    https = parts.scheme == "https"
-    port = parts.port or (443 if https else 80)
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise TimeoutError("no time left")
-    held: list[socket.socket] = [socket.create_connection((address, port), timeout=left)]
-    watchdog = threading.Timer(max(0.0, deadline - time.monotonic()), _cut, (held,))
-    watchdog.daemon = True
-    watchdog.start()
-    try:
-        if https:
-            held[0] = _tls().wrap_socket(held[0], server_hostname=parts.hostname)
-        connection = http.client.HTTPConnection(parts.hostname or address, port)
-        connection.sock = held[0]
-        connection.putrequest("GET", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), skip_host=True)
-        for name, value in (("Host", parts.netloc), ("Accept", "application/json"), ("Connection", "close")):
-            connection.putheader(name, value)
-        connection.endheaders()
-        response = connection.getresponse()
-        body = response.read(MAX_METADATA + 1)
-        return Answer(response.status, {name.lower(): value for name, value in response.getheaders()}, body)
-    finally:
-        watchdog.cancel()
-        held[0].close()
-
-
-def _cut(held: list[socket.socket]) -> None:
-    with contextlib.suppress(OSError, ValueError):  # already closed: the read ended by itself
-        held[0].shutdown(socket.SHUT_RDWR)
+        return public_address(host, trial, deadline)
+    except AddressRefused as exc:
+        said = f"the host of the client ID, {shown(host, 80)}, {_REFUSED[exc.why]}"
+        raise (SlowDocument(said) if exc.why == "late" else BadClient(said)) from None
 
 
 # -- the clients they make, kept ---------------------------------------------------------------------------------

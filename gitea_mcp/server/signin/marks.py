@@ -97,7 +97,7 @@ class RedisMarks:
         return self.keep(jti, "1", until)
 
     def keep(self, key: str, value: str, until: float) -> bool:
-        from redis.exceptions import RedisError
+        from redis.exceptions import RedisError  # why: redis is optional (the redis extra)
 
         ms = max(1, int((until - self._clock()) * 1000))
         try:
@@ -109,7 +109,7 @@ class RedisMarks:
         return self.get(jti) is not None
 
     def get(self, key: str) -> str | None:
-        from redis.exceptions import RedisError
+        from redis.exceptions import RedisError  # why: redis is optional (the redis extra)
 
         try:
             value = self._store.get(PREFIX + key)

@@ -59,6 +59,7 @@ ROUTES: tuple[Route, ...] = (
     _route("GET", _ISSUE + "/comments", "issue", comments.list_comments, "since", "before"),
     _route("POST", _ISSUE + "/comments", "issue", comments.create_comment),
     _route("GET", _ISSUE + "/timeline", "issue", comments.list_timeline, "since", "before", *_PAGE),
+    _route("POST", _ISSUE + "/dependencies", "issue", issues.add_dependency),
     _route("GET", _ISSUE + "/labels", "issue", labels.get_issue_labels),
     _route("POST", _ISSUE + "/labels", "issue", labels.add_issue_labels),
     _route("PUT", _ISSUE + "/labels", "issue", labels.replace_issue_labels),

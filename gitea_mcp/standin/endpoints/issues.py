@@ -194,4 +194,38 @@ def _edit_state(call: Call, issue: Issue, state: str) -> bool:
         raise ApiError(412, "cannot change state of this pull request, it was already merged")
     if state not in ("open", "closed"):
         raise ApiError(412, f"unknown state: {state}")
+    if state == "closed" and issue.state != "closed" and _open_blockers(call, issue):
+        # After the other fields were saved (edit_issue), as Gitea 1.25.4 and Forgejo 12.0.4 do.
+        raise ApiError(412, _DEPENDENCIES_LEFT_FORGEJO if call.profile.is_forgejo else _DEPENDENCIES_LEFT)
     return call.store.set_state(issue, state)
+
+
+# Gitea 1.25.4's and Forgejo 12.0.4's answers to closing an issue that still has open blockers (measured).
+_DEPENDENCIES_LEFT = "cannot close this issue or pull request because it still has open dependencies"
+_DEPENDENCIES_LEFT_FORGEJO = "cannot close this issue because it still has open dependencies"
+
+DEPENDENCY_FIELDS = {"owner": "string", "repo": "string", "index": "int64"}
+
+
+def _open_blockers(call: Call, issue: Issue) -> bool:
+    return any(call.store.issue(blocker).state == "open" for blocker in issue.blocked_by)
+
+
+def add_dependency(call: Call) -> Response:
+    """POST .../issues/{index}/dependencies: the issue named in the body (IssueMeta) blocks this one. Gitea answers
+    this issue; a duplicate, or a cycle of two issues, is its blank 500 (issue 37's findings)."""
+    repo = assign_repo(call)
+    call.require_token()
+    form = bind(call, "IssueMeta", DEPENDENCY_FIELDS)
+    issue = find_issue(call, repo)
+    if not can_write(call, repo):
+        raise ApiError(403, None)
+    blocker = call.store.get_issue(
+        str(form.get("owner") or ""), str(form.get("repo") or ""), int(form.get("index") or 0)
+    )
+    if blocker is None:
+        raise ApiError(404, "IsErrIssueNotExist")
+    if blocker.id in issue.blocked_by or issue.id in blocker.blocked_by:
+        raise ApiError(500, "")
+    issue.blocked_by.append(blocker.id)
+    return json_response(call.view.issue(issue), 201)

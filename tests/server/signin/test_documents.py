@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from gitea_mcp.gitea import outbound
 from gitea_mcp.server.signin import documents as module
 from gitea_mcp.server.signin.clients import MAX_METADATA, BadClient, Client, Clients
 from gitea_mcp.server.signin.documents import Documents, Get, fetcher
@@ -455,10 +456,10 @@ def test_an_https_document_is_read_from_the_address_checked_with_the_urls_certif
     tls_site: tuple[int, ssl.SSLContext], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     port, trusting = tls_site
-    monkeypatch.setattr(module, "_TLS", [trusting])
+    monkeypatch.setattr(outbound, "_PUBLIC_TLS", [trusting])
     deadline = time.monotonic() + 5
-    answer = module.http_get(f"https://docs.example.test:{port}/good.json", "127.0.0.1", deadline)
+    answer = outbound.public_get(f"https://docs.example.test:{port}/good.json", "127.0.0.1", deadline)
     assert answer.status == 200 and json.loads(answer.body)["client_name"] == "Doc App"
     assert answer.headers["content-type"] == "application/json"
     with pytest.raises(ssl.SSLCertVerificationError):  # a host the certificate does not name
-        module.http_get(f"https://other.example.test:{port}/good.json", "127.0.0.1", deadline)
+        outbound.public_get(f"https://other.example.test:{port}/good.json", "127.0.0.1", deadline)
