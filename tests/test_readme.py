@@ -24,11 +24,11 @@ README = ROOT / "README.md"
 # The golden screens the README shows, each under its tool; a tool none of them shows is shown by its example
 # screen (its plain call: tests/support/generated.py). Every error screen is shown after the tools.
 SHOWN = ["list", "search_many", "search_link", "get_link", "get_pull_reviews", "labels_scoped", "labels_with_org",
-         "create", "update", "update_unchanged", "comment"]  # fmt: skip
+         "create", "update", "update_unchanged", "comment", "assignees"]  # fmt: skip
 ERRORS = [
     "error_unknown_argument", "error_invalid_value", "error_owner_not_allowed", "error_unknown_label",
     "error_unknown_user", "error_missing_issue", "error_refused_query", "error_link_elsewhere",
-    "error_nothing_to_change", "error_moved_away",
+    "error_nothing_to_change", "error_moved_away", "error_assignees_without_read_repository",
 ]  # fmt: skip
 
 

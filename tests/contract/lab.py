@@ -23,6 +23,7 @@ MANY_ISSUES = 25  # more than 20 (search limit=0) and than a 20-item page
 REVIEW_BODY = "Please split this change."  # the lab's review of its pull request, with one inline comment
 INLINE = ("change.txt", 1, "This line needs a test.")  # path, line (of the new file), body
 DISMISSAL = "Approved too early."  # the message of the lab's dismissed approval (without text) of its pull request
+DONE_DUE = datetime(2026, 1, 15, 12, tzinfo=UTC)  # the due instant of the main repository's closed milestone
 MANY_CLOSED = 21  # closed issues of the many repository's milestone `archive`, none open: more than a web page
 # The labels of the `scoped` organisation and of its repository, as (name, exclusive, archived): what label_list
 # groups and marks. `kind/bug` has a '/' but is not exclusive, so it has no scope.
@@ -73,7 +74,9 @@ class Seeder(Protocol):
     def label(
         self, owner: str, repo: str | None, name: str, exclusive: bool = False, archived: bool = False
     ) -> int: ...
-    def milestone(self, owner: str, repo: str, title: str) -> int: ...
+    def milestone(
+        self, owner: str, repo: str, title: str, state: str = "open", due_on: datetime | None = None
+    ) -> int: ...
     def issue(self, owner: str, repo: str, login: str, title: str, body: str = "", *, labels: list[str] = (),  # type: ignore[assignment]
               milestone: str | None = None, assignees: list[str] = (), closed: bool = False) -> int: ...  # type: ignore[assignment]  # fmt: skip
     def review(self, owner: str, repo: str, number: int, login: str, state: str, body: str,
@@ -162,6 +165,7 @@ def _seed_main(seeder: Seeder, lab: Lab) -> None:
     lab.labels["untouched"] = seeder.label(o, None, "untouched")  # an organisation label no issue carries
     for title in ("v1", "v2"):
         lab.milestones[title] = seeder.milestone(o, r, title)
+    lab.milestones["done"] = seeder.milestone(o, r, "done", "closed", DONE_DUE)  # closed, with a due day
     w = lab.writer
     lab.issues["auth"] = seeder.issue(
         o, r, w, "Authentication fails after password reset", "Users cannot sign in once they reset the password.",
@@ -263,8 +267,9 @@ class LiveSeeder:
             self.http.ok("PATCH", f"{path}/{label}", self.admin, json={"is_archived": True})
         return label
 
-    def milestone(self, owner: str, repo: str, title: str) -> int:
-        return int(self.http.ok("POST", f"/repos/{owner}/{repo}/milestones", self.admin, json={"title": title})["id"])
+    def milestone(self, owner: str, repo: str, title: str, state: str = "open", due_on: datetime | None = None) -> int:
+        form = {"title": title, "state": state, **({"due_on": due_on.isoformat()} if due_on else {})}
+        return int(self.http.ok("POST", f"/repos/{owner}/{repo}/milestones", self.admin, json=form)["id"])
 
     def issue(self, owner: str, repo: str, login: str, title: str, body: str = "", *, labels: list[str] = (),  # type: ignore[assignment]
               milestone: str | None = None, assignees: list[str] = (), closed: bool = False) -> int:  # type: ignore[assignment]  # fmt: skip
@@ -394,10 +399,10 @@ class StandInSeeder:
         label.exclusive, label.is_archived = exclusive, archived
         return label.id
 
-    def milestone(self, owner: str, repo: str, title: str) -> int:
+    def milestone(self, owner: str, repo: str, title: str, state: str = "open", due_on: datetime | None = None) -> int:
         found = self.store.find_repo(owner, repo)
         assert found is not None
-        return self.store.add_milestone(found, title).id
+        return self.store.add_milestone(found, title, state, due_on=due_on).id
 
     def issue(self, owner: str, repo: str, login: str, title: str, body: str = "", *, labels: list[str] = (),  # type: ignore[assignment]
               milestone: str | None = None, assignees: list[str] = (), closed: bool = False) -> int:  # type: ignore[assignment]  # fmt: skip

@@ -11,7 +11,9 @@ from typing import Any
 
 from tests.contract.lab import (
     DISMISSAL,
+    DONE_DUE,
     INLINE,
+    MANY_CLOSED,
     MANY_ISSUES,
     MANY_LABELS,
     REVIEW_BODY,
@@ -297,6 +299,71 @@ def test_organisation_labels_say_exclusive_and_archived(http: Http, lab: Lab) ->
     listed = http.ok("GET", path, lab.tokens["writer_org"], params={"page": 1, "limit": 50})
     assert label_flags(listed) == list(SCOPED_ORG_LABELS)
     assert all(f"/api/v1/orgs/{lab.scoped}/labels/" in row["url"] for row in listed)
+
+
+# -- milestones and assignees: what milestone_list and assignee_list rely on -------------------------------------
+
+
+def milestone_titles(answer: Answer) -> list[str]:
+    assert answer.status == 200, answer.text
+    return [m["title"] for m in answer.body]
+
+
+def every_milestone(target: Target) -> list[str]:
+    """The main repository's milestones in the list's order: soonest due first, then by id; `done` alone has a due
+    day, and the undated ones come first on Gitea (from 1.23), last on Forgejo."""
+    return ["v1", "v2", "done"] if target.version.gitea((1, 23)) else ["done", "v1", "v2"]
+
+
+def test_milestones_without_a_known_state_are_every_milestone(http: Http, lab: Lab, target: Target) -> None:
+    """Unlike the issue list (where no state means open): so milestone_list always sends one."""
+    token, path = lab.tokens["writer"], lab.path("milestones")
+    assert milestone_titles(http.get(path, token)) == every_milestone(target)
+    assert milestone_titles(http.get(path, token, state="bogus")) == every_milestone(target)
+    assert milestone_titles(http.get(path, token, state="all")) == every_milestone(target)
+    assert milestone_titles(http.get(path, token, state="open")) == ["v1", "v2"]
+    assert milestone_titles(http.get(path, token, state="closed")) == ["done"]
+
+
+def test_milestones_ignore_limit_without_page(http: Http, lab: Lab, target: Target) -> None:
+    """So milestone_list always sends `page`; pages carry X-Total-Count and no Link."""
+    token, path = lab.tokens["writer"], lab.path("milestones")
+    assert milestone_titles(http.get(path, token, state="all", limit=1)) == every_milestone(target)
+    second = http.get(path, token, state="all", limit=1, page=2)
+    assert milestone_titles(second) == every_milestone(target)[1:2] and second.total == 3
+    assert "Link" not in second.headers
+
+
+def test_a_milestone_carries_its_counts_and_due_instant_but_no_html_url(http: Http, lab: Lab) -> None:
+    token = lab.tokens["writer"]
+    [archive] = http.get(lab.path("milestones", repo=lab.many_repo), token, state="all").body
+    assert (archive["open_issues"], archive["closed_issues"], archive["due_on"]) == (0, MANY_CLOSED, None)
+    [done] = http.get(lab.path("milestones"), token, state="closed").body
+    assert done["state"] == "closed" and done["closed_at"] and datetime.fromisoformat(done["due_on"]) == DONE_DUE
+    assert "html_url" not in archive and "url" not in archive
+
+
+def test_assignees_need_read_repository_and_a_token(http: Http, lab: Lab) -> None:
+    refused = http.get(lab.path("assignees"), lab.tokens["writer"])
+    assert refused.status == 403 and SCOPE_403 in refused.message and "read:repository" in refused.message
+    assert http.get(lab.path("assignees"), lab.tokens["writer_repo"]).status == 200
+    assert http.get(lab.path("assignees")).status == 401  # public, but anonymous callers are refused
+    assert http.get(lab.path("assignees", repo="nope"), lab.tokens["writer_repo"]).status == 404
+
+
+def test_assignees_are_the_users_with_write_access_in_one_list(http: Http, lab: Lab) -> None:
+    answer = http.get(lab.path("assignees"), lab.tokens["writer_repo"], limit=1, page=1)
+    assert answer.status == 200 and answer.total is None and "Link" not in answer.headers  # one list, unpaged
+    logins = [user["login"] for user in answer.body]
+    assert {lab.writer, lab.assignee} <= set(logins) and not {lab.poster, lab.outsider, lab.org} & set(logins)
+    assert all("full_name" in user for user in answer.body)
+
+
+def test_a_user_owner_is_an_assignee_listed_after_the_others(http: Http, lab: Lab) -> None:
+    """Gitea appends a user owner (never an organisation) after the writers, whatever their names' order."""
+    answer = http.get(f"/repos/{lab.new_owner}/{lab.moved_repo}/assignees", lab.tokens["writer_repo"])
+    assert answer.status == 200, answer.text
+    assert [user["login"] for user in answer.body] == [lab.writer, lab.new_owner]
 
 
 def test_unknown_user_filter_is_404_with_the_user_named(http: Http, lab: Lab) -> None:
