@@ -434,6 +434,31 @@ def test_a_close_refused_for_an_open_blocker_says_the_comment_landed(target: Tar
     assert http.ok("GET", lab.path("issues", blocked), lab.tokens["writer"])["state"] == "open"
 
 
+def test_issue_get_shows_dependencies_from_both_sides(target: Target, lab: Lab, http: Http) -> None:
+    """A blocker in another repository of the allowlist is named with it; where dependencies are off nothing is
+    said and the structured face says why."""
+    deps = deps_for(target, lab)
+    blocked, blocker = (new_issue(target, lab, f"Contract: {role}") for role in ("waits", "first"))
+    elsewhere = http.ok("POST", lab.path("issues", repo=lab.many_repo), lab.tokens["writer"],
+                        json={"title": "Contract: upstream"})["number"]  # fmt: skip
+    for repo, index in ((lab.repo, blocker), (lab.many_repo, elsewhere)):
+        link = {"owner": lab.org, "repo": repo, "index": index}
+        http.ok("POST", lab.path("issues", blocked, "dependencies"), lab.tokens["writer"], json=link)
+    text, data = ok(issue_get.run(deps, GetArgs(owner=lab.org, name=lab.repo, number=blocked)))
+    assert sorted((d["number"], d["repository"]) for d in data["blocked_by"]) == sorted(
+        [(blocker, None), (elsewhere, f"{lab.org}/{lab.many_repo}")]
+    )
+    assert data["blocks"] == [] and "blocked by: " in text and "\nblocks: " not in text
+    assert f"{lab.org}/{lab.many_repo}#{elsewhere} (open) Contract: upstream" in text
+    text, data = ok(issue_get.run(deps, GetArgs(owner=lab.org, name=lab.repo, number=blocker)))
+    assert data["blocks"] == [{"number": blocked, "title": "Contract: waits", "state": "open", "repository": None}]
+    assert f"blocks: #{blocked} (open) Contract: waits" in text
+    off = GetArgs(owner=lab.org, name=lab.no_dependencies_repo, number=lab.issues["nodeps"])
+    text, data = ok(issue_get.run(deps, off))
+    assert (data["blocked_by"], data["blocks"], data["dependencies_note"]) == (None, None, issue_get.DEPENDENCIES_OFF)
+    assert "blocked by" not in text and "dependencies" not in text
+
+
 def test_comment_on_a_locked_issue(target: Target, lab: Lab) -> None:
     args = CommentArgs(owner=lab.org, name=lab.repo, number=lab.issues["locked"], body="Contract: locked?")
     result = issue_comment.run(deps_for(target, lab, "poster"), args)

@@ -264,10 +264,11 @@ def add_dependency(call: Call) -> Response:
 
 
 def remove_dependency(call: Call) -> Response:
-    """DELETE .../issues/{index}/dependencies: answers 201 with this issue; removing one that is not there is 500,
-    worded as below (Gitea 1.25.4 and Forgejo 12.0.4)."""
+    """DELETE .../issues/{index}/dependencies: answers 201 with this issue; removing one that is not there is a 500,
+    blank to all but site admins (Gitea 1.25.4 and Forgejo 12.0.4 word it for those: `issue dependency does not
+    exist [issue id: …, dependency id: …]`)."""
     issue, blocker = _blocker(call)
     if blocker.id not in issue.blocked_by:
-        raise ApiError(500, f"issue dependency does not exist [issue id: {issue.id}, dependency id: {blocker.id}]")
+        raise ApiError(500, "")
     issue.blocked_by.remove(blocker.id)
     return json_response(call.view.issue(issue), 201)
