@@ -334,6 +334,10 @@ class GiteaClient:
     ) -> tuple[A, B, C, D]: ...
     @overload
     def gather(
+        self, a: Callable[[], A], b: Callable[[], B], c: Callable[[], C], d: Callable[[], D], e: Callable[[], E], /
+    ) -> tuple[A, B, C, D, E]: ...
+    @overload
+    def gather(
         self,
         a: Callable[[], A],
         b: Callable[[], B],
