@@ -136,6 +136,9 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
     posted = _comment(deps, base, args, seen, done) if seen is not None else None
     if state is not None:
         issue = _change_state(deps, base, state, done, posted)
+    now: list[Blocker] | None = None
+    if blockers is not None:
+        issue, now = _after_blockers(deps, base, here, issue, "blocked_by" in done.changed and state is None)
     warnings = _ignored(issue, args, milestone_id)
     notes = [*(written.title_notes(asked["title"], issue) if "title" in asked else []), *done.notes, *warnings]
     notes += blockers.notes if blockers is not None else []
@@ -146,7 +149,6 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
         else f"unchanged ({'Gitea did not apply what was asked' if warnings else 'it already was as asked'})"
     )
     text = written.written_text(owner, name, out, verb, [])
-    now = _blockers_now(deps, here) if blockers is not None else None
     if now is not None:
         shown = "; ".join(f"{b.shown} ({b.state}) {render.exact(b.title)}" for b in now) or "none"
         text += f"\nblocked by: {shown}"
@@ -236,13 +238,22 @@ def _write_blockers(deps: Deps, here: Ref, plan: BlockerPlan, done: Done) -> Non
             done.changed.append("blocked_by")
 
 
-def _blockers_now(deps: Deps, here: Ref) -> list[Blocker] | None:
-    """The issue's blockers as they now are, for the answer; None if they could not be read."""
+def _after_blockers(
+    deps: Deps, base: list[Segment], here: Ref, issue: Issue, changed: bool
+) -> tuple[Issue, list[Blocker] | None]:
+    """The issue's blockers as they now are, and the issue read again when they changed it last (its updated
+    time), in one round; the blockers None, and the issue as it was answered, if either read fails."""
+
+    def read_issue() -> Issue:
+        return deps.client.get(base).one(Issue) if changed else issue
+
     try:
-        listed = deps.client.get(dependencies.route(here), dependencies.LISTED).many(Issue)
+        again, listed = deps.client.gather(
+            read_issue, lambda: deps.client.get(dependencies.route(here), dependencies.LISTED).many(Issue)
+        )
     except GiteaError:
-        return None
-    return [Blocker(shown=_shown(i, here), title=i.title, state=i.state) for i in listed]
+        return issue, None
+    return again, [Blocker(shown=_shown(i, here), title=i.title, state=i.state) for i in listed]
 
 
 def _shown(issue: Issue, here: Ref) -> str:

@@ -260,7 +260,15 @@ def add_dependency(call: Call) -> Response:
     if blocker.id in issue.blocked_by or issue.id in blocker.blocked_by:
         raise ApiError(500, "")
     issue.blocked_by.append(blocker.id)
+    _touch_both(call, issue, blocker)
     return json_response(call.view.issue(issue), 201)
+
+
+def _touch_both(call: Call, issue: Issue, blocker: Issue) -> None:
+    """Adding a dependency bumps the updated time of both issues (measured on Gitea 1.25.4 and Forgejo 12.0.4);
+    removing one is taken to do the same (it records an event on both alike)."""
+    call.store.touch(issue)
+    call.store.touch(blocker)
 
 
 def remove_dependency(call: Call) -> Response:
@@ -271,4 +279,5 @@ def remove_dependency(call: Call) -> Response:
     if blocker.id not in issue.blocked_by:
         raise ApiError(500, "")
     issue.blocked_by.remove(blocker.id)
+    _touch_both(call, issue, blocker)
     return json_response(call.view.issue(issue), 201)
