@@ -19,6 +19,7 @@ from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.gitea.models import Issue
+from gitea_mcp.toolkit.arguments import split_names
 from gitea_mcp.toolkit.base import Deps
 
 # How many issues the cycle walk reads at most before it stops and says so: each is one request, in rounds by depth.
@@ -28,9 +29,14 @@ TURNED_OFF = "Issue dependencies are turned off in {repo}: nothing was changed. 
 
 
 def _texts(value: Any) -> Any:
-    """One reference or a list; a number as JSON reads as its text (`true` is no number: left to be refused)."""
-    items = value if isinstance(value, list) else [value]
-    return [str(x) if isinstance(x, int) and not isinstance(x, bool) else x for x in items]
+    """One reference, a list, or a comma-separated text (as every list argument takes, `split_names`); a number as
+    JSON reads as its text (`true` is no number: left for the type check to refuse)."""
+    items = [str(x) if _number(x) else x for x in value] if isinstance(value, list) else value
+    return split_names(str(items) if _number(items) else items)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 # Issue numbers, or `owner/name#N` for another repository (`#N` too); published as strings, numbers taken too.

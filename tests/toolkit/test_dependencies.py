@@ -56,3 +56,16 @@ def test_the_walk_without_a_cycle(mocked: responses.RequestsMock, deps: Deps) ->
     mocked.get(f"{API}/repos/acme/widgets/issues/5/dependencies", json=[issue(6)])
     mocked.get(f"{API}/repos/acme/widgets/issues/6/dependencies", json=[issue(5)])  # a cycle elsewhere: walked once
     assert dependencies.walk(deps, HERE, Ref("acme", "widgets", 5)) == dependencies.Walk(None, cut=False)
+
+
+@pytest.mark.parametrize(
+    ("given", "read"),
+    [
+        pytest.param(5, ["5"], id="a-number"),
+        pytest.param([5, "acme/lib#2"], ["5", "acme/lib#2"], id="a-list"),
+        pytest.param("5, #6", ["5", "#6"], id="comma-separated"),
+        pytest.param([True], [True], id="a-boolean-is-left-to-be-refused"),
+    ],
+)
+def test_references_as_given(given: object, read: object) -> None:
+    assert dependencies._texts(given) == read
