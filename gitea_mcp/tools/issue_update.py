@@ -259,13 +259,7 @@ def _after_blockers(
 
 
 def _shown(issue: Issue, here: Ref) -> str:
-    repo = issue.repository
-    ref = (
-        Ref(repo.owner, repo.name, issue.number)
-        if repo and repo.owner and repo.name
-        else Ref(here.owner, here.name, issue.number)
-    )
-    return ref.shown(here)
+    return dependencies.ref_of(issue, here).shown(here)
 
 
 _COMMENTED = {
