@@ -17,6 +17,7 @@ from tests.support.gitea_spec import validate_definition
         ("User", fixtures.user("alice")),
         ("Label", fixtures.label("bug", 1)),
         ("Milestone", fixtures.milestone("v1.0", 5)),
+        ("Milestone", fixtures.milestone("v0.9", 4, "closed", counts=(0, 7), due_on="2026-03-31T23:59:59+01:00")),
         ("Issue", fixtures.issue(1)),
         ("Issue", fixtures.issue(2, pull=True, labels=fixtures.LABELS, assignees=["bob"], state="closed")),
         ("Issue", fixtures.issue(3, milestone_=fixtures.MILESTONES[1], due_date="2026-12-01T00:00:00Z")),

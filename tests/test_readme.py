@@ -23,12 +23,12 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 # The golden screens the README shows, each under its tool; a tool none of them shows is shown by its example
 # screen (its plain call: tests/support/generated.py). Every error screen is shown after the tools.
-SHOWN = ["list", "search_many", "search_link", "get_link", "get_pull_reviews", "create", "update", "update_unchanged",
-         "comment"]  # fmt: skip
+SHOWN = ["list", "search_many", "search_link", "get_link", "get_pull_reviews", "labels_scoped", "labels_with_org",
+         "create", "update", "update_unchanged", "comment", "assignees"]  # fmt: skip
 ERRORS = [
     "error_unknown_argument", "error_invalid_value", "error_owner_not_allowed", "error_unknown_label",
     "error_unknown_user", "error_missing_issue", "error_refused_query", "error_link_elsewhere",
-    "error_nothing_to_change", "error_moved_away",
+    "error_nothing_to_change", "error_moved_away", "error_assignees_without_read_repository",
 ]  # fmt: skip
 
 
@@ -51,7 +51,9 @@ def _call(screen: str) -> str:
 
 
 def _example(screen: str) -> str:
-    scope = " (a token that also has read:repository)" if screen in EVERY_SCOPE else ""
+    # A screen read with every scope shows what the tool's optional scope adds: the one its scope_note names.
+    optional = re.search(r"`(\w+:\w+)`", _cases()[screen][0].spec.scope_note) if screen in EVERY_SCOPE else None
+    scope = f" (a token that also has {optional.group(1)})" if optional else ""
     return f"`{_call(screen)}`{scope}:\n\n```text\n{_screen(screen)}\n```"
 
 

@@ -60,6 +60,12 @@ class User(_Model):
     login: str
 
 
+class Assignee(User):
+    """A user as `GET /repos/{o}/{r}/assignees` lists them: with the full name (empty when none was set)."""
+
+    full_name: str = ""
+
+
 class UserSearch(_Model):
     """`GET /users/search`: `{"data": [users], "ok": true}`."""
 
@@ -71,6 +77,8 @@ class Label(_Model):
     name: str
     exclusive: bool = False
     is_archived: bool = False
+    color: str = ""  # six hex digits without '#' (Gitea 1.25, Forgejo 12)
+    description: str = ""
     url: str = ""  # an organisation's label: `…/api/v1/orgs/{org}/labels/{id}`; a repository's: `…/repos/…`
 
     def of_org(self, org: str) -> bool:
@@ -82,6 +90,17 @@ class Milestone(_Model):
     id: int
     title: str
     state: str = "open"
+
+
+class ListedMilestone(Milestone):
+    """A milestone as `GET /repos/{o}/{r}/milestones` lists it: its issue counts and its due day. Gitea sends no
+    `html_url` for a milestone (its page is `/{o}/{r}/milestone/{id}`)."""
+
+    open_issues: int = 0
+    closed_issues: int = 0
+    due_on: str | None = None
+
+    _due = field_validator("due_on", mode="before")(_day)
 
 
 class PullRequestMeta(_Model):

@@ -2,8 +2,8 @@
 
 Owners and what each is for:
 - org `acme`: `widgets` (300 issues + 30 pull requests, every 11th number is a PR; #286 has two reviews with
-  inline comments), `gadgets` (12 issues),
-  `empty` (nothing); the org label `triage`; the team `core`. `old-widgets` was renamed to `widgets`.
+  inline comments), `gadgets` (12 issues), `empty` (no issues; labels of exclusive scopes, one archived); the org
+  label `triage`; the team `core`. `old-widgets` was renamed to `widgets`.
 - user `demo`: the private repository `notes` (4 issues).
 - org `other`: the private repository `secret` (5 issues). `demo` may read and write it, so it is the
   owner an allowlist has to refuse; `alice` cannot see it at all.
@@ -120,12 +120,13 @@ def build() -> Store:
     store = Store()
     rng = random.Random(20250106)
     _people(store)
-    widgets, gadgets, _empty, notes, secret = _repos(store)
+    widgets, gadgets, empty, notes, secret = _repos(store)
     _widgets(store, widgets, rng)
     _small_repo(store, gadgets, rng, 12, ["bug", "enhancement"], SEED_START + timedelta(days=60))
     _small_repo(store, notes, rng, 4, [], SEED_START + timedelta(days=200), posters=["demo"])
     _small_repo(store, secret, rng, 5, ["confidential"], SEED_START + timedelta(days=100), posters=["demo"])
     _reviews(store, widgets)  # last: its comment ids come after every other comment's
+    _scoped_labels(store, empty)  # after every other label: the ids seen elsewhere stay as they were
     return store
 
 
@@ -180,6 +181,21 @@ def _widgets_labels(store: Store, widgets: Repo) -> None:
     store.add_milestone(widgets, "v1.0", "closed", "First stable release", SEED_START + timedelta(days=170))
     store.add_milestone(widgets, "v1.1", "open", "Polish", datetime(2026, 3, 31, 23, 59, 59, tzinfo=UTC))
     store.add_milestone(widgets, "v2.0", "open", "The big one", datetime(2026, 12, 31, 23, 59, 59, tzinfo=UTC))
+
+
+def _scoped_labels(store: Store, repo: Repo) -> None:
+    """Labels as a triaging team keeps them: exclusive scopes (an issue carries one label of each), a name with a
+    '/' that is not exclusive (so it has no scope), and an archived label."""
+    for name, exclusive, archived, color, description in (
+        ("kind/bug", False, False, "ee0701", "Not exclusive: no scope"),
+        ("legacy", False, True, "cccccc", "Archived in 2025"),
+        ("priority/high", True, False, "b60205", "Fix first"),
+        ("priority/low", True, False, "c2e0c6", ""),
+        ("status/blocked", True, False, "fbca04", "Waiting on another issue"),
+        ("status/wontfix", True, True, "ffffff", "Archived, still carried by old issues"),
+    ):
+        label = store.add_label(repo, name, color, description)
+        label.exclusive, label.is_archived = exclusive, archived
 
 
 def _widgets(store: Store, widgets: Repo, rng: random.Random) -> None:

@@ -110,6 +110,13 @@ class Profile:
         return not self.is_forgejo
 
     @property
+    def undated_milestones_first(self) -> bool:
+        """Milestones list soonest due first, then by id; one without a due day comes first on Gitea (it stores a
+        deadline of 0: measured on 1.25.4), last on Forgejo (the far future: measured on 12.0.4). Gitea 1.22 is
+        taken to be as Forgejo, which forked from it; 1.23 as the boundary is inferred."""
+        return self._gitea((1, 23))
+
+    @property
     def missing_issue_comments_status(self) -> int:
         """Reading or adding comments of a missing issue: Gitea answers 500, Forgejo from 11 answers 404."""
         return 404 if self._forgejo((11,)) else 500

@@ -148,10 +148,12 @@ def forget(deps: Deps, owner: str, name: str) -> None:
 
 
 def scope_of(label: Label) -> str | None:
-    """An exclusive label's scope: its name up to the last '/' (`priority/high` → `priority`)."""
-    if not label.exclusive or "/" not in label.name:
+    """An exclusive label's scope: its name up to the last '/' (`priority/high` → `priority`), as Gitea's
+    ExclusiveScope reads it: a '/' first or last in the name makes no scope (`/x`, `x/`)."""
+    cut = label.name.rfind("/")
+    if not label.exclusive or cut in (-1, 0, len(label.name) - 1):
         return None
-    return label.name.rsplit("/", 1)[0]
+    return label.name[:cut]
 
 
 def refuse_scope_clashes(labels: list[Label]) -> None:

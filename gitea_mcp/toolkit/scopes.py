@@ -1,10 +1,12 @@
 """The token scopes each tool needs, declared once: `check` verifies them and the README lists them.
 
 Gitea checks scopes per route category (verified on Gitea 1.22, 1.25 and Forgejo 11 by the contract suite):
-the issue routes need read:issue or write:issue (write implies read), `GET /user` needs read:user. The tools
-use nothing else, so a token with write:issue and read:user runs every tool; read:organization is never needed,
-read:repository only for the state and inline comments of a pull request's reviews (without it issue_get reads the
-reviews from the issue's timeline, and says what is missing).
+the issue routes need read:issue or write:issue (write implies read), `GET /user` needs read:user. A token with
+write:issue and read:user runs every tool but assignee_list; read:organization is needed only to list an
+organisation's labels (label_list says they are missing without it), read:repository only for the state and inline
+comments of a pull request's reviews (without it issue_get reads the reviews from the issue's timeline, and says what
+is missing) and for assignee_list (`GET /repos/{o}/{r}/assignees` is a repository route; without it the call says
+the token lacks it).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from gitea_mcp.toolkit.spec import ToolSpec
 READ_ISSUE = "read:issue"
 WRITE_ISSUE = "write:issue"
 READ_USER = "read:user"  # the token's own login: duplicate checks on writes, @me in searches
+READ_ORGANIZATION = "read:organization"  # optional: label_list's organisation labels (said missing without it)
 READ_REPOSITORY = "read:repository"  # optional: issue_get's review states and inline comments (not needed otherwise)
 
 

@@ -13,7 +13,7 @@ from gitea_mcp.domain.failures import BadArgument, ToolFailure
 from gitea_mcp.domain.invisible import scrub, scrubbed
 from gitea_mcp.gitea import titles
 from gitea_mcp.gitea.client import Segment
-from gitea_mcp.gitea.errors import GiteaError, NotFound
+from gitea_mcp.gitea.errors import GiteaError, NotFound, Rejected
 from gitea_mcp.gitea.models import Issue
 from gitea_mcp.toolkit import (
     duplicates,
@@ -28,6 +28,7 @@ from gitea_mcp.toolkit import (
     written,
 )
 from gitea_mcp.toolkit.arguments import Arguments, Flag, LabelNames, Names, Owner, RepoName
+from gitea_mcp.toolkit.assignees import nearest
 from gitea_mcp.toolkit.base import Deps, ToolDefinition
 from gitea_mcp.toolkit.spec import ToolSpec
 
@@ -90,10 +91,24 @@ def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
         return duplicates.same_issue(recent, login, kept, args.body, cutoff, after=before)
 
     look = f"Look with issue_list owner={owner} name={name} state=all"
-    created, looked_up = writes.send_once(post, find, "issue", look)
+    try:
+        created, looked_up = writes.send_once(post, find, "issue", look)
+    except Rejected as exc:
+        raise _refused_assignees(deps, owner, name, args, exc) from None
     created, warnings = _complete(deps, owner, name, created, plan, args)
     outcome = "created_after_lost_answer" if looked_up else "created"
     return _answer(owner, name, created, outcome, [*written.title_notes(title, created), *warnings])
+
+
+# Gitea's 422 for an assignee it will not take: no such user, or one without write access to the repository.
+_ASSIGNEE_REFUSALS = ("Assignee does not exist", "doesn't have access to repo")
+
+
+def _refused_assignees(deps: Deps, owner: str, name: str, args: CreateArgs, exc: Rejected) -> Exception:
+    """Gitea's refusal as it is, with the nearest login it would assign where an assignee was the cause."""
+    if not args.assignees or not any(said in (exc.gitea_message or "") for said in _ASSIGNEE_REFUSALS):
+        return exc
+    return ToolFailure(f"{exc} {nearest(deps, owner, name, args.assignees)}")
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from gitea_mcp.toolkit import (
     written,
 )
 from gitea_mcp.toolkit.arguments import Arguments, LabelNames, Names, Number, Owner, RepoName
+from gitea_mcp.toolkit.assignees import nearest
 from gitea_mcp.toolkit.base import Deps, ToolDefinition, guard
 from gitea_mcp.toolkit.dependencies import Ref
 from gitea_mcp.toolkit.spec import ToolSpec
@@ -415,9 +416,10 @@ def _step(
         if assignees is not None and lost.settled and lost.status == 500:
             # Gitea answers a bare 500 for an assignee that does not exist or cannot be assigned here.
             who = ", ".join(repr(a) for a in assignees)
+            owner, name = str(base[1]), str(base[2])
             raise ToolFailure(
                 f"Gitea could not assign {who} (HTTP 500): no such user, or one who cannot be assigned "
-                "in this repository; nothing else was changed. Check the usernames."
+                f"in this repository; nothing else was changed. {nearest(deps, owner, name, assignees)}"
             )
         raise ToolFailure(
             _already(

@@ -23,7 +23,13 @@ MANY_ISSUES = 25  # more than 20 (search limit=0) and than a 20-item page
 REVIEW_BODY = "Please split this change."  # the lab's review of its pull request, with one inline comment
 INLINE = ("change.txt", 1, "This line needs a test.")  # path, line (of the new file), body
 DISMISSAL = "Approved too early."  # the message of the lab's dismissed approval (without text) of its pull request
+DONE_DUE = datetime(2026, 1, 15, 12, tzinfo=UTC)  # the due instant of the main repository's closed milestone
 MANY_CLOSED = 21  # closed issues of the many repository's milestone `archive`, none open: more than a web page
+# The labels of the `scoped` organisation and of its repository, as (name, exclusive, archived): what label_list
+# groups and marks. `kind/bug` has a '/' but is not exclusive, so it has no scope.
+SCOPED_REPO_LABELS = (("kind/bug", False, False), ("legacy", False, True), ("priority/high", True, False),
+                      ("priority/low", True, False))  # fmt: skip
+SCOPED_ORG_LABELS = (("area/api", True, False), ("retired", False, True), ("triage", False, False))
 
 
 @dataclass
@@ -45,6 +51,8 @@ class Lab:
     moved_repo: str = "moving"  # transferred from `org` to `away`, an owner outside the tools' allowlist
     away: str = ""
     old_owner: str = ""  # a user renamed to `new_owner`, with the repository `moved_repo`
+    scoped: str = ""  # an organisation of its own whose labels and its repository's are SCOPED_*_LABELS
+    scoped_repo: str = "labelled"
     new_owner: str = ""
     tokens: dict[str, str] = field(default_factory=dict)
     issues: dict[str, int] = field(default_factory=dict)
@@ -64,8 +72,12 @@ class Seeder(Protocol):
     def org(self, name: str) -> None: ...
     def repo(self, owner: str, name: str, private: bool = False) -> None: ...
     def collaborator(self, owner: str, repo: str, login: str, permission: str) -> None: ...
-    def label(self, owner: str, repo: str | None, name: str, exclusive: bool = False) -> int: ...
-    def milestone(self, owner: str, repo: str, title: str) -> int: ...
+    def label(
+        self, owner: str, repo: str | None, name: str, exclusive: bool = False, archived: bool = False
+    ) -> int: ...
+    def milestone(
+        self, owner: str, repo: str, title: str, state: str = "open", due_on: datetime | None = None
+    ) -> int: ...
     def issue(self, owner: str, repo: str, login: str, title: str, body: str = "", *, labels: list[str] = (),  # type: ignore[assignment]
               milestone: str | None = None, assignees: list[str] = (), closed: bool = False) -> int: ...  # type: ignore[assignment]  # fmt: skip
     def review(self, owner: str, repo: str, number: int, login: str, state: str, body: str,
@@ -95,7 +107,7 @@ ROLE_SCOPES = {
 
 def seed(seeder: Seeder, run: str) -> Lab:
     lab = Lab(run=run, org=f"c{run}", writer=f"w{run}", poster=f"p{run}", assignee=f"a{run}", away=f"x{run}",
-              old_owner=f"o{run}", new_owner=f"n{run}", outsider=f"u{run}")  # fmt: skip
+              old_owner=f"o{run}", new_owner=f"n{run}", outsider=f"u{run}", scoped=f"l{run}")  # fmt: skip
     for login in (lab.writer, lab.poster, lab.assignee, lab.outsider):
         seeder.user(login)
     for role, (login, scopes) in ROLE_SCOPES.items():
@@ -118,7 +130,20 @@ def seed(seeder: Seeder, run: str) -> Lab:
     lab.issues["renamed"] = seeder.issue(lab.org, lab.renamed_from, lab.writer, "Issue of a renamed repository")
     seeder.rename(lab.org, lab.renamed_from, lab.renamed_to)
     _seed_moves(seeder, lab)
+    _seed_scoped(seeder, lab)
     return lab
+
+
+def _seed_scoped(seeder: Seeder, lab: Lab) -> None:
+    """Exclusive and archived labels, the repository's and the organisation's, in an organisation of their own (the
+    main organisation's two labels are what other probes expect of it)."""
+    seeder.org(lab.scoped)
+    seeder.repo(lab.scoped, lab.scoped_repo)
+    seeder.collaborator(lab.scoped, lab.scoped_repo, lab.writer, "write")
+    for name, exclusive, archived in SCOPED_REPO_LABELS:
+        seeder.label(lab.scoped, lab.scoped_repo, name, exclusive, archived)
+    for name, exclusive, archived in SCOPED_ORG_LABELS:
+        seeder.label(lab.scoped, None, name, exclusive, archived)
 
 
 def _seed_moves(seeder: Seeder, lab: Lab) -> None:
@@ -146,6 +171,7 @@ def _seed_main(seeder: Seeder, lab: Lab) -> None:
     lab.labels["untouched"] = seeder.label(o, None, "untouched")  # an organisation label no issue carries
     for title in ("v1", "v2"):
         lab.milestones[title] = seeder.milestone(o, r, title)
+    lab.milestones["done"] = seeder.milestone(o, r, "done", "closed", DONE_DUE)  # closed, with a due day
     w = lab.writer
     lab.issues["auth"] = seeder.issue(
         o, r, w, "Authentication fails after password reset", "Users cannot sign in once they reset the password.",
@@ -247,13 +273,17 @@ class LiveSeeder:
                               json={"has_issues": True, "internal_tracker": tracker})  # fmt: skip
         assert edited["internal_tracker"]["enable_issue_dependencies"] is False
 
-    def label(self, owner: str, repo: str | None, name: str, exclusive: bool = False) -> int:
+    def label(self, owner: str, repo: str | None, name: str, exclusive: bool = False, archived: bool = False) -> int:
         path = f"/repos/{owner}/{repo}/labels" if repo else f"/orgs/{owner}/labels"
-        body = self.http.ok("POST", path, self.admin, json={"name": name, "color": "#ee0701", "exclusive": exclusive})
-        return int(body["id"])
+        option = {"name": name, "color": "#ee0701", "exclusive": exclusive, "is_archived": archived}
+        label = int(self.http.ok("POST", path, self.admin, json=option)["id"])
+        if archived and not repo:  # creating an organisation's label ignores is_archived (Gitea 1.25.4, Forgejo 12)
+            self.http.ok("PATCH", f"{path}/{label}", self.admin, json={"is_archived": True})
+        return label
 
-    def milestone(self, owner: str, repo: str, title: str) -> int:
-        return int(self.http.ok("POST", f"/repos/{owner}/{repo}/milestones", self.admin, json={"title": title})["id"])
+    def milestone(self, owner: str, repo: str, title: str, state: str = "open", due_on: datetime | None = None) -> int:
+        form = {"title": title, "state": state, **({"due_on": due_on.isoformat()} if due_on else {})}
+        return int(self.http.ok("POST", f"/repos/{owner}/{repo}/milestones", self.admin, json=form)["id"])
 
     def issue(self, owner: str, repo: str, login: str, title: str, body: str = "", *, labels: list[str] = (),  # type: ignore[assignment]
               milestone: str | None = None, assignees: list[str] = (), closed: bool = False) -> int:  # type: ignore[assignment]  # fmt: skip
@@ -382,16 +412,16 @@ class StandInSeeder:
         assert found is not None
         found.dependencies = False
 
-    def label(self, owner: str, repo: str | None, name: str, exclusive: bool = False) -> int:
+    def label(self, owner: str, repo: str | None, name: str, exclusive: bool = False, archived: bool = False) -> int:
         found = self.store.find_repo(owner, repo) if repo else None
         label = self.store.add_label(found, name, "ee0701", org=None if repo else owner)
-        label.exclusive = exclusive
+        label.exclusive, label.is_archived = exclusive, archived
         return label.id
 
-    def milestone(self, owner: str, repo: str, title: str) -> int:
+    def milestone(self, owner: str, repo: str, title: str, state: str = "open", due_on: datetime | None = None) -> int:
         found = self.store.find_repo(owner, repo)
         assert found is not None
-        return self.store.add_milestone(found, title).id
+        return self.store.add_milestone(found, title, state, due_on=due_on).id
 
     def issue(self, owner: str, repo: str, login: str, title: str, body: str = "", *, labels: list[str] = (),  # type: ignore[assignment]
               milestone: str | None = None, assignees: list[str] = (), closed: bool = False) -> int:  # type: ignore[assignment]  # fmt: skip

@@ -9,7 +9,18 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from tests.contract.lab import DISMISSAL, INLINE, MANY_ISSUES, MANY_LABELS, REVIEW_BODY, Lab
+from tests.contract.lab import (
+    DISMISSAL,
+    DONE_DUE,
+    INLINE,
+    MANY_CLOSED,
+    MANY_ISSUES,
+    MANY_LABELS,
+    REVIEW_BODY,
+    SCOPED_ORG_LABELS,
+    SCOPED_REPO_LABELS,
+    Lab,
+)
 from tests.contract.target import Answer, Http, Target
 
 SCOPE_403 = "token does not have at least one of required scope(s)"
@@ -241,6 +252,118 @@ def test_catalogue_pages_are_the_servers_size(http: Http, lab: Lab, max_items: i
     assert first.total == MANY_LABELS and len(first.body) == min(MANY_LABELS, max_items)
     second = http.get(lab.path("labels", repo=lab.many_repo), token, limit=50, page=2)
     assert len(second.body) == max(0, min(MANY_LABELS - max_items, max_items))
+
+
+def test_a_catalogue_without_page_ignores_limit(http: Http, lab: Lab) -> None:
+    """`limit` alone is ignored: every label comes back, past MAX_RESPONSE_ITEMS too; with `page` it is obeyed."""
+    token = lab.tokens["writer"]
+    assert len(http.ok("GET", lab.path("labels", repo=lab.many_repo), token, params={"limit": 1})) == MANY_LABELS
+    assert len(http.ok("GET", lab.path("labels", repo=lab.many_repo), token, params={"limit": 1, "page": 1})) == 1
+
+
+LABEL_FIELDS = {"id", "name", "exclusive", "is_archived", "color", "description", "url"}
+
+
+def label_flags(rows: list[dict[str, Any]]) -> list[tuple[str, bool, bool]]:
+    """(name, exclusive, archived) of each label, in the order listed; each has exactly Gitea 1.25's fields and a
+    colour of six hex digits without '#'."""
+    for row in rows:
+        assert set(row) == LABEL_FIELDS and len(row["color"]) == 6 and int(row["color"], 16) >= 0, row
+    return [(row["name"], row["exclusive"], row["is_archived"]) for row in rows]
+
+
+def test_labels_say_exclusive_and_archived_and_list_the_archived(http: Http, lab: Lab) -> None:
+    """A repository's labels, by name: each says whether it is exclusive (a scope is the name up to its last '/',
+    of an exclusive label only) and archived; archived labels are listed with the rest."""
+    path = f"/repos/{lab.scoped}/{lab.scoped_repo}/labels"
+    listed = http.ok("GET", path, lab.tokens["writer"], params={"page": 1, "limit": 50})
+    assert label_flags(listed) == list(SCOPED_REPO_LABELS)
+
+
+def test_an_archived_label_is_still_put_on_issues(http: Http, lab: Lab) -> None:
+    """Archived is no refusal: a new issue keeps an archived label given by id, and one is added by name."""
+    repo, token = f"/repos/{lab.scoped}/{lab.scoped_repo}", lab.tokens["writer"]
+    rows = http.ok("GET", f"{repo}/labels", token, params={"page": 1, "limit": 50})
+    legacy = next(row["id"] for row in rows if row["name"] == "legacy")
+    created = http.ok("POST", f"{repo}/issues", token, json={"title": "Contract: archived label", "labels": [legacy]})
+    assert [x["name"] for x in created["labels"]] == ["legacy"]
+    bare = http.ok("POST", f"{repo}/issues", token, json={"title": "Contract: archived label added"})
+    added = http.ok("POST", f"{repo}/issues/{bare['number']}/labels", token, json={"labels": ["legacy"]})
+    assert [x["name"] for x in added] == ["legacy"]
+
+
+def test_organisation_labels_say_exclusive_and_archived(http: Http, lab: Lab) -> None:
+    """The same of an organisation's labels, read with read:organization by a user outside the organisation (a
+    collaborator on one of its repositories); the URL says they are the organisation's."""
+    path = f"/orgs/{lab.scoped}/labels"
+    listed = http.ok("GET", path, lab.tokens["writer_org"], params={"page": 1, "limit": 50})
+    assert label_flags(listed) == list(SCOPED_ORG_LABELS)
+    assert all(f"/api/v1/orgs/{lab.scoped}/labels/" in row["url"] for row in listed)
+
+
+# -- milestones and assignees: what milestone_list and assignee_list rely on -------------------------------------
+
+
+def milestone_titles(answer: Answer) -> list[str]:
+    assert answer.status == 200, answer.text
+    return [m["title"] for m in answer.body]
+
+
+def every_milestone(target: Target) -> list[str]:
+    """The main repository's milestones in the list's order: soonest due first, then by id; `done` alone has a due
+    day, and the undated ones come first on Gitea (from 1.23), last on Forgejo."""
+    return ["v1", "v2", "done"] if target.version.gitea((1, 23)) else ["done", "v1", "v2"]
+
+
+def test_milestones_without_a_known_state_are_every_milestone(http: Http, lab: Lab, target: Target) -> None:
+    """Unlike the issue list (where no state means open): so milestone_list always sends one."""
+    token, path = lab.tokens["writer"], lab.path("milestones")
+    assert milestone_titles(http.get(path, token)) == every_milestone(target)
+    assert milestone_titles(http.get(path, token, state="bogus")) == every_milestone(target)
+    assert milestone_titles(http.get(path, token, state="all")) == every_milestone(target)
+    assert milestone_titles(http.get(path, token, state="open")) == ["v1", "v2"]
+    assert milestone_titles(http.get(path, token, state="closed")) == ["done"]
+
+
+def test_milestones_ignore_limit_without_page(http: Http, lab: Lab, target: Target) -> None:
+    """So milestone_list always sends `page`; pages carry X-Total-Count and no Link."""
+    token, path = lab.tokens["writer"], lab.path("milestones")
+    assert milestone_titles(http.get(path, token, state="all", limit=1)) == every_milestone(target)
+    second = http.get(path, token, state="all", limit=1, page=2)
+    assert milestone_titles(second) == every_milestone(target)[1:2] and second.total == 3
+    assert "Link" not in second.headers
+
+
+def test_a_milestone_carries_its_counts_and_due_instant_but_no_html_url(http: Http, lab: Lab) -> None:
+    token = lab.tokens["writer"]
+    [archive] = http.get(lab.path("milestones", repo=lab.many_repo), token, state="all").body
+    assert (archive["open_issues"], archive["closed_issues"], archive["due_on"]) == (0, MANY_CLOSED, None)
+    [done] = http.get(lab.path("milestones"), token, state="closed").body
+    assert done["state"] == "closed" and done["closed_at"] and datetime.fromisoformat(done["due_on"]) == DONE_DUE
+    assert "html_url" not in archive and "url" not in archive
+
+
+def test_assignees_need_read_repository_and_a_token(http: Http, lab: Lab) -> None:
+    refused = http.get(lab.path("assignees"), lab.tokens["writer"])
+    assert refused.status == 403 and SCOPE_403 in refused.message and "read:repository" in refused.message
+    assert http.get(lab.path("assignees"), lab.tokens["writer_repo"]).status == 200
+    assert http.get(lab.path("assignees")).status == 401  # public, but anonymous callers are refused
+    assert http.get(lab.path("assignees", repo="nope"), lab.tokens["writer_repo"]).status == 404
+
+
+def test_assignees_are_the_users_with_write_access_in_one_list(http: Http, lab: Lab) -> None:
+    answer = http.get(lab.path("assignees"), lab.tokens["writer_repo"], limit=1, page=1)
+    assert answer.status == 200 and answer.total is None and "Link" not in answer.headers  # one list, unpaged
+    logins = [user["login"] for user in answer.body]
+    assert {lab.writer, lab.assignee} <= set(logins) and not {lab.poster, lab.outsider, lab.org} & set(logins)
+    assert all("full_name" in user for user in answer.body)
+
+
+def test_a_user_owner_is_an_assignee_listed_after_the_others(http: Http, lab: Lab) -> None:
+    """Gitea appends a user owner (never an organisation) after the writers, whatever their names' order."""
+    answer = http.get(f"/repos/{lab.new_owner}/{lab.moved_repo}/assignees", lab.tokens["writer_repo"])
+    assert answer.status == 200, answer.text
+    assert [user["login"] for user in answer.body] == [lab.writer, lab.new_owner]
 
 
 def test_unknown_user_filter_is_404_with_the_user_named(http: Http, lab: Lab) -> None:

@@ -17,15 +17,36 @@ from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.settings import Settings
 from gitea_mcp.toolkit import render
 from gitea_mcp.toolkit.base import Deps, ToolDefinition
-from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
+from gitea_mcp.tools import (
+    assignee_list,
+    issue_comment,
+    issue_create,
+    issue_get,
+    issue_list,
+    issue_search,
+    issue_update,
+    label_list,
+    milestone_list,
+)
 from gitea_mcp.tools.issue_comment import CommentArgs
 from gitea_mcp.tools.issue_create import CreateArgs
 from gitea_mcp.tools.issue_get import GetArgs
 from gitea_mcp.tools.issue_list import ListArgs
 from gitea_mcp.tools.issue_search import SearchArgs
 from gitea_mcp.tools.issue_update import UpdateArgs
+from gitea_mcp.tools.label_list import LabelArgs
 from tests.contract.conftest import deps_for
-from tests.contract.lab import DISMISSAL, INLINE, REVIEW_BODY, Lab
+from tests.contract.lab import (
+    DISMISSAL,
+    DONE_DUE,
+    INLINE,
+    MANY_CLOSED,
+    MANY_LABELS,
+    REVIEW_BODY,
+    SCOPED_ORG_LABELS,
+    SCOPED_REPO_LABELS,
+    Lab,
+)
 from tests.contract.target import Http, Target
 from tests.support import tool_cases
 from tests.support.results import rows_of
@@ -120,6 +141,109 @@ def test_a_renamed_or_new_label_never_widens_the_filter(target: Target, lab: Lab
     refused = failed(issue_list.run(deps, ListArgs(owner=lab.org, name=lab.names_repo, labels=["stale"], state="all")))
     assert refused.startswith(f"label 'stale' does not exist in {lab.org}/{lab.names_repo}") and renamed in refused
     assert listed(target, lab, deps, labels=renamed, state="all")[1] == {lab.issues["help"]}
+
+
+def test_milestone_list_shows_the_open_ones_by_default(target: Target, lab: Lab) -> None:
+    text, data = ok(milestone_list.TOOL.call(deps_for(target, lab), {"owner": lab.org, "name": lab.repo}))
+    assert [m["title"] for m in data["milestones"]] == ["v1", "v2"] and data["total"] == 2
+    web = f"{target.url.rstrip('/')}/{lab.org}/{lab.repo}/milestone/"
+    assert all(m["html_url"] == f"{web}{m['id']}" and m["due_on"] is None for m in data["milestones"])
+    assert f"help: web URL: {web}<id>" in text
+
+
+def test_milestone_list_of_every_state_shows_due_day_counts_and_pages(target: Target, lab: Lab) -> None:
+    deps = deps_for(target, lab)
+    text, data = ok(milestone_list.TOOL.call(deps, {"owner": lab.org, "name": lab.repo, "state": "all", "limit": 1}))
+    first = data["milestones"][0]["title"]
+    assert data["total"] == 3 and data["has_more"] and first == ("v1" if target.version.gitea((1, 23)) else "done")
+    hint = next(line for line in text.splitlines() if "next page: milestone_list " in line).split("_list ", 1)[1]
+    args = {k: int(v) if k in ("page", "limit") else v for k, v in (part.split("=", 1) for part in shlex.split(hint))}
+    _, rest = ok(milestone_list.TOOL.call(deps, args))
+    assert args["page"] == 2 and rest["milestones"] and data["milestones"][0] not in rest["milestones"]
+    _, closed = ok(milestone_list.TOOL.call(deps, {"owner": lab.org, "name": lab.repo, "state": "closed"}))
+    [done] = closed["milestones"]
+    assert (done["title"], done["state"], done["due_on"]) == ("done", "closed", DONE_DUE.date().isoformat())
+    _, many = ok(milestone_list.TOOL.call(deps, {"owner": lab.org, "name": lab.many_repo}))
+    [archive] = many["milestones"]
+    assert (archive["open_issues"], archive["closed_issues"]) == (0, MANY_CLOSED)
+
+
+def test_milestone_list_of_a_missing_repository(target: Target, lab: Lab) -> None:
+    result = milestone_list.TOOL.call(deps_for(target, lab), {"owner": lab.org, "name": "nope"})
+    assert (
+        failed(result) == f"repository {lab.org}/nope not found, or this token cannot see it; check the owner and name."
+    )
+
+
+def test_assignee_list_names_the_writers_with_read_repository(target: Target, lab: Lab) -> None:
+    _, data = ok(assignee_list.TOOL.call(deps_for(target, lab, "writer_repo"), {"owner": lab.org, "name": lab.repo}))
+    logins = [row["login"] for row in data["assignees"]]
+    assert {lab.writer, lab.assignee} <= set(logins) and not {lab.poster, lab.outsider} & set(logins)
+    assert logins == sorted(logins, key=str.lower) and data["total"] == len(logins)
+    args = {"owner": lab.new_owner, "name": lab.moved_repo}
+    deps = Deps(deps_for(target, lab, "writer_repo").client, Policy(frozenset({lab.new_owner})))
+    text, data = ok(assignee_list.TOOL.call(deps, args))
+    assert [row["login"] for row in data["assignees"]] == [lab.new_owner, lab.writer]  # the owner, by login
+    assert text.startswith(f"{lab.new_owner}/{lab.moved_repo}: 2 users can be assigned: @{lab.new_owner}")
+
+
+def test_assignee_list_with_the_documented_scopes_says_what_the_token_lacks(target: Target, lab: Lab) -> None:
+    said = failed(assignee_list.TOOL.call(deps_for(target, lab), {"owner": lab.org, "name": lab.repo}))
+    # Gitea from 1.23 names the token's scopes, Forgejo does not: the sentence differs, the scope named does not.
+    assert said.startswith("The token lacks read:repository") and "assignee_list needs" in said, said
+
+
+def test_assignee_list_of_a_missing_repository(target: Target, lab: Lab) -> None:
+    result = assignee_list.TOOL.call(deps_for(target, lab, "writer_repo"), {"owner": lab.org, "name": "nope"})
+    assert (
+        failed(result) == f"repository {lab.org}/nope not found, or this token cannot see it; check the owner and name."
+    )
+
+
+def labels_of(target: Target, lab: Lab, role: str, **args: Any) -> tuple[str, dict[str, Any]]:
+    """label_list on the lab's organisation of scoped labels (`owner`, `name` by default), with this role's token."""
+    deps = Deps(deps_for(target, lab, role).client, Policy(frozenset({lab.org.lower(), lab.scoped.lower()})))
+    return ok(label_list.run(deps, LabelArgs(**{"owner": lab.scoped, "name": lab.scoped_repo, **args})))
+
+
+def test_label_list_groups_by_scope_and_names_the_organisation_s(target: Target, lab: Lab) -> None:
+    """With read:organization: the repository's labels and the organisation's, scoped ones grouped, archived marked."""
+    text, data = labels_of(target, lab, "writer_org")
+    got = {(row["name"], row["exclusive"], row["archived"], row["org"], row["scope"]) for row in data["labels"]}
+    sources = ((False, SCOPED_REPO_LABELS), (True, SCOPED_ORG_LABELS))
+    want = {(name, x, archived, org, name.rsplit("/", 1)[0] if x else None) for org, rows in sources
+            for name, x, archived in rows}  # fmt: skip
+    assert got == want and data["total"] == len(want) and data["org_listed"] is True
+    lines = text.splitlines()
+    assert lines[0] == f"{lab.scoped}/{lab.scoped_repo} labels: 7 (3 of the organisation {lab.scoped})"
+    assert lines.index("scope area:") < lines.index("  area/api #ee0701 [org]") < lines.index("scope priority:")
+    assert "legacy #ee0701 [archived]" in lines and "retired #ee0701 [org,archived]" in lines
+    assert lines[lines.index("scope priority:") + 1 :][:2] == ["  priority/high #ee0701", "  priority/low #ee0701"]
+
+
+def test_label_list_without_read_organization_says_so(target: Target, lab: Lab) -> None:
+    """The documented scopes cannot list the organisation's labels: the repository's are listed, one line says so."""
+    text, data = labels_of(target, lab, "writer")
+    assert {row["name"] for row in data["labels"]} == {name for name, _, _ in SCOPED_REPO_LABELS}
+    assert data["org_listed"] is False and not any(row["org"] for row in data["labels"])
+    assert text.splitlines()[1] == (
+        f"note: labels of the organisation {lab.scoped}, if it is one, are not listed: the token lacks "
+        "read:organization."
+    )
+
+
+def test_label_list_reads_every_page(target: Target, lab: Lab) -> None:
+    """More labels than a page of the server's MAX_RESPONSE_ITEMS: all of them, each page asked for by number."""
+    _, data = labels_of(target, lab, "writer", owner=lab.org, name=lab.many_repo)
+    assert data["total"] == MANY_LABELS  # the documented scopes: the organisation's are not listed
+    assert [row["name"] for row in data["labels"]] == [f"l{n:02d}" for n in range(MANY_LABELS)]
+
+
+def test_label_list_of_a_missing_repository(target: Target, lab: Lab) -> None:
+    deps = deps_for(target, lab)
+    assert failed(label_list.run(deps, LabelArgs(owner=lab.org, name="nope"))).startswith(
+        f"repository {lab.org}/nope not found"
+    )
 
 
 def test_get_reads_issue_and_comments_in_utc(target: Target, lab: Lab) -> None:
@@ -325,6 +449,22 @@ def test_an_unknown_assignee_changes_nothing(target: Target, lab: Lab, http: Htt
     assert "could not assign 'nobody-here'" in failed(issue_update.run(deps_for(target, lab), args))
     issue = http.ok("GET", lab.path("issues", number), lab.tokens["writer"])
     assert issue["title"] == "Contract: assignee"
+
+
+def test_a_misspelt_assignee_is_told_the_nearest_login(target: Target, lab: Lab) -> None:
+    """With read:repository the refusal names who was meant; with the documented scopes, where to look."""
+    number = new_issue(target, lab, "Contract: misspelt assignee")
+    args = UpdateArgs(owner=lab.org, name=lab.repo, number=number, assignees=[f"{lab.assignee}x"])
+    said = failed(issue_update.run(deps_for(target, lab, "writer_repo"), args))
+    assert said.endswith(
+        f"'{lab.assignee}x', nearest @{lab.assignee}. assignee_list names all {_assignees(target, lab)}."
+    )
+    said = failed(issue_update.run(deps_for(target, lab), args))
+    assert said.endswith("Check the usernames: assignee_list names who can be assigned (with read:repository)."), said
+
+
+def _assignees(target: Target, lab: Lab) -> int:
+    return len(Http(target.url).ok("GET", lab.path("assignees"), lab.tokens["writer_repo"]))
 
 
 def test_a_poster_is_told_what_gitea_ignored(target: Target, lab: Lab) -> None:
@@ -601,11 +741,16 @@ def every_tool(owner: str, name: str, number: int) -> list[tuple[ToolDefinition,
     return [(tool, tool_cases.sample(tool, values)) for tool in tool_cases.tools()]
 
 
+# The role whose token reaches each tool's routes: Gitea checks a route's scope before it looks the repository up,
+# and a repository route (read:repository) is beyond the documented scopes.
+def role_for(tool: ToolDefinition) -> str:
+    return "writer_repo" if tool.spec.name in tool_cases.NEEDS_READ_REPOSITORY else "writer"
+
+
 def test_every_tool_on_a_repository_moved_outside_the_allowlist(target: Target, lab: Lab, http: Http) -> None:
     """Never a call for an owner outside the allowlist, nor its name: only that the repository moved out of it."""
-    deps = deps_for(target, lab)
     for tool, args in every_tool(lab.org, lab.moved_repo, lab.issues[f"moved-{lab.org}"]):
-        text = failed(tool.call(deps, args))
+        text = failed(tool.call(deps_for(target, lab, role_for(tool)), args))
         assert text.startswith(f"The repository {lab.org}/{lab.moved_repo} has moved: Gitea redirected "), text
         assert text.endswith(f"and nothing was done. {OUTSIDE}"), text
         assert lab.away not in text and "call again" not in text, text
@@ -621,8 +766,8 @@ def test_every_tool_on_a_renamed_owner(target: Target, lab: Lab) -> None:
         ({lab.old_owner}, OUTSIDE),
         ({lab.old_owner, lab.new_owner}, f"call again with owner={lab.new_owner} name={lab.moved_repo}."),
     ):
-        deps = Deps(deps_for(target, lab).client, Policy(frozenset(allowed)))
         for tool, args in every_tool(lab.old_owner, lab.moved_repo, number):
+            deps = Deps(deps_for(target, lab, role_for(tool)).client, Policy(frozenset(allowed)))
             text = failed(tool.call(deps, args))
             assert text.startswith(f"The repository {lab.old_owner}/{lab.moved_repo} has moved: "), text
             assert text.endswith(ending), text

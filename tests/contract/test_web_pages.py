@@ -13,7 +13,7 @@ import pytest
 import requests
 from mcp_types import CallToolResult, TextContent
 
-from gitea_mcp.tools import issue_search
+from gitea_mcp.tools import issue_search, milestone_list
 from tests.contract.conftest import deps_for
 from tests.contract.lab import MANY_CLOSED, Lab
 from tests.contract.target import Http, Target
@@ -89,3 +89,12 @@ def _text(result: CallToolResult) -> str:
     block = result.content[0]
     assert isinstance(block, TextContent)
     return block.text
+
+
+def test_a_milestones_html_url_is_its_web_page(target: Target, lab: Lab) -> None:
+    """Gitea's milestone JSON has no html_url: milestone_list builds it, and the web must serve that page."""
+    result = milestone_list.TOOL.call(deps_for(target, lab), {"owner": lab.org, "name": lab.repo, "state": "all"})
+    assert not result.is_error, result.content
+    for row in (result.structured_content or {})["milestones"]:
+        page = requests.get(row["html_url"], timeout=60)
+        assert page.status_code == 200 and row["title"] in page.text, (row["html_url"], page.status_code)

@@ -23,7 +23,17 @@ from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.standin import DEMO_ALL_TOKEN, DEMO_TOKEN, MANY_COMMENTS_ISSUE, REVIEWED_PULL, StandIn
 from gitea_mcp.toolkit.base import Deps, ToolDefinition
-from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
+from gitea_mcp.tools import (
+    assignee_list,
+    issue_comment,
+    issue_create,
+    issue_get,
+    issue_list,
+    issue_search,
+    issue_update,
+    label_list,
+    milestone_list,
+)
 
 SCREENS = Path(__file__).parent / "screens"
 SHOWN_URL = "https://gitea.example.com"
@@ -41,6 +51,7 @@ CASES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
     "get_with_comments": (issue_get.TOOL, {**WIDGETS, "number": MANY_COMMENTS_ISSUE, "max_chars": 120}),
     "get_link": (issue_get.TOOL, {"url": "{url}/acme/widgets/issues/3", "max_chars": 200}),
     "get_pull_without_read_repository": (issue_get.TOOL, {**WIDGETS, "number": REVIEWED_PULL, "max_chars": 120}),
+    "labels_scoped": (label_list.TOOL, {"owner": "acme", "name": "empty"}),
     "error_owner_not_allowed": (issue_list.TOOL, {"owner": "other", "name": "secret"}),
     "error_unknown_label": (issue_list.TOOL, {**WIDGETS, "labels": "bugz"}),
     "error_unknown_user": (issue_list.TOOL, {**WIDGETS, "created_by": "nobody"}),
@@ -55,10 +66,15 @@ CASES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
     "error_comment_without_state": (issue_update.TOOL, {**WIDGETS, "number": 3, "comment": "Fixed."}),
     "error_empty_title": (issue_create.TOOL, {**WIDGETS, "title": " "}),
     "error_moved_away": (issue_list.TOOL, {"owner": "acme", "name": "secret"}),
+    "milestones_every_state": (milestone_list.TOOL, {**WIDGETS, "state": "all"}),
+    "error_assignees_without_read_repository": (assignee_list.TOOL, WIDGETS),
 }
 # Screens read with a token that has more than the documented scopes (read:repository: a PR's reviews).
 EVERY_SCOPE: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
     "get_pull_reviews": (issue_get.TOOL, {**WIDGETS, "number": REVIEWED_PULL, "max_chars": 120}),
+    "labels_with_org": (label_list.TOOL, WIDGETS),  # read:organization: the organisation's labels too
+    "assignees": (assignee_list.TOOL, WIDGETS),
+    "assignees_of_a_user_repository": (assignee_list.TOOL, {"owner": "demo", "name": "notes"}),
 }
 # Writes each get a fresh stand-in, so they change nothing the reads show; their times are the moment they ran.
 WRITES: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {

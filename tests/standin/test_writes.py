@@ -390,7 +390,9 @@ def test_repository_and_organisation_labels(reader: Client) -> None:
 @pytest.mark.parametrize(
     ("params", "titles"),
     [
-        ({}, ["v1.1", "v2.0"]),
+        ({}, ["v1.0", "v1.1", "v2.0"]),  # unlike the issue list: no state is every milestone
+        ({"state": "bogus"}, ["v1.0", "v1.1", "v2.0"]),
+        ({"state": "open"}, ["v1.1", "v2.0"]),
         ({"state": "closed"}, ["v1.0"]),
         ({"state": "all"}, ["v1.0", "v1.1", "v2.0"]),
         ({"state": "all", "name": "V1"}, ["v1.0", "v1.1"]),

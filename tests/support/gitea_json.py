@@ -41,35 +41,48 @@ def user(login: str, uid: int = 1) -> dict[str, Any]:
     }
 
 
-def label(name: str, lid: int, owner: str = "acme", repo: str = "widgets", exclusive: bool = False) -> dict[str, Any]:
+def label(
+    name: str,
+    lid: int,
+    owner: str = "acme",
+    repo: str = "widgets",
+    exclusive: bool = False,
+    *,
+    archived: bool = False,
+    color: str = "ee0701",
+    description: str = "",
+) -> dict[str, Any]:
     return {
         "id": lid,
         "name": name,
         "exclusive": exclusive,
-        "is_archived": False,
-        "color": "ee0701",
-        "description": "",
+        "is_archived": archived,
+        "color": color,
+        "description": description,
         "url": f"{API}/repos/{owner}/{repo}/labels/{lid}",
     }
 
 
-def org_label(name: str, lid: int, org: str = "acme", exclusive: bool = False) -> dict[str, Any]:
+def org_label(name: str, lid: int, org: str = "acme", exclusive: bool = False, **more: Any) -> dict[str, Any]:
     """An organisation's label, as issue rows carry it: its URL is the organisation's (verified on Gitea 1.25)."""
-    return {**label(name, lid, exclusive=exclusive), "url": f"{API}/orgs/{org}/labels/{lid}"}
+    return {**label(name, lid, exclusive=exclusive, **more), "url": f"{API}/orgs/{org}/labels/{lid}"}
 
 
-def milestone(title: str, mid: int, state: str = "open") -> dict[str, Any]:
+def milestone(
+    title: str, mid: int, state: str = "open", *, counts: tuple[int, int] = (1, 0), due_on: str | None = None
+) -> dict[str, Any]:
+    """`counts`: its open and closed issues; `due_on`: Gitea's due instant (the end of a day in its zone)."""
     return {
         "id": mid,
         "title": title,
         "description": "",
         "state": state,
-        "open_issues": 1,
-        "closed_issues": 0,
+        "open_issues": counts[0],
+        "closed_issues": counts[1],
         "created_at": "2025-02-01T10:00:00Z",
         "updated_at": "2025-02-01T10:00:00Z",
-        "closed_at": None,
-        "due_on": None,
+        "closed_at": "2025-03-01T10:00:00Z" if state == "closed" else None,
+        "due_on": due_on,
     }
 
 

@@ -45,7 +45,11 @@ _MEANINGS = {
 
 
 # An argument a write tool shares by name with the filters, where it means something else.
-_OWN_MEANINGS = {("issue_update", "state"): "The new state.", ("issue_update", "title"): "The new one-line title."}
+_OWN_MEANINGS = {
+    ("issue_update", "state"): "The new state.",
+    ("issue_update", "title"): "The new one-line title.",
+    ("milestone_list", "state"): "Which milestones, by state.",
+}
 
 
 def _type(prop: dict[str, Any]) -> str:

@@ -28,6 +28,14 @@ VOCABULARY: dict[str, Any] = {
 }
 
 
+# Tools whose route answers read:repository alone, beyond the documented token (write:issue, read:user); each
+# declares it as a scope note, so that neither `check` nor the sign-in asks every user for it. A suite that wants
+# their answer rather than the refusal calls them with a token that has it.
+NEEDS_READ_REPOSITORY = frozenset({"assignee_list"})
+# Reads Gitea answers only to a token, public repository or not (401; docs/server-behaviour.md).
+TOKEN_ONLY_READS = frozenset({"assignee_list"})
+
+
 def tools() -> tuple[ToolDefinition, ...]:
     """Every tool module in gitea_mcp/tools/, in listing order."""
     return registry.discovered()

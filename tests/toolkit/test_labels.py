@@ -31,7 +31,8 @@ def test_a_name_is_found_exactly_or_as_an_answer_showed_it() -> None:
 
 
 @pytest.mark.parametrize(("name", "exclusive", "scope"), [("priority/high", True, "priority"),
-                         ("priority/high", False, None), ("plain", True, None), ("a/b/c", True, "a/b")])  # fmt: skip
+                         ("priority/high", False, None), ("plain", True, None), ("a/b/c", True, "a/b"),
+                         ("/high", True, None), ("priority/", True, None), ("a//b", True, "a/")])  # fmt: skip
 def test_an_exclusive_label_s_scope(name: str, exclusive: bool, scope: str | None) -> None:
     assert scope_of(labels(name, exclusive=exclusive)[0]) == scope
 

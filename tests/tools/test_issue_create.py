@@ -63,6 +63,33 @@ def test_creates_with_ids(gitea: responses.RequestsMock, deps: Deps) -> None:
 
 
 @pytest.mark.parametrize(
+    ("refusal", "hint"),
+    [
+        (
+            "Assignee does not exist: [name: user does not exist [uid: 0, name: alcie]]",
+            " Not assignable in acme/widgets: 'alcie', nearest @alice. assignee_list names all 2.",
+        ),
+        (
+            "user doesn't have access to repo [user_id: 4, repo_name: widgets]",
+            " Not assignable in acme/widgets: 'alcie', nearest @alice. assignee_list names all 2.",
+        ),
+        ("[Title]: Required", ""),  # another refusal: Gitea's words alone, no list read
+    ],
+)
+def test_a_refused_assignee_is_told_with_the_nearest_login(
+    gitea: responses.RequestsMock, deps: Deps, refusal: str, hint: str
+) -> None:
+    gitea.get(ISSUES, json=[])
+    gitea.post(ISSUES, status=422, json=api_error(refusal))
+    if hint:
+        gitea.get(f"{API}/repos/acme/widgets/assignees", json=[user("alice", 1), user("bob", 2)])
+    said = failed(run(deps, assignees=["alcie"]))
+    assert (
+        said == f"Gitea rejected the request (422). Gitea said: {refusal}. Correct the arguments and try again.{hint}"
+    )
+
+
+@pytest.mark.parametrize(
     ("args", "phrase"),
     [
         (

@@ -452,13 +452,31 @@ def test_partial_failure_says_what_changed(
     assert failed(run(deps, add_labels=["ui"], state="closed")).startswith(said)
 
 
-def test_unknown_assignee_changes_nothing_else(gitea: responses.RequestsMock, deps: Deps) -> None:
+@pytest.mark.parametrize(
+    ("assignees", "hint"),
+    [
+        pytest.param(
+            {"status": 403, "json": api_error("token does not have at least one of required scope(s)")},
+            "Check the usernames: assignee_list names who can be assigned (with read:repository).",
+            id="without-read-repository",
+        ),
+        pytest.param(
+            {"json": [user("bob", 2), user("nobodi", 3)]},
+            "Not assignable in acme/widgets: 'nobody', nearest @nobodi. assignee_list names all 2.",
+            id="the-nearest",
+        ),
+    ],
+)
+def test_unknown_assignee_changes_nothing_else(
+    gitea: responses.RequestsMock, deps: Deps, assignees: dict[str, Any], hint: str
+) -> None:
     """Gitea saves title and body, then fails with 500 on an unknown assignee: assignees go first, alone."""
     gitea.patch(ISSUE, status=500, json=api_error(""))
+    gitea.get(f"{API}/repos/acme/widgets/assignees", **assignees)
     text = failed(run(deps, assignees=["nobody"], title="New title"))
     assert text == (
         "Gitea could not assign 'nobody' (HTTP 500): no such user, or one who cannot be assigned in this "
-        "repository; nothing else was changed. Check the usernames."
+        f"repository; nothing else was changed. {hint}"
     )
     assert writes_sent(gitea) == [("PATCH", "/repos/acme/widgets/issues/7", {"assignees": ["nobody"]})]
 

@@ -73,4 +73,5 @@ ROUTES: tuple[Route, ...] = (
     _route("GET", _PULL + "/reviews", "repository", reviews.list_reviews, *_PAGE),
     _route("GET", _PULL + "/reviews/{id}/comments", "repository", reviews.list_review_comments),
     _route("GET", _REPO + "/milestones", "issue", misc.list_milestones, "state", "name", *_PAGE),
+    _route("GET", _REPO + "/assignees", "repository", misc.list_assignees),
 )

@@ -1,4 +1,5 @@
-"""The small endpoints: version, API settings, users, organisations, a repository, label and milestone lists.
+"""The small endpoints: version, API settings, users, organisations, a repository, label and milestone lists, a
+repository's assignees.
 
 Labels and milestones are catalogues: without `page` Gitea lists them whole, with it in pages of at most
 MAX_RESPONSE_ITEMS; they carry X-Total-Count but no Link.
@@ -19,9 +20,9 @@ from gitea_mcp.standin.core import (
     list_options,
     page_of,
 )
-from gitea_mcp.standin.endpoints.common import assign_repo, state_filter
+from gitea_mcp.standin.endpoints.common import assign_repo
 from gitea_mcp.standin.render import by_name
-from gitea_mcp.standin.store import User
+from gitea_mcp.standin.store import WRITE, User
 
 
 def get_version(call: Call) -> Response:
@@ -95,14 +96,35 @@ def list_repo_labels(call: Call) -> Response:
 
 
 def list_milestones(call: Call) -> Response:
+    """Only `open` and `closed` filter: without `state`, or with any other value, every milestone is listed (unlike
+    the issue list, where those mean open)."""
     repo = assign_repo(call)
-    state = state_filter(call.q("state"))
+    state = {"open": False, "closed": True}.get(call.q("state"))
     name = call.q("name").upper()  # Gitea: UPPER(name) LIKE %NAME%
     found = [
         m
         for m in call.store.repo_milestones(repo)
         if (state is None or (m.state == "closed") == state) and name in m.title.upper()
     ]
-    # Gitea's default order: due date ascending (none counts as the far future), then id.
-    found.sort(key=lambda m: (m.due_on.timestamp() if m.due_on else float("inf"), m.id))
+    # The default order: due date ascending, then id; none is a deadline of 0 or of the far future by release.
+    undated = 0.0 if call.profile.undated_milestones_first else float("inf")
+    found.sort(key=lambda m: (m.due_on.timestamp() if m.due_on else undated, m.id))
     return counted(found, call.view.milestone, *catalogue_options(call))
+
+
+def list_assignees(call: Call) -> Response:
+    """Gitea's GetRepoAssignees: the users with write access, ordered by name, then a user owner not among them
+    appended last (an organisation never). One whole list: no paging, no X-Total-Count. A token is required (401)
+    once the repository is found (a missing or invisible one is 404 first)."""
+    repo = assign_repo(call, "repository")
+    call.require_token()
+    writers = [
+        user
+        for login, mode in repo.access.items()
+        if mode >= WRITE and (user := call.store.user(login)) is not None and not user.is_org
+    ]
+    writers.sort(key=lambda user: user.login)
+    owner = call.store.user(repo.owner)
+    if owner is not None and not owner.is_org and owner not in writers:
+        writers.append(owner)
+    return json_response([call.view.user(user) for user in writers])
