@@ -862,6 +862,7 @@ class Blockers:
 
     table: dict[Key, list[Key]]
     off: set[str] = field(default_factory=set)
+    unclear: tuple[bool, ...] = ()  # per write, in order: True applies it, False not; either answers a blank 500
 
     def install(self, rsps: responses.RequestsMock) -> None:
         for method in (responses.GET, responses.POST, responses.DELETE):
@@ -878,11 +879,13 @@ class Blockers:
             return 200, {}, json.dumps([issue(n, f"Issue {n}", owner=o, repo=r) for o, r, n in rows])
         meta = json.loads(request.body or b"{}")
         other = (meta["owner"], meta["repo"], meta["index"])
-        if request.method == "POST":
+        blank = bool(self.unclear)
+        applied, self.unclear = (self.unclear[0], self.unclear[1:]) if blank else (True, ())
+        if applied and request.method == "POST":
             rows.append(other)
-        else:
+        elif applied:
             rows.remove(other)
-        return 201, {}, json.dumps(issue(here[2]))
+        return (500, {}, json.dumps(api_error(""))) if blank else (201, {}, json.dumps(issue(here[2])))
 
 
 def test_blockers_added_and_removed_across_repositories(gitea: responses.RequestsMock, deps: Deps) -> None:
@@ -974,3 +977,17 @@ def test_references_are_refused_before_any_request(
 ) -> None:
     assert refusal in failed(run(deps, blocked_by_add=[given]))
     assert len(mocked.calls) == 0
+
+
+@pytest.mark.parametrize("applied", [True, False], ids=["applied", "not-applied"])
+def test_a_blank_500_is_looked_up_in_the_blockers(gitea: responses.RequestsMock, deps: Deps, applied: bool) -> None:
+    """A 5xx says nothing of the outcome (a proxy's page, or Gitea's blank 500 for a duplicate a concurrent call
+    added): the blockers read again tell, and only what they show is reported."""
+    Blockers({}, unclear=(applied,)).install(gitea)
+    result = run(deps, blocked_by_add=[5])
+    if applied:
+        text, data = ok(result)
+        assert data["outcome"] == "updated" and [b["shown"] for b in data["blocked_by"]] == ["#5"], text
+    else:
+        said = failed(result)
+        assert said.startswith("The change of blocker #5 is not applied: "), said
