@@ -54,6 +54,8 @@ A = TypeVar("A")
 B = TypeVar("B")
 C = TypeVar("C")
 D = TypeVar("D")
+E = TypeVar("E")
+F = TypeVar("F")
 M = TypeVar("M", bound=BaseModel)
 Segment = str | int
 Params = Mapping[str, str | int]
@@ -330,6 +332,21 @@ class GiteaClient:
     def gather(
         self, a: Callable[[], A], b: Callable[[], B], c: Callable[[], C], d: Callable[[], D], /
     ) -> tuple[A, B, C, D]: ...
+    @overload
+    def gather(
+        self, a: Callable[[], A], b: Callable[[], B], c: Callable[[], C], d: Callable[[], D], e: Callable[[], E], /
+    ) -> tuple[A, B, C, D, E]: ...
+    @overload
+    def gather(
+        self,
+        a: Callable[[], A],
+        b: Callable[[], B],
+        c: Callable[[], C],
+        d: Callable[[], D],
+        e: Callable[[], E],
+        f: Callable[[], F],
+        /,
+    ) -> tuple[A, B, C, D, E, F]: ...
     def gather(self, *calls: Callable[[], object]) -> tuple[object, ...]:
         """Independent reads of different kinds at once, each result typed as its call's: `issue, comments =
         client.gather(read_issue, read_comments)`."""

@@ -332,7 +332,7 @@ class View:
             "updated_at": self.time(repo.updated_at),
             "archived_at": self.time(UNIX_EPOCH),
             "permissions": {"admin": mode >= ADMIN, "push": mode >= WRITE, "pull": mode >= READ},
-            **self._repo_units(),
+            **self._repo_units(repo.dependencies),
             "avatar_url": "",
             "internal": False,
             "mirror_interval": "",
@@ -343,14 +343,14 @@ class View:
         }
 
     @staticmethod
-    def _repo_units() -> Json:
+    def _repo_units(dependencies: bool) -> Json:
         return {
             "has_code": True,
             "has_issues": True,
             "internal_tracker": {
                 "enable_time_tracker": True,
                 "allow_only_contributors_to_track_time": True,
-                "enable_issue_dependencies": True,
+                "enable_issue_dependencies": dependencies,
             },
             "has_wiki": True,
             "has_pull_requests": True,

@@ -74,6 +74,7 @@ class Repo:
     updated_at: datetime = field(default_factory=utcnow)
     access: dict[str, int] = field(default_factory=dict)  # login -> READ / WRITE / ADMIN
     next_index: int = 1  # issues and pull requests share one counter, as in Gitea
+    dependencies: bool = True  # the internal tracker's enable_issue_dependencies
 
     @property
     def full_name(self) -> str:

@@ -6,7 +6,8 @@ from the issue's timeline (an issue route), which gives each submitted review's 
 its state nor its inline comments, and the result says what is missing and why (docs/server-behaviour.md,
 test_the_timeline_carries_each_review_to_an_issue_scoped_token). The reviews and the timeline are asked with the
 issue and its comments, before the issue says whether it is a pull request: one round either way, a second only
-for the inline comments of reviews that have any.
+for the inline comments of reviews that have any. The issues it is blocked by and those it blocks are asked in that
+same round (docs/server-behaviour.md, "Dependencies").
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pydantic import BaseModel, Field, Strict
 
 from gitea_mcp.domain import links
 from gitea_mcp.domain.failures import BadArgument, ToolFailure
-from gitea_mcp.gitea.client import ApiResponse, Segment, transient
+from gitea_mcp.gitea.client import ApiResponse, Params, Segment, transient
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, NotFound
 from gitea_mcp.gitea.models import Comment, Issue, PullReview, PullReviewComment, Timeline, TimelineEntry, User
 from gitea_mcp.toolkit import envelope, facts, missing, render, scopes
@@ -31,12 +32,13 @@ from gitea_mcp.toolkit.spec import ToolSpec
 SPEC = ToolSpec.reading(
     "issue_get",
     "Read one issue or PR (owner, name, number, or url): body, comments (oldest first, 20 per page), all "
-    "fields; a PR's reviews with inline comments (file, line). Texts cut at max_chars, full size stated.",
+    "fields, blockers and what it blocks; a PR's reviews with inline comments (file, line). Texts cut at "
+    "max_chars, full size stated.",
     scopes.READ_ISSUE,
     toolset="issues",
     order=3,
-    budget=830,
-    listed_budget=3690,
+    budget=830,  # 795 -> 824 bytes with "blockers and what it blocks"
+    listed_budget=4350,  # 3,690 until the dependencies (blocked_by, blocks, their note): 3,671 -> 4,340 bytes
     scope_note=f"(and `{scopes.READ_REPOSITORY}` for the state and inline comments of a PR's reviews)",
 )
 NAME = SPEC.name
@@ -91,6 +93,22 @@ class ReviewOut(BaseModel):
     comments_error: str | None = Field(description="Why the inline comments could not be loaded.")
 
 
+class DependencyOut(BaseModel):
+    number: int
+    title: str
+    state: str
+    repository: str | None = Field(description="owner/name if another.")
+
+
+# One model each side: each is then written in place in the output schema, which keeps no $defs (test_app.py).
+class BlockerOut(DependencyOut):
+    pass
+
+
+class BlockedOut(DependencyOut):
+    pass
+
+
 class IssueDetail(BaseModel):
     number: int
     title: str
@@ -121,6 +139,10 @@ class IssueDetail(BaseModel):
     reviews_note: str | None = Field(
         description="What of a PR's reviews is not shown and why, e.g. their state when the token lacks a scope."
     )
+    # Not required: absent reads as not known, like null (and the output schema lists them not again under required).
+    blocked_by: list[BlockerOut] | None = Field(default=None, description="Its blockers; null: see dependencies_note.")
+    blocks: list[BlockedOut] | None = None
+    dependencies_note: str | None = Field(default=None, description="Why not shown: turned off here, or unreadable.")
 
 
 class GetArgs(Arguments):
@@ -182,9 +204,15 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
     try:
         # Issue, comments and a pull request's reviews at once: one round trip to a slow forge, not two or three.
         # Whether the number is a pull request is known only from the issue, so the reviews are asked ahead, and the
-        # timeline with them: it gives the reviews to a token the review route refuses (no read:repository).
-        issue_response, loaded, ahead, timeline_ahead = deps.client.gather(
-            lambda: deps.client.get(base), comments, lambda: _ask(deps, pulls), lambda: _ask(deps, timeline)
+        # timeline with them: it gives the reviews to a token the review route refuses (no read:repository). The
+        # dependencies of either way come in the same round.
+        issue_response, loaded, ahead, timeline_ahead, blockers, blocked = deps.client.gather(
+            lambda: deps.client.get(base),
+            comments,
+            lambda: _ask(deps, pulls),
+            lambda: _ask(deps, timeline),
+            lambda: _ask(deps, [*base, "dependencies"], DEPENDENCIES_PAGE),
+            lambda: _ask(deps, [*base, "blocks"], DEPENDENCIES_PAGE),
         )
     except NotFound:
         raise missing.explain_issue_404(deps, owner, name, target.number) from None
@@ -193,9 +221,49 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
     args = _to_linked_comment(args, thread, target.comment)
     asked = Asked(pulls, ahead, timeline, timeline_ahead)
     reviewed = _load_reviews(deps, asked) if issue.pull_request else None  # an issue's answers are dropped
-    detail = _detail(issue, thread, args, reviewed)
+    detail = _detail(issue, thread, args, reviewed, _dependencies(f"{owner}/{name}", blockers, blocked))
     failed = loaded if isinstance(loaded, GiteaError) else None
     return envelope.result(_text(owner, name, detail, args, failed, target.comment), detail)
+
+
+# -- dependencies -----------------------------------------------------------------------------------------------
+
+# The issues shown on each side: the first page, with `page` (without it Gitea ignores `limit` on some routes).
+DEPENDENCIES_SHOWN = 50
+DEPENDENCIES_PAGE = {"page": "1", "limit": str(DEPENDENCIES_SHOWN)}
+DEPENDENCIES_OFF = "issue dependencies are turned off in this repository"
+
+
+def _dependencies(here: str, blockers: Answer, blocked: Answer) -> dict[str, Any]:
+    """The dependency fields of IssueDetail. Where dependencies are turned off, `/dependencies` answers 404 for an
+    issue that exists (and `/blocks` none): Gitea 1.25.4 and Forgejo 12.0.4. Asked once, like the reviews: a forge
+    too busy to answer them leaves one line saying so, and the issue is shown all the same."""
+    for answer in (blockers, blocked):
+        if isinstance(answer, GiteaError):
+            why = DEPENDENCIES_OFF if isinstance(answer, NotFound) else f"could not be loaded ({answer})"
+            return {"blocked_by": None, "blocks": None, "dependencies_note": why}
+    shown = [[_dependency(here, i) for i in a.many(Issue)] for a in (blockers, blocked) if isinstance(a, ApiResponse)]
+    return {"blocked_by": shown[0], "blocks": shown[1], "dependencies_note": None}
+
+
+def _dependency(here: str, issue: Issue) -> dict[str, Any]:
+    full = issue.repository.full_name if issue.repository else here
+    other = full if full.lower() != here.lower() else None
+    return {"number": issue.number, "title": issue.title, "state": issue.state, "repository": other}
+
+
+def _dependency_lines(d: IssueDetail) -> list[str]:
+    """One line per side that has any, none where there are none or dependencies are off (an agent asks only when
+    it writes one: issue_update says so then); a failure to read them is one line."""
+    if d.dependencies_note is not None:
+        return [] if d.dependencies_note == DEPENDENCIES_OFF else [f"dependencies: {d.dependencies_note}"]
+    lines = []
+    for label, issues in (("blocked by", d.blocked_by or []), ("blocks", d.blocks or [])):
+        if issues:
+            more = f" (the first {DEPENDENCIES_SHOWN})" if len(issues) >= DEPENDENCIES_SHOWN else ""
+            listed = "; ".join(f"{i.repository or ''}#{i.number} ({i.state}) {render.exact(i.title)}" for i in issues)
+            lines.append(f"{label}{more}: {listed}")
+    return lines
 
 
 # -- a pull request's reviews ----------------------------------------------------------------------------------
@@ -239,13 +307,13 @@ class Timelined:
     timeline: list[TimelineEntry] | GiteaError
 
 
-def _ask(deps: Deps, route: list[Segment], retry: bool = False) -> Answer:
+def _ask(deps: Deps, route: list[Segment], params: Params | None = None, retry: bool = False) -> Answer:
     """A route asked ahead (the reviews, the timeline), before anyone knows the number is a pull request or which of
     the two its reviews come from: sent once, it never raises. For an issue (the reviews: 404, or 403 first for a
     token without read:repository, docs/server-behaviour.md) its failure, or the call running out of time before it
     could be sent, costs the issue's read no retry and no error."""
     try:
-        return deps.client.get(route, retry=retry)
+        return deps.client.get(route, params, retry=retry)
     except GiteaError as exc:  # the call's deadline too (OutOfTime)
         return exc
 
@@ -468,7 +536,13 @@ def _to_linked_comment(args: GetArgs, comments: list[Comment], linked: int | Non
     return args.model_copy(update={"comments_page": index // COMMENTS_PER_PAGE + 1})
 
 
-def _detail(issue: Issue, comments: list[Comment], args: GetArgs, reviewed: Reviewed | Timelined | None) -> IssueDetail:
+def _detail(
+    issue: Issue,
+    comments: list[Comment],
+    args: GetArgs,
+    reviewed: Reviewed | Timelined | None,
+    dependencies: dict[str, Any],
+) -> IssueDetail:
     body = issue.body or ""  # exact here; the text face cleans it inside its fence (render.untrusted)
     start = (args.comments_page - 1) * COMMENTS_PER_PAGE
     page = comments[start : start + COMMENTS_PER_PAGE]
@@ -485,6 +559,7 @@ def _detail(issue: Issue, comments: list[Comment], args: GetArgs, reviewed: Revi
         comments_page=args.comments_page,
         comments=[_comment(c, args.max_chars) for c in page],
         **_reviews_out(reviewed, args.max_chars),
+        **dependencies,
     )
 
 
@@ -535,7 +610,8 @@ def _text(owner: str, name: str, d: IssueDetail, args: GetArgs, failed: GiteaErr
     facts = render.facts_line(
         d, ("author", "created_at", "updated_at", "closed_at", "due_date", "milestone", "labels", "assignees")
     )
-    lines += [facts, f"url {d.html_url}", _body_block("body", d.body, d.body_chars, d.author)]
+    lines += [facts, f"url {d.html_url}", *_dependency_lines(d)]
+    lines.append(_body_block("body", d.body, d.body_chars, d.author))
     lines += _comment_lines(d, failed, linked)
     lines += _review_lines(d, linked)
     lines += render.help_lines(_hints(owner, name, d, args))

@@ -9,7 +9,7 @@ from functools import partial
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp_types import CallToolResult
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from gitea_mcp.domain import dates
 from gitea_mcp.domain.failures import BadArgument, ToolFailure
@@ -17,10 +17,23 @@ from gitea_mcp.domain.invisible import scrub, scrubbed
 from gitea_mcp.gitea.client import Segment
 from gitea_mcp.gitea.errors import GiteaError, NoAnswer, NotFound
 from gitea_mcp.gitea.models import Comment, Issue, Label
-from gitea_mcp.toolkit import duplicates, envelope, in_flight, labels, milestones, missing, scopes, writes, written
+from gitea_mcp.toolkit import (
+    dependencies,
+    duplicates,
+    envelope,
+    in_flight,
+    labels,
+    milestones,
+    missing,
+    render,
+    scopes,
+    writes,
+    written,
+)
 from gitea_mcp.toolkit.arguments import Arguments, LabelNames, Names, Number, Owner, RepoName
 from gitea_mcp.toolkit.assignees import nearest
 from gitea_mcp.toolkit.base import Deps, ToolDefinition, guard
+from gitea_mcp.toolkit.dependencies import Ref
 from gitea_mcp.toolkit.spec import ToolSpec
 
 SPEC = ToolSpec(
@@ -30,8 +43,12 @@ SPEC = ToolSpec(
     writes=True,
     scopes=(scopes.WRITE_ISSUE,),
     order=5,
-    budget=1200,  # 1,130 until comment (close or reopen with a comment): 1,098 -> 1,197 bytes
-    listed_budget=2060,  # 1,910 until comment, comment_url and idempotentHint false: 1,900 -> 2,060 bytes
+    # 1,130 until comment (close or reopen with a comment): 1,098 -> 1,197 bytes; 1,200 until blocked_by_add and
+    # blocked_by_remove: 1,197 -> 1,421 bytes
+    budget=1425,
+    # 1,910 until comment, comment_url and idempotentHint false: 1,900 -> 2,060; 2,060 until the blockers (the two
+    # arguments, blocked_by in the answer): 2,060 -> 2,498 bytes
+    listed_budget=2500,
     scope_note=f"(and `{scopes.READ_USER}` for `comment`: its duplicate check)",
     destructive=True,
     # A comment files something new: a second call once the duplicate window has passed posts it again.
@@ -56,6 +73,12 @@ class UpdateArgs(Arguments):
     milestone: Annotated[str | None, Field(description='Title or id; "" clears.')] = None
     due_date: Annotated[str | None, Field(description='YYYY-MM-DD; "" clears.')] = None
     comment: Annotated[str | None, Field(description="Posted once, then state changes; needs state.")] = None
+    blocked_by_add: Annotated[dependencies.References, Field(description="Its blockers: N or owner/name#N.")] = Field(
+        default_factory=list
+    )
+    blocked_by_remove: Annotated[dependencies.References, Field(description="Blockers to drop.")] = Field(
+        default_factory=list
+    )
 
     def edits_fields(self) -> bool:
         fields = (self.title, self.body, self.state, self.assignees, self.milestone, self.due_date)
@@ -63,6 +86,9 @@ class UpdateArgs(Arguments):
 
     def edits_labels(self) -> bool:
         return self.labels is not None or bool(self.add_labels or self.remove_labels)
+
+    def edits_blockers(self) -> bool:
+        return bool(self.blocked_by_add or self.blocked_by_remove)
 
 
 def run(deps: Deps, args: UpdateArgs) -> CallToolResult:
@@ -79,10 +105,14 @@ def run(deps: Deps, args: UpdateArgs) -> CallToolResult:
 def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
     owner, name = deps.policy.check_repo(args.owner, args.name)
     _check(args)
+    here = Ref(owner, name, args.number)
+    adding = [dependencies.parse(deps, here, given) for given in args.blocked_by_add]  # refused before any request
+    dropping = [dependencies.parse(deps, here, given) for given in args.blocked_by_remove]
     base: list[Segment] = ["repos", owner, name, "issues", args.number]
-    current, catalogue, milestone_id, seen = _load(deps, owner, name, base, args)
+    current, catalogue, milestone_id, seen, blocking = _load(deps, owner, name, base, args)
     # Every label is resolved and checked before the first write: a refusal then leaves the issue as it was.
     plan = _plan_labels(catalogue, args) if catalogue is not None else None
+    blockers = _plan_blockers(deps, here, blocking, adding, dropping) if args.edits_blockers() else None
     done = Done()
     issue = current
     if args.assignees is not None and not _same_people(args.assignees, current):
@@ -104,11 +134,17 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
         issue = _patch(deps, base, payload, done, lambda now: len(_changes_only(payload, now, kept)) < len(payload))
         before, after = _facts(current), _facts(issue)  # what Gitea left as it was is not a change: see _ignored
         done.changed += [_FIELD_OF.get(key, key) for key in payload if before[key] != after[key]]
+    if blockers is not None:  # before the state: a close waits for the blockers removed here
+        _write_blockers(deps, here, blockers, done)
     posted = _comment(deps, base, args, seen, done) if seen is not None else None
     if state is not None:
         issue = _change_state(deps, base, state, done, posted)
+    now: list[Blocker] | None = None
+    if blockers is not None:
+        issue, now = _after_blockers(deps, base, here, issue, "blocked_by" in done.changed and state is None)
     warnings = _ignored(issue, args, milestone_id)
     notes = [*(written.title_notes(asked["title"], issue) if "title" in asked else []), *done.notes, *warnings]
+    notes += blockers.notes if blockers is not None else []
     out = written.written(issue, "updated" if done.changed else "unchanged", notes)
     verb = (
         f"updated ({', '.join(done.changed)})"
@@ -116,16 +152,115 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
         else f"unchanged ({'Gitea did not apply what was asked' if warnings else 'it already was as asked'})"
     )
     text = written.written_text(owner, name, out, verb, [])
+    if now is not None:
+        shown = "; ".join(f"{b.shown} ({b.state}) {render.exact(b.title)}" for b in now) or "none"
+        text += f"\nblocked by: {shown}"
+    said = UpdatedIssue(**out.model_dump(), blocked_by=now)
     if posted is None:
-        return envelope.result(text, out)
-    said = UpdatedIssue(**out.model_dump(), comment_url=posted.comment.html_url)
+        return envelope.result(text, said if now is not None else out)
+    said = said.model_copy(update={"comment_url": posted.comment.html_url})
     return envelope.result(f"{text}\ncomment {posted.comment.html_url} {_COMMENTED[posted.outcome]}", said)
+
+
+class Blocker(BaseModel):
+    shown: str = Field(description="#N, or owner/name#N in another repository.")
+    title: str
+    state: str
 
 
 class UpdatedIssue(written.WrittenIssue):
     """The issue as it now is, and the comment a call with `comment` posted (or found already posted)."""
 
     comment_url: str | None = Field(default=None, description="The comment's, when comment was given.")
+    blocked_by: list[Blocker] | None = Field(default=None, description="Its blockers now, when they were changed.")
+
+
+# -- blockers (issue dependencies) -------------------------------------------------------------------------------
+
+Blocking = list[Ref] | None  # the issue's blockers before any write; None: dependencies are off there
+
+
+@dataclass
+class BlockerPlan:
+    """What to send, after the duplicate and cycle checks: nothing is sent before all of them passed."""
+
+    adding: list[Ref]
+    dropping: list[Ref]
+    notes: list[str]
+
+
+def _read_blocking(deps: Deps, here: Ref) -> Blocking:
+    try:
+        return dependencies.blockers(deps, here)
+    except NotFound:  # the issue itself was found (read alongside): dependencies are off in its repository
+        return None
+
+
+def _plan_blockers(deps: Deps, here: Ref, blocking: Blocking, adding: list[Ref], dropping: list[Ref]) -> BlockerPlan:
+    """Refuse a repository without dependencies and any cycle before anything is written; one already there (or
+    not there, for a removal) is said and not sent: Gitea answers those with a blank 500."""
+    if blocking is None:
+        raise ToolFailure(dependencies.TURNED_OFF.format(repo=f"{here.owner}/{here.name}"))
+
+    def has(ref: Ref) -> bool:
+        return any(ref.same(b) for b in blocking)
+
+    notes = [f"{r.shown(here)} already blocked it: not added again." for r in adding if has(r)]
+    notes += [f"{r.shown(here)} did not block it: nothing to remove." for r in dropping if not has(r)]
+    plan = BlockerPlan([r for r in adding if not has(r)], [r for r in dropping if has(r)], notes)
+    for ref in plan.adding:
+        found = dependencies.walk(deps, here, ref)
+        if found.cycle is not None:
+            raise dependencies.cycle_refusal(here, ref, found.cycle)
+        if found.cut:
+            plan.notes.append(
+                f"The check for a cycle through {ref.shown(here)} stopped after {dependencies.WALK_LIMIT} issues "
+                "and found none among them."
+            )
+    return plan
+
+
+def _write_blockers(deps: Deps, here: Ref, plan: BlockerPlan, done: Done) -> None:
+    """One POST or DELETE per blocker. When no clear answer comes, the blockers read again tell whether it was
+    applied; a refusal says what changed before it."""
+    writes_ = [("POST", ref, True) for ref in plan.adding] + [("DELETE", ref, False) for ref in plan.dropping]
+    for method, ref, there in writes_:
+        try:
+            deps.client.write(method, dependencies.route(here), ref.meta())
+        except NoAnswer as exc:
+            now = _read_blocking(deps, here) or []
+            if any(ref.same(b) for b in now) is not there:
+                why = f"the change of blocker {ref.shown(here)} is not applied: {exc.cause}"
+                raise ToolFailure(_already(done, why)) from None
+        except GiteaError as exc:
+            failure = dependencies.failed_write(exc, ref, here)
+            if not done.changed:
+                raise failure from None
+            raise ToolFailure(f"The {' and '.join(done.changed)} changed already, but {failure}") from None
+        if "blocked_by" not in done.changed:
+            done.changed.append("blocked_by")
+
+
+def _after_blockers(
+    deps: Deps, base: list[Segment], here: Ref, issue: Issue, changed: bool
+) -> tuple[Issue, list[Blocker] | None]:
+    """The issue's blockers as they now are, and the issue read again when they changed it last (its updated
+    time), in one round; the blockers None, and the issue as it was answered, if either read fails."""
+
+    def read_issue() -> Issue:
+        return deps.client.get(base).one(Issue) if changed else issue
+
+    try:
+        again, listed = deps.client.gather(
+            read_issue, lambda: deps.client.get(dependencies.route(here), dependencies.LISTED).many(Issue)
+        )
+    except GiteaError:
+        return issue, None
+    return again, [Blocker(shown=_shown(i, here), title=i.title, state=i.state) for i in listed]
+
+
+def _shown(issue: Issue, here: Ref) -> str:
+    return dependencies.ref_of(issue, here).shown(here)
 
 
 _COMMENTED = {
@@ -437,10 +572,10 @@ def _check(args: UpdateArgs) -> None:
             )
         if not args.comment.strip():
             raise BadArgument("comment is empty; write its text, or leave it out.")
-    if not args.edits_fields() and not args.edits_labels():
+    if not args.edits_fields() and not args.edits_labels() and not args.edits_blockers():
         raise BadArgument(
             "nothing to change: give at least one of title, body, state, labels, add_labels, "
-            "remove_labels, assignees, milestone, due_date."
+            "remove_labels, assignees, milestone, due_date, blocked_by_add, blocked_by_remove."
         )
     if args.title is not None and not args.title.strip():
         raise BadArgument("title cannot be empty; leave it out to keep the current title.")
@@ -451,21 +586,23 @@ def _check(args: UpdateArgs) -> None:
 
 def _load(
     deps: Deps, owner: str, name: str, base: list[Segment], args: UpdateArgs
-) -> tuple[Issue, labels.LabelSet | None, int | None, Seen | None]:
-    """The issue, the label catalogue, the milestone id and what a comment's duplicate check reads, in one round
-    trip."""
+) -> tuple[Issue, labels.LabelSet | None, int | None, Seen | None, Blocking]:
+    """The issue, the label catalogue, the milestone id, what a comment's duplicate check reads and the issue's
+    blockers, in one round trip."""
+    here = Ref(owner, name, args.number)
     try:
-        issue, catalogue, milestone_id, seen = deps.client.gather(
+        issue, catalogue, milestone_id, seen, blocking = deps.client.gather(
             lambda: deps.client.get(base).one(Issue),
             lambda: labels.label_set(deps, owner, name, _named(args)) if args.edits_labels() else None,
             lambda: _milestone_id(deps, owner, name, args.milestone),
             lambda: _seen(deps, base) if args.comment is not None else None,
+            lambda: _read_blocking(deps, here) if args.edits_blockers() else None,
         )
     except NotFound:
         raise missing.explain_issue_404(deps, owner, name, args.number) from None
     if catalogue is not None:  # the issue's own labels count as known even if the catalogue is stale
         catalogue = catalogue.with_labels(issue.labels)
-    return issue, catalogue, milestone_id, seen
+    return issue, catalogue, milestone_id, seen, blocking
 
 
 def _seen(deps: Deps, base: list[Segment]) -> Seen:

@@ -45,6 +45,7 @@ class Lab:
     private_repo: str = "vault"
     many_repo: str = "many"
     names_repo: str = "names"  # label and milestone names Gitea's list cannot take as they are
+    no_dependencies_repo: str = "nodeps"  # issue dependencies turned off
     renamed_from: str = "before"
     renamed_to: str = "after"
     moved_repo: str = "moving"  # transferred from `org` to `away`, an owner outside the tools' allowlist
@@ -89,6 +90,7 @@ class Seeder(Protocol):
     def rename(self, owner: str, old: str, new: str) -> None: ...
     def transfer(self, owner: str, name: str, new_owner: str) -> None: ...
     def rename_user(self, old: str, new: str) -> None: ...
+    def dependencies_off(self, owner: str, repo: str) -> None: ...
 
 
 # The scopes of each role's token: the documented minimum, and the ones a probe needs to show what is missing.
@@ -112,7 +114,8 @@ def seed(seeder: Seeder, run: str) -> Lab:
         lab.tokens[role] = seeder.token(getattr(lab, login), scopes)
     seeder.org(lab.org)
     for name, private in ((lab.repo, False), (lab.private_repo, True), (lab.many_repo, False),
-                          (lab.renamed_from, False), (lab.names_repo, False)):  # fmt: skip
+                          (lab.renamed_from, False), (lab.names_repo, False),
+                          (lab.no_dependencies_repo, False)):  # fmt: skip
         seeder.repo(lab.org, name, private)
         seeder.collaborator(lab.org, name, lab.writer, "write")
         seeder.collaborator(lab.org, name, lab.assignee, "write")
@@ -121,6 +124,9 @@ def seed(seeder: Seeder, run: str) -> Lab:
     _seed_many(seeder, lab)
     _seed_names(seeder, lab)
     lab.issues["private"] = seeder.issue(lab.org, lab.private_repo, lab.writer, "Private plans")
+    seeder.dependencies_off(lab.org, lab.no_dependencies_repo)
+    lab.issues["nodeps"] = seeder.issue(lab.org, lab.no_dependencies_repo, lab.writer, "Where nothing blocks")
+    lab.issues["nodeps-other"] = seeder.issue(lab.org, lab.no_dependencies_repo, lab.writer, "Nor is blocked")
     lab.issues["renamed"] = seeder.issue(lab.org, lab.renamed_from, lab.writer, "Issue of a renamed repository")
     seeder.rename(lab.org, lab.renamed_from, lab.renamed_to)
     _seed_moves(seeder, lab)
@@ -259,6 +265,14 @@ class LiveSeeder:
     def collaborator(self, owner: str, repo: str, login: str, permission: str) -> None:
         self.http.ok("PUT", f"/repos/{owner}/{repo}/collaborators/{login}", self.admin, json={"permission": permission})
 
+    def dependencies_off(self, owner: str, repo: str) -> None:
+        # Gitea 1.25.4 ignores internal_tracker unless has_issues comes with it; Forgejo 12.0.4 takes either way.
+        tracker = {"enable_time_tracker": True, "allow_only_contributors_to_track_time": True,
+                   "enable_issue_dependencies": False}  # fmt: skip
+        edited = self.http.ok("PATCH", f"/repos/{owner}/{repo}", self.admin,
+                              json={"has_issues": True, "internal_tracker": tracker})  # fmt: skip
+        assert edited["internal_tracker"]["enable_issue_dependencies"] is False
+
     def label(self, owner: str, repo: str | None, name: str, exclusive: bool = False, archived: bool = False) -> int:
         path = f"/repos/{owner}/{repo}/labels" if repo else f"/orgs/{owner}/labels"
         option = {"name": name, "color": "#ee0701", "exclusive": exclusive, "is_archived": archived}
@@ -392,6 +406,11 @@ class StandInSeeder:
         found = self.store.find_repo(owner, repo)
         assert found is not None
         found.access[login.lower()] = _PERMISSIONS[permission]
+
+    def dependencies_off(self, owner: str, repo: str) -> None:
+        found = self.store.find_repo(owner, repo)
+        assert found is not None
+        found.dependencies = False
 
     def label(self, owner: str, repo: str | None, name: str, exclusive: bool = False, archived: bool = False) -> int:
         found = self.store.find_repo(owner, repo) if repo else None

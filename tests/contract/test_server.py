@@ -782,6 +782,50 @@ def test_closing_with_an_open_blocker_is_412_after_saving_the_title(http: Http, 
     assert (now["title"], now["state"]) == ("Saved before the refusal", "open")
 
 
+def test_dependencies_are_listed_from_both_sides_and_a_duplicate_or_two_issue_cycle_is_a_blank_500(
+    http: Http, lab: Lab
+) -> None:
+    """POST and DELETE answer 201 with the blocked issue; a duplicate, or the reverse of one (a cycle of two), is a
+    500 with an empty message; a longer cycle is accepted; deleting one that is not there is a 500, blank too (to
+    all but site admins, who read `issue dependency does not exist [issue id: …, dependency id: …]`)."""
+    a, b, c = (create(http, lab, "writer").body["number"] for _ in range(3))
+    token = lab.tokens["writer"]
+
+    def link(index: int) -> dict[str, Any]:
+        return {"owner": lab.org, "repo": lab.repo, "index": index}
+
+    def numbers(*path: object) -> list[tuple[int, str]]:
+        return [(i["number"], i["repository"]["full_name"]) for i in http.ok("GET", lab.path("issues", *path), token)]
+
+    added = http.call("POST", lab.path("issues", a, "dependencies"), token, json=link(b))
+    assert (added.status, added.body["number"]) == (201, a)
+    here = f"{lab.org}/{lab.repo}"
+    assert numbers(a, "dependencies") == [(b, here)] and numbers(b, "blocks") == [(a, here)]
+    for blocked, blocker in ((a, b), (b, a)):
+        again = http.call("POST", lab.path("issues", blocked, "dependencies"), token, json=link(blocker))
+        assert (again.status, again.message) == (500, ""), (blocked, blocker)
+    for blocked, blocker in ((b, c), (c, a)):  # a <- b <- c <- a: three issues, accepted
+        assert http.call("POST", lab.path("issues", blocked, "dependencies"), token, json=link(blocker)).status == 201
+    removed = http.call("DELETE", lab.path("issues", a, "dependencies"), token, json=link(b))
+    assert (removed.status, removed.body["number"]) == (201, a) and numbers(a, "dependencies") == []
+    gone = http.call("DELETE", lab.path("issues", a, "dependencies"), token, json=link(b))
+    assert (gone.status, gone.message) == (500, ""), gone.text
+
+
+def test_where_dependencies_are_off_they_answer_404_and_blocks_none(http: Http, lab: Lab) -> None:
+    """Like a missing issue for GET, POST and DELETE of .../dependencies; `.../blocks` answers an empty list."""
+    repo, token = lab.no_dependencies_repo, lab.tokens["writer"]
+    number, other = lab.issues["nodeps"], lab.issues["nodeps-other"]
+    link = {"owner": lab.org, "repo": repo, "index": other}
+    for method in ("GET", "POST", "DELETE"):
+        body = None if method == "GET" else link
+        answer = http.call(method, lab.path("issues", number, "dependencies", repo=repo), token, json=body)
+        assert answer.status == 404, (method, answer.text)
+    blocks = http.call("GET", lab.path("issues", number, "blocks", repo=repo), token)
+    assert (blocks.status, blocks.body) == (200, [])
+    assert http.call("GET", lab.path("issues", 99999, "blocks", repo=repo), token).status == 404
+
+
 # (title sent, kept by Gitea from 1.24: by display width, kept by older Gitea and Forgejo: at 252 bytes).
 LONG_TITLES = [
     ("a" * 300, "a" * 252 + "…", "a" * 252 + "…"),

@@ -574,6 +574,67 @@ def test_a_close_refused_for_an_open_blocker_says_the_comment_landed(target: Tar
     assert http.ok("GET", lab.path("issues", blocked), lab.tokens["writer"])["state"] == "open"
 
 
+def test_issue_get_shows_dependencies_from_both_sides(target: Target, lab: Lab, http: Http) -> None:
+    """A blocker in another repository of the allowlist (the renamed one: the many repository's counts stay) is
+    named with it; where dependencies are off nothing is
+    said and the structured face says why."""
+    deps = deps_for(target, lab)
+    blocked, blocker = (new_issue(target, lab, f"Contract: {role}") for role in ("waits", "first"))
+    elsewhere = http.ok("POST", lab.path("issues", repo=lab.renamed_to), lab.tokens["writer"],
+                        json={"title": "Contract: upstream"})["number"]  # fmt: skip
+    for repo, index in ((lab.repo, blocker), (lab.renamed_to, elsewhere)):
+        link = {"owner": lab.org, "repo": repo, "index": index}
+        http.ok("POST", lab.path("issues", blocked, "dependencies"), lab.tokens["writer"], json=link)
+    text, data = ok(issue_get.run(deps, GetArgs(owner=lab.org, name=lab.repo, number=blocked)))
+    assert sorted((d["number"], d["repository"]) for d in data["blocked_by"]) == sorted(
+        [(blocker, None), (elsewhere, f"{lab.org}/{lab.renamed_to}")]
+    )
+    assert data["blocks"] == [] and "blocked by: " in text and "\nblocks: " not in text
+    assert f"{lab.org}/{lab.renamed_to}#{elsewhere} (open) Contract: upstream" in text
+    text, data = ok(issue_get.run(deps, GetArgs(owner=lab.org, name=lab.repo, number=blocker)))
+    assert data["blocks"] == [{"number": blocked, "title": "Contract: waits", "state": "open", "repository": None}]
+    assert f"blocks: #{blocked} (open) Contract: waits" in text
+    off = GetArgs(owner=lab.org, name=lab.no_dependencies_repo, number=lab.issues["nodeps"])
+    text, data = ok(issue_get.run(deps, off))
+    assert (data["blocked_by"], data["blocks"], data["dependencies_note"]) == (None, None, issue_get.DEPENDENCIES_OFF)
+    assert "blocked by" not in text and "dependencies" not in text
+
+
+def test_issue_update_adds_and_removes_blockers_and_refuses_a_cycle(target: Target, lab: Lab, http: Http) -> None:
+    """A blocker here and one in another repository added, shown from both sides, a cycle of two and of three
+    refused before sending (Gitea itself accepts the longer one; the other repository is the renamed one, whose
+    issues nothing counts), a duplicate said and not sent, one removed; where
+    dependencies are off, refused in words."""
+    deps = deps_for(target, lab)
+    a, b, c = (new_issue(target, lab, f"Contract: chain {x}") for x in "abc")
+    elsewhere = http.ok("POST", lab.path("issues", repo=lab.renamed_to), lab.tokens["writer"],
+                        json={"title": "Contract: elsewhere"})["number"]  # fmt: skip
+    other = f"{lab.org}/{lab.renamed_to}#{elsewhere}"
+
+    def update(number: int, **kw: Any) -> Any:
+        return issue_update.run(deps, UpdateArgs(owner=lab.org, name=lab.repo, number=number, **kw))
+
+    text, data = ok(update(a, blocked_by_add=[str(b), other]))
+    assert sorted(x["shown"] for x in data["blocked_by"]) == sorted([f"#{b}", other]), text
+    _, shown = ok(issue_get.run(deps, GetArgs(owner=lab.org, name=lab.renamed_to, number=elsewhere)))
+    assert [(x["number"], x["repository"]) for x in shown["blocks"]] == [(a, f"{lab.org}/{lab.repo}")]
+    ok(update(b, blocked_by_add=[str(c)]))  # a <- b <- c
+    for number, blocker, chain in ((b, a, f"#{a} → #{b}"), (c, a, f"#{a} → #{b} → #{c}")):
+        said = failed(update(number, blocked_by_add=[str(blocker)]))
+        assert said.startswith(f"#{blocker} cannot block #{number}: that would close a cycle ({chain},"), said
+    text, again = ok(update(a, blocked_by_add=[str(b)]))
+    assert again["outcome"] == "unchanged" and f"#{b} already blocked it: not added again." in text
+    _, removed = ok(update(a, blocked_by_remove=[other]))
+    assert [x["shown"] for x in removed["blocked_by"]] == [f"#{b}"]
+    assert http.ok("GET", lab.path("issues", elsewhere, "blocks", repo=lab.renamed_to), lab.tokens["writer"]) == []
+    off = UpdateArgs(owner=lab.org, name=lab.no_dependencies_repo, number=lab.issues["nodeps"],
+                     blocked_by_add=[str(lab.issues["nodeps-other"])])  # fmt: skip
+    assert failed(issue_update.run(deps, off)) == (
+        f"Issue dependencies are turned off in {lab.org}/{lab.no_dependencies_repo}: nothing was changed. A "
+        "repository admin can turn them on."
+    )
+
+
 def test_comment_on_a_locked_issue(target: Target, lab: Lab) -> None:
     args = CommentArgs(owner=lab.org, name=lab.repo, number=lab.issues["locked"], body="Contract: locked?")
     result = issue_comment.run(deps_for(target, lab, "poster"), args)

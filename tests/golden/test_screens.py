@@ -148,3 +148,13 @@ def test_write_screen(name: str) -> None:
     tool, args = WRITES[name]
     with StandIn() as forge:
         compare(name, text_of(tool.call(deps_for(forge), arguments(args, forge)), forge))
+
+
+def test_blocker_screens() -> None:
+    """A blocker added, then the blocker read: the dependency shown from both sides (a fresh stand-in: the seed
+    data has none, so no other screen shows them)."""
+    with StandIn() as forge:
+        deps = deps_for(forge)
+        update = {**WIDGETS, "number": 3, "blocked_by_add": ["5", "acme/widgets#9"]}
+        compare("update_blocked_by", text_of(issue_update.TOOL.call(deps, update), forge))
+        compare("get_blocks", text_of(issue_get.TOOL.call(deps, {**WIDGETS, "number": 5, "max_chars": 80}), forge))

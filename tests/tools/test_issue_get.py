@@ -492,3 +492,60 @@ def test_review_texts_are_exact_in_the_structured_face(mocked: responses.Request
     assert shown["body"] == seen and shown["comments"][0]["body"] == f"inline {seen}"
     assert shown["comments"][0]["path"] == "src/my  file.py"
     assert "\u200b" not in text and "Rename  this please" in text
+
+
+# -- dependencies ------------------------------------------------------------------------------------------------
+
+
+def with_dependencies(mocked: responses.RequestsMock, blockers: Any, blocked: Any, status: int = 200) -> None:
+    """The issue, its comments, and what `/dependencies` and `/blocks` answer (the reviews and timeline unmocked:
+    an issue drops them)."""
+    mocked.get(ISSUE, json=issue(7))
+    mocked.get(f"{ISSUE}/comments", json=[])
+    mocked.get(f"{ISSUE}/dependencies", status=status, json=blockers)
+    mocked.get(f"{ISSUE}/blocks", json=blocked)
+
+
+def test_what_blocks_the_issue_and_what_it_blocks(mocked: responses.RequestsMock, deps: Deps) -> None:
+    """Number, title, state; the repository only when another. The first page of each, 50 at most, asked with
+    `page` (without it some routes ignore `limit`)."""
+    blockers = [issue(5, "Parser  rewrite"), issue(2, "Upstream fix", owner="acme", repo="lib", state="closed")]
+    with_dependencies(mocked, blockers, [issue(9, "Release 1.2")])
+    text, data = ok(run(deps))
+    assert text.splitlines()[3:5] == [
+        'blocked by: #5 (open) "Parser  rewrite"; acme/lib#2 (closed) Upstream fix',
+        "blocks: #9 (open) Release 1.2",
+    ]
+    assert data["blocked_by"] == [
+        {"number": 5, "title": "Parser  rewrite", "state": "open", "repository": None},
+        {"number": 2, "title": "Upstream fix", "state": "closed", "repository": "acme/lib"},
+    ]
+    assert data["blocks"] == [{"number": 9, "title": "Release 1.2", "state": "open", "repository": None}]
+    assert data["dependencies_note"] is None
+    urls = [str(c.request.url) for c in mocked.calls]
+    asked = [url for url in urls if "/dependencies" in url or "/blocks" in url]
+    assert sorted(asked) == [f"{ISSUE}/blocks?page=1&limit=50", f"{ISSUE}/dependencies?page=1&limit=50"]
+
+
+@pytest.mark.parametrize(
+    ("status", "blockers", "line", "note"),
+    [
+        pytest.param(200, [], None, None, id="none"),
+        # Gitea 1.25.4 and Forgejo 12.0.4: 404 from /dependencies for an issue that exists, none from /blocks.
+        pytest.param(404, api_error("not found"), None, issue_get.DEPENDENCIES_OFF, id="turned-off"),
+        pytest.param(500, api_error("boom"), "dependencies: could not be loaded (", "could not be loaded", id="failed"),
+    ],
+)
+def test_no_dependency_line_unless_there_are_some_or_they_failed(
+    mocked: responses.RequestsMock, deps: Deps, status: int, blockers: Any, line: str | None, note: str | None
+) -> None:
+    """Nothing is said where there are none, nor where dependencies are turned off (issue_update refuses in words
+    when one is asked for there); a failure to read them is one line, and the issue is shown all the same."""
+    with_dependencies(mocked, blockers, [], status)
+    text, data = ok(run(deps))
+    said = [x for x in text.splitlines() if x.startswith(("dependencies", "blocked by", "blocks"))]
+    assert said == ([] if line is None else [said[0]]) and (line is None or said[0].startswith(line))
+    empty: list[Any] | None = None if note else []
+    assert (data["blocked_by"], data["blocks"]) == (empty, empty)
+    said_note = data["dependencies_note"]
+    assert (said_note or "").startswith(note or "") and (said_note is None) is (not note)

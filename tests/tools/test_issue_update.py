@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -14,7 +15,7 @@ import pytest
 import requests
 import responses
 
-from gitea_mcp.toolkit import in_flight, shared_flight, writes
+from gitea_mcp.toolkit import dependencies, in_flight, shared_flight, writes
 from gitea_mcp.toolkit.base import Deps
 from gitea_mcp.toolkit.shared_flight import SharedFlights
 from gitea_mcp.tools import issue_update
@@ -845,3 +846,148 @@ def test_a_comment_failing_after_other_changes_says_what_changed(
     text = failed(run(deps, state="closed", comment=CLOSING, title="Renamed"))
     assert sent(commenting) == ["PATCH", "POST"]
     assert text.startswith("The title changed already; the state was left as it is, since the comment failed: ")
+
+
+# -- blockers (issue dependencies) -------------------------------------------------------------------------------
+
+DEPENDENCIES = re.compile(rf"{re.escape(API)}/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/issues/(?P<n>\d+)/dependencies")
+Key = tuple[str, str, int]
+
+
+@dataclass
+class Blockers:
+    """A Gitea's dependency routes over a table of blockers, as Gitea 1.25.4 answers them: the list (each with its
+    repository), POST and DELETE of `{owner, repo, index}` answering 201 with the blocked issue; `off` repositories
+    answer 404."""
+
+    table: dict[Key, list[Key]]
+    off: set[str] = field(default_factory=set)
+    unclear: tuple[bool, ...] = ()  # per write, in order: True applies it, False not; either answers a blank 500
+
+    def install(self, rsps: responses.RequestsMock) -> None:
+        for method in (responses.GET, responses.POST, responses.DELETE):
+            optional(rsps).add_callback(method, DEPENDENCIES, callback=self.answer, content_type="application/json")
+
+    def answer(self, request: requests.PreparedRequest) -> tuple[int, dict[str, str], str]:
+        found = DEPENDENCIES.match((request.url or "").split("?")[0])
+        assert found is not None
+        here = (found["owner"], found["repo"], int(found["n"]))
+        if found["repo"] in self.off:
+            return 404, {}, json.dumps(api_error("not found"))
+        rows = self.table.setdefault(here, [])
+        if request.method == "GET":
+            return 200, {}, json.dumps([issue(n, f"Issue {n}", owner=o, repo=r) for o, r, n in rows])
+        meta = json.loads(request.body or b"{}")
+        other = (meta["owner"], meta["repo"], meta["index"])
+        blank = bool(self.unclear)
+        applied, self.unclear = (self.unclear[0], self.unclear[1:]) if blank else (True, ())
+        if applied and request.method == "POST":
+            rows.append(other)
+        elif applied:
+            rows.remove(other)
+        return (500, {}, json.dumps(api_error(""))) if blank else (201, {}, json.dumps(issue(here[2])))
+
+
+def test_blockers_added_and_removed_across_repositories(gitea: responses.RequestsMock, deps: Deps) -> None:
+    """Numbers, `#N` and `owner/name#N` (inside the allowlist) alike; each sent as Gitea's IssueMeta; the answer
+    lists the blockers as they now are."""
+    Blockers({("acme", "widgets", 7): [("acme", "widgets", 3)]}).install(gitea)
+    text, data = ok(run(deps, blocked_by_add=[5, "acme/lib#2"], blocked_by_remove=["#3"]))
+    route = "/repos/acme/widgets/issues/7/dependencies"
+    assert writes_sent(gitea) == [
+        ("POST", route, {"owner": "acme", "repo": "widgets", "index": 5}),
+        ("POST", route, {"owner": "acme", "repo": "lib", "index": 2}),
+        ("DELETE", route, {"owner": "acme", "repo": "widgets", "index": 3}),
+    ]
+    assert text.splitlines()[0].startswith("acme/widgets#7 updated (blocked_by): ")
+    assert text.splitlines()[-1] == "blocked by: #5 (open) Issue 5; acme/lib#2 (open) Issue 2"
+    assert [b["shown"] for b in data["blocked_by"]] == ["#5", "acme/lib#2"] and data["outcome"] == "updated"
+
+
+@pytest.mark.parametrize(
+    ("args", "note"),
+    [
+        pytest.param({"blocked_by_add": ["3"]}, "#3 already blocked it: not added again.", id="already-there"),
+        pytest.param({"blocked_by_remove": [4]}, "#4 did not block it: nothing to remove.", id="not-there"),
+    ],
+)
+def test_what_is_already_as_asked_is_said_and_not_sent(
+    gitea: responses.RequestsMock, deps: Deps, args: dict[str, Any], note: str
+) -> None:
+    """Gitea answers a duplicate, and the removal of one that is not there, with a blank 500."""
+    Blockers({("acme", "widgets", 7): [("acme", "widgets", 3)]}).install(gitea)
+    text, data = ok(run(deps, **args))
+    assert writes_sent(gitea) == [] and data["outcome"] == "unchanged"
+    assert f"warning: {note}" in text and text.endswith("blocked by: #3 (open) Issue 3")
+
+
+@pytest.mark.parametrize(
+    ("table", "chain"),
+    [
+        pytest.param({("acme", "widgets", 5): [("acme", "widgets", 7)]}, "#5 → #7", id="two-issues"),
+        pytest.param(
+            {("acme", "widgets", 5): [("acme", "lib", 6)], ("acme", "lib", 6): [("acme", "widgets", 7)]},
+            "#5 → acme/lib#6 → #7",
+            id="three-issues-across-repositories",
+        ),
+    ],
+)
+def test_a_blocker_that_would_close_a_cycle_is_refused_before_sending(
+    gitea: responses.RequestsMock, deps: Deps, table: dict[Key, list[Key]], chain: str
+) -> None:
+    Blockers(table).install(gitea)
+    said = failed(run(deps, blocked_by_add=[5], title="Also a new title"))
+    assert said == (
+        f"#5 cannot block #7: that would close a cycle ({chain}, each blocked by the next), and no issue in it "
+        "could ever be closed. Nothing was changed."
+    )
+    assert writes_sent(gitea) == []
+
+
+def test_a_long_chain_is_walked_only_so_far_and_that_is_said(gitea: responses.RequestsMock, deps: Deps) -> None:
+    """Each issue of the chain is one request: the walk stops at 50 and says it found no cycle among them."""
+    chain = {("acme", "widgets", n): [("acme", "widgets", n + 1)] for n in range(100, 200)}
+    Blockers(chain).install(gitea)
+    text, _ = ok(run(deps, blocked_by_add=[100]))
+    walked = [c for c in gitea.calls if c.request.method == "GET" and "/issues/1" in (c.request.url or "")]
+    assert len(walked) == dependencies.WALK_LIMIT
+    assert "the check for a cycle through #100 stopped after 50 issues and found none among them." in text.lower()
+    assert writes_sent(gitea) == [("POST", "/repos/acme/widgets/issues/7/dependencies",
+                                   {"owner": "acme", "repo": "widgets", "index": 100})]  # fmt: skip
+
+
+def test_where_dependencies_are_off_the_call_is_refused_in_words(gitea: responses.RequestsMock, deps: Deps) -> None:
+    Blockers({}, off={"widgets"}).install(gitea)
+    assert failed(run(deps, blocked_by_add=[5], title="New")) == (
+        "Issue dependencies are turned off in acme/widgets: nothing was changed. A repository admin can turn them on."
+    )
+    assert writes_sent(gitea) == []
+
+
+@pytest.mark.parametrize(
+    ("given", "refusal"),
+    [
+        pytest.param("other/secret#1", "not allowed", id="outside-the-allowlist"),
+        pytest.param("7", "an issue cannot block itself (#7).", id="itself"),
+        pytest.param("acme/widgets#x", "is not an issue: give its number, or owner/name#N", id="not-a-reference"),
+    ],
+)
+def test_references_are_refused_before_any_request(
+    mocked: responses.RequestsMock, deps: Deps, given: str, refusal: str
+) -> None:
+    assert refusal in failed(run(deps, blocked_by_add=[given]))
+    assert len(mocked.calls) == 0
+
+
+@pytest.mark.parametrize("applied", [True, False], ids=["applied", "not-applied"])
+def test_a_blank_500_is_looked_up_in_the_blockers(gitea: responses.RequestsMock, deps: Deps, applied: bool) -> None:
+    """A 5xx says nothing of the outcome (a proxy's page, or Gitea's blank 500 for a duplicate a concurrent call
+    added): the blockers read again tell, and only what they show is reported."""
+    Blockers({}, unclear=(applied,)).install(gitea)
+    result = run(deps, blocked_by_add=[5])
+    if applied:
+        text, data = ok(result)
+        assert data["outcome"] == "updated" and [b["shown"] for b in data["blocked_by"]] == ["#5"], text
+    else:
+        said = failed(result)
+        assert said.startswith("The change of blocker #5 is not applied: "), said

@@ -1,6 +1,6 @@
 """Every read is one round trip to Gitea, the first call of a session included: the server's release (which decides
 how a keyword search is sent) is asked at the same time as the search, never before it; an issue or pull request is
-read with its comments, its reviews and its timeline at once, before anyone knows which it is."""
+read with its comments, its reviews, its timeline and its dependencies at once, before anyone knows which it is."""
 
 from __future__ import annotations
 
@@ -120,11 +120,14 @@ def test_an_issue_or_pull_request_is_one_round_and_inline_review_comments_one_mo
     gitea.get(f"{ISSUE_7}/comments", [comment(1, "First")])
     gitea.get(REVIEWS_7, reviews, status=status)
     gitea.get(f"{ISSUE_7}/timeline", [timeline_entry(1, "comment", "First"), timeline_entry(2, "review", review_id=3)])
+    gitea.get(f"{ISSUE_7}/dependencies", [issue(5)])
+    gitea.get(f"{ISSUE_7}/blocks", [])
     if inline is not None:
         gitea.get(f"{REVIEWS_7}/1/comments", inline)
     text, data = ok(issue_get.TOOL.call(deps, call))
     assert gitea.count == rounds, [t.path for t in gitea.seen]
-    assert len(gitea.seen) == 4 + (inline is not None)
+    assert len(gitea.seen) == 6 + (inline is not None)
+    assert [d["number"] for d in data["blocked_by"]] == [5] and data["blocks"] == []
     assert data["is_pull"] is pull and (data["reviews"] is None) is (not pull)
     assert ("read from the timeline" in text) is (pull and status != 200), text
     assert ("review" in text) is pull, text

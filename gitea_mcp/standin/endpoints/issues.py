@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, TypedDict
 
-from gitea_mcp.standin.core import ApiError, Call, Response, bind, json_response
+from gitea_mcp.standin.core import ApiError, Call, NotFound, Response, bind, json_response
 from gitea_mcp.standin.endpoints.common import assign_repo, can_write, dedupe, find_issue
 from gitea_mcp.standin.gotime import parse_rfc3339
 from gitea_mcp.standin.store import WRITE, Issue, Repo
@@ -211,13 +211,37 @@ def _open_blockers(call: Call, issue: Issue) -> bool:
     return any(call.store.issue(blocker).state == "open" for blocker in issue.blocked_by)
 
 
-def add_dependency(call: Call) -> Response:
-    """POST .../issues/{index}/dependencies: the issue named in the body (IssueMeta) blocks this one. Gitea answers
-    this issue; a duplicate, or a cycle of two issues, is its blank 500 (issue 37's findings)."""
+def _dependencies_repo(call: Call) -> tuple[Repo, Issue]:
+    """The repository and issue of a dependency route: 404, like a missing issue, where dependencies are off (Gitea
+    1.25.4, issue 37's findings)."""
     repo = assign_repo(call)
+    if not repo.dependencies:
+        raise NotFound()
+    return repo, find_issue(call, repo)
+
+
+def list_dependencies(call: Call) -> Response:
+    """GET .../issues/{index}/dependencies: the issues that block this one, each with its repository."""
+    _, issue = _dependencies_repo(call)
+    return json_response([call.view.issue(call.store.issue(i)) for i in issue.blocked_by])
+
+
+def list_blocks(call: Call) -> Response:
+    """GET .../issues/{index}/blocks: the issues this one blocks; where dependencies are off, none (200, not 404:
+    Gitea 1.25.4 and Forgejo 12.0.4)."""
+    repo = assign_repo(call)
+    issue = find_issue(call, repo)
+    if not repo.dependencies:
+        return json_response([])
+    blocked = [i for i in call.store.issues.values() if issue.id in i.blocked_by]
+    return json_response([call.view.issue(i) for i in blocked])
+
+
+def _blocker(call: Call) -> tuple[Issue, Issue]:
+    """The issue of the route and the blocker the body (IssueMeta) names, for a writer; 404 for a missing one."""
+    repo, issue = _dependencies_repo(call)
     call.require_token()
     form = bind(call, "IssueMeta", DEPENDENCY_FIELDS)
-    issue = find_issue(call, repo)
     if not can_write(call, repo):
         raise ApiError(403, None)
     blocker = call.store.get_issue(
@@ -225,7 +249,35 @@ def add_dependency(call: Call) -> Response:
     )
     if blocker is None:
         raise ApiError(404, "IsErrIssueNotExist")
+    return issue, blocker
+
+
+def add_dependency(call: Call) -> Response:
+    """POST .../issues/{index}/dependencies: the issue named in the body (IssueMeta) blocks this one. Gitea answers
+    this issue; a duplicate, or a cycle of two issues, is its blank 500; longer cycles are accepted (issue 37's
+    findings)."""
+    issue, blocker = _blocker(call)
     if blocker.id in issue.blocked_by or issue.id in blocker.blocked_by:
         raise ApiError(500, "")
     issue.blocked_by.append(blocker.id)
+    _touch_both(call, issue, blocker)
+    return json_response(call.view.issue(issue), 201)
+
+
+def _touch_both(call: Call, issue: Issue, blocker: Issue) -> None:
+    """Adding a dependency bumps the updated time of both issues (measured on Gitea 1.25.4 and Forgejo 12.0.4);
+    removing one is taken to do the same (it records an event on both alike)."""
+    call.store.touch(issue)
+    call.store.touch(blocker)
+
+
+def remove_dependency(call: Call) -> Response:
+    """DELETE .../issues/{index}/dependencies: answers 201 with this issue; removing one that is not there is a 500,
+    blank to all but site admins (Gitea 1.25.4 and Forgejo 12.0.4 word it for those: `issue dependency does not
+    exist [issue id: …, dependency id: …]`)."""
+    issue, blocker = _blocker(call)
+    if blocker.id not in issue.blocked_by:
+        raise ApiError(500, "")
+    issue.blocked_by.remove(blocker.id)
+    _touch_both(call, issue, blocker)
     return json_response(call.view.issue(issue), 201)
