@@ -16,7 +16,8 @@ from urllib.parse import urlsplit
 import requests
 import responses
 
-DELAY = 0.15  # seconds per answer: far above the scheduling noise of two busy cores, far below any timeout
+DELAY = 0.3  # seconds per answer: far above the scheduling noise of two busy cores (a worker must start within it,
+# or the caller takes its read back and the round count grows), far below any timeout
 
 
 @dataclass
