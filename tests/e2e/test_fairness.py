@@ -63,14 +63,16 @@ def slow_server(forge: StandIn, request: pytest.FixtureRequest) -> Iterator[Http
 
 def _arrived(forge: StandIn, sent: list[Future[Any]]) -> None:
     """Until A's burst is in: as many of its reads at the slow repository as Gitea workers take (or the whole
-    burst, if smaller), and every call beyond one user's share of the request slots turned away (503, answered
-    at once). The rest wait for their turn inside the server, which nothing outside it can see."""
+    burst, if smaller), and, for a burst beyond one user's share of the request slots, A turned away at least
+    once (503, answered at once): the cap is reached. How many are turned away depends on when the server learns
+    whose the token is (fair share keys on the forge user), so the count is not asked. The rest wait for their
+    turn inside the server, which nothing outside it can see."""
     burst = len(sent)
-    turned_away = max(0, burst - ONE_USERS_SHARE)
+    some_turned_away = burst > ONE_USERS_SHARE
 
     def settled() -> bool:
         reads = sum("/repos/acme/widgets/" in r.path for r in list(forge.requests))
-        return reads >= min(burst, WORKERS) and sum(future.done() for future in sent) >= turned_away
+        return reads >= min(burst, WORKERS) and any(future.done() for future in sent) >= some_turned_away
 
     # Within A's clients' patience (SLOW + 2): a loaded machine may take longer than one slow read to let
     # 45 calls in, and a call that gave up would count as turned away.
