@@ -76,7 +76,7 @@ class World:
         return "/".join(["", "repos", self.org, repo or self.repo, *map(str, parts)])
 
     def login(self, role: str) -> str:
-        return str(getattr(self, role.removesuffix("_repo")))
+        return str(getattr(self, role.partition("_")[0]))  # writer_repo, writer_org: the writer
 
 
 def seed_world(seeder: Seeder, http: Http, run: str, seeding_tokens: dict[str, str]) -> World:
@@ -90,6 +90,8 @@ def seed_world(seeder: Seeder, http: Http, run: str, seeding_tokens: dict[str, s
         seeding_tokens.setdefault(login, seeder.token(login, ["all"]))
     # The optional scope issue_get needs for a pull request's reviews (Gitea serves them under the repository scope).
     world.tokens["writer_repo"] = seeder.token(world.writer, ["write:issue", "read:user", "read:repository"])
+    # The optional scope label_list needs for the organisation's labels.
+    world.tokens["writer_org"] = seeder.token(world.writer, ["write:issue", "read:user", "read:organization"])
     seeder.org(world.org)
     seeder.org(world.away)
     for name in (world.repo, world.moved_from, world.gone):
