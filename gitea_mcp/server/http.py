@@ -96,23 +96,28 @@ class RequireToken:
             busy = f"the server is handling {load.requests} requests, its most (GITEA_MCP_MAX_REQUESTS); retry shortly"
             await _reply(503, busy, {"Retry-After": "1", **_CLOSE})(scope, receive, send)
             return
-        # One token may not take the last quarter of the request slots: while one caller's burst waits for its
+        # One user may not take the last quarter of the request slots: while one caller's burst waits for its
         # share of the tool calls (server.admission), another caller's request still gets in.
-        caller = caller_key(said.token)
-        mine, share = self.by_caller.get(caller, 0), load.limits.requests - load.limits.requests // 4
+        callers = caller_keys(said.token)
+        mine, share = (
+            max(self.by_caller.get(key, 0) for key in callers),
+            load.limits.requests - load.limits.requests // 4,
+        )
         if mine >= share:
             busy = f"this user has {mine} requests in flight, the most one user may have at once; retry shortly"
             await _reply(503, busy, {"Retry-After": "1", **_CLOSE})(scope, receive, send)
             return
         load.requests += 1
-        self.by_caller[caller] = mine + 1
+        for key in callers:
+            self.by_caller[key] = self.by_caller.get(key, 0) + 1
         try:
             await self._admitted(scope, receive, send, said)
         finally:
             load.requests -= 1
-            left = self.by_caller.pop(caller) - 1
-            if left:
-                self.by_caller[caller] = left
+            for key in callers:
+                left = self.by_caller.pop(key) - 1
+                if left:
+                    self.by_caller[key] = left
 
     async def _before_a_token(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Discovery and the sign-in endpoints need no credential (a client reads them before it has one), but
@@ -215,11 +220,25 @@ class RequireToken:
         await self.app(scope, _replay(body, False, receive), send)
 
 
+def caller_keys(token: str | None) -> tuple[str, ...]:
+    """The keys a request is counted under at the gate: its token's always, and its user's once known. The token's
+    alone would let two tokens of one user through twice; the user's alone would let a token's burst that began
+    before its user was learnt (the gate learns it from Gitea's answer to the first request) start over at 0 once
+    it is, and take every slot."""
+    token_key = _token_key(token)
+    user = caller_key(token)
+    return (token_key,) if user == token_key else (token_key, user)
+
+
+def _token_key(token: str | None) -> str:
+    return hashlib.sha256((token or "").encode()).hexdigest()
+
+
 def caller_key(token: str | None) -> str:
     """Who sends a request: the forge user its token belongs to, once known (gitea/users.py: the gate learns it
     from Gitea's answer on the token's first request), else its token's hash (the token itself is kept nowhere)."""
     user = USERS.of(token)
-    return f"user:{user}" if user is not None else hashlib.sha256((token or "").encode()).hexdigest()
+    return f"user:{user}" if user is not None else _token_key(token)
 
 
 _WELL_KNOWN = "/.well-known/"

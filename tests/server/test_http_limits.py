@@ -14,8 +14,17 @@ from pydantic import SecretStr
 from starlette.testclient import TestClient
 
 from gitea_mcp.cli.main import parse_args, settings_from
+from gitea_mcp.gitea.users import Users
 from gitea_mcp.server.bearers import Bearers, Verdict
-from gitea_mcp.server.http import MAX_VALUES, REFUSED_TOKEN, RequireToken, caller_key, listening_socket, too_many_values
+from gitea_mcp.server.http import (
+    MAX_VALUES,
+    REFUSED_TOKEN,
+    RequireToken,
+    caller_key,
+    caller_keys,
+    listening_socket,
+    too_many_values,
+)
 from gitea_mcp.server.limits import Guarded, Load, exception_handler, limits, plan
 from gitea_mcp.settings import ConfigError, Settings
 
@@ -85,6 +94,30 @@ def test_one_token_cannot_take_the_last_quarter_of_the_request_slots() -> None:
     other = client.post("/mcp", content=b"{}", headers={"Authorization": "Bearer other-token"})
     assert other.status_code == 200 and other.text == "2 bytes"
     assert gatekeeper.by_caller == {caller_key("good-token"): 3}
+
+
+def test_a_tokens_burst_from_before_its_user_was_learnt_still_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Requests let in while the gate did not yet know whose the token is count against its user once it does: a
+    token's burst does not start over at 0 when its user is learnt mid-way (a slow burst then took all 32 slots,
+    and another user's call was refused), and two tokens of the user meet under the user's key."""
+    users = Users()
+    monkeypatch.setattr("gitea_mcp.server.http.USERS", users)
+    load = Load(limits(SETTINGS.model_copy(update={"max_requests": 4})))
+    gatekeeper = RequireToken(_echo, SETTINGS, load)
+    client = TestClient(gatekeeper, base_url=LOCAL)
+    load.requests = 3
+    gatekeeper.by_caller[caller_key("good-token")] = 3  # let in before its user was known
+    users.learn("good-token", 7)
+    token_key, user_key = caller_keys("good-token")
+    assert user_key == "user:7" and gatekeeper.by_caller == {token_key: 3}
+    mine = client.post("/mcp", content=b"{}", headers=AUTH)
+    assert mine.status_code == 503, mine.text
+    users.learn("second-token", 7)
+    gatekeeper.by_caller["user:7"] = 3
+    second = client.post("/mcp", content=b"{}", headers={"Authorization": "Bearer second-token"})
+    assert second.status_code == 503, second.text
+    other = client.post("/mcp", content=b"{}", headers={"Authorization": "Bearer other-token"})
+    assert other.status_code == 200 and other.text == "2 bytes"
 
 
 def test_running_out_of_descriptors_is_one_log_line_and_a_503_for_a_while(caplog: pytest.LogCaptureFixture) -> None:
