@@ -225,9 +225,8 @@ def caller_keys(token: str | None) -> tuple[str, ...]:
     alone would let two tokens of one user through twice; the user's alone would let a token's burst that began
     before its user was learnt (the gate learns it from Gitea's answer to the first request) start over at 0 once
     it is, and take every slot."""
-    token_key = _token_key(token)
-    user = caller_key(token)
-    return (token_key,) if user == token_key else (token_key, user)
+    token_key, user = _token_key(token), USERS.of(token)
+    return (token_key,) if user is None else (token_key, f"user:{user}")
 
 
 def _token_key(token: str | None) -> str:
@@ -237,8 +236,7 @@ def _token_key(token: str | None) -> str:
 def caller_key(token: str | None) -> str:
     """Who sends a request: the forge user its token belongs to, once known (gitea/users.py: the gate learns it
     from Gitea's answer on the token's first request), else its token's hash (the token itself is kept nowhere)."""
-    user = USERS.of(token)
-    return f"user:{user}" if user is not None else _token_key(token)
+    return caller_keys(token)[-1]
 
 
 _WELL_KNOWN = "/.well-known/"
