@@ -6,7 +6,7 @@ import dataclasses
 import functools
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -19,8 +19,9 @@ from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, Moved
-from gitea_mcp.toolkit import envelope, scopes
+from gitea_mcp.toolkit import envelope, lockdown, scopes
 from gitea_mcp.toolkit.arguments import Arguments, compact_schema, described, inline_defs, input_schema, parse
+from gitea_mcp.toolkit.lockdown import Authored, Decision, Lockdown
 from gitea_mcp.toolkit.spec import ToolSpec
 
 if TYPE_CHECKING:
@@ -44,6 +45,12 @@ class Deps:
     flights: SharedFlights | None = None  # the write guard replicas share (GITEA_MCP_REDIS_URL), if set
     # The scopes a signed-in caller's client was granted (our sign-in); None for a token Gitea alone judges.
     granted: tuple[str, ...] | None = None
+    # Lockdown for public forges (GITEA_LOCKDOWN), the operator's alone: None when off (toolkit/lockdown.py).
+    lockdown: Lockdown | None = None
+
+    def screening(self, authored: Iterable[tuple[str, Authored]]) -> Decision:
+        """What the answer may show of `authored` (each with its repository, `owner/name`) under lockdown."""
+        return lockdown.decide(self.client, self.lockdown, authored)
 
     def until(self, deadline: float) -> Deps:
         """The same, for one call that must end by `deadline` (its client keeps every request within it)."""
