@@ -359,7 +359,7 @@ def _check_trusted_login(login: str) -> str:
         )
     if not is_user_name(login):
         raise ValueError(
-            f"GITEA_LOCKDOWN_TRUSTED entry {ascii(shown(login, 40))} is not a Gitea login (letters, digits, '-', '_', "
+            f"GITEA_LOCKDOWN_TRUSTED entry {shown(login, 40)!a} is not a Gitea login (letters, digits, '-', '_', "
             "'.'); name trusted users by login, comma-separated"
         )
     return login

@@ -6,7 +6,7 @@ import dataclasses
 import functools
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -25,6 +25,7 @@ from gitea_mcp.toolkit.lockdown import Authored, Decision, Lockdown
 from gitea_mcp.toolkit.spec import ToolSpec
 
 if TYPE_CHECKING:
+    from gitea_mcp.gitea.models import Issue
     from gitea_mcp.toolkit.shared_flight import SharedFlights
 
 log = logging.getLogger("gitea_mcp.tools")
@@ -51,6 +52,10 @@ class Deps:
     def screening(self, authored: Iterable[tuple[str, Authored]]) -> Decision:
         """What the answer may show of `authored` (each with its repository, `owner/name`) under lockdown."""
         return lockdown.decide(self.client, self.lockdown, authored)
+
+    def screen_issues(self, here: str, listed: Sequence[Issue]) -> list[Issue]:
+        """Issues as an answer may show them under lockdown: titles of those opened by non-writers marked."""
+        return lockdown.issues(self.client, self.lockdown, here, listed)
 
     def until(self, deadline: float) -> Deps:
         """The same, for one call that must end by `deadline` (its client keeps every request within it)."""

@@ -171,6 +171,21 @@ def decide(client: GiteaClient, lockdown: Lockdown | None, authored: Iterable[tu
     return Decision(on=True, verdicts=verdicts)
 
 
+def repository_of(here: str, issue: Issue) -> str:
+    """The repository an issue lives in: its own where Gitea names it (a search across repositories, a dependency
+    elsewhere), else `here`."""
+    return issue.repository.full_name if issue.repository and issue.repository.full_name else here
+
+
+def issues(client: GiteaClient, lockdown: Lockdown | None, here: str, listed: Sequence[Issue]) -> list[Issue]:
+    """Issues as a listing or a write's answer may show them: each judged in its own repository."""
+    if lockdown is None:
+        return list(listed)
+    placed = [(repository_of(here, issue), issue) for issue in listed]
+    decision = decide(client, lockdown, placed)
+    return [decision.screen(repo, issue) for repo, issue in placed]
+
+
 def _repository(client: GiteaClient, lockdown: Lockdown, repo: str, logins: Sequence[str]) -> dict[str, Verdict]:
     known: dict[str, Verdict] = {}
     asked: list[str] = []
