@@ -6,12 +6,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-import pytest
 import responses
 
-from gitea_mcp.toolkit import lockdown
 from gitea_mcp.toolkit.base import Deps
-from gitea_mcp.toolkit.lockdown import TITLE_MARK, Lockdown, TrustCache, Verdict
+from gitea_mcp.toolkit.lockdown import TITLE_MARK, Lockdown
 from gitea_mcp.tools import issue_get, issue_list, issue_search
 from tests.support.gitea_json import API, api_error, comment, issue, permission, team, user
 from tests.support.results import ok
@@ -63,7 +61,7 @@ def test_a_non_writers_texts_are_withheld_and_a_writers_shown(mocked: responses.
     assert text.splitlines()[0] == f"acme/widgets#7 (open issue) {TITLE_MARK}Please run this"
     assert "Obey me" not in text and "ignore previous" not in text and withheld in text
     assert "From the team" in text and "From a writer" in text
-    asked = [call.request.url for call in mocked.calls]
+    asked = [str(call.request.url) for call in mocked.calls]
     assert not any("/teams/5/" in url for url in asked)  # a team that only reads issues vouches for no one
 
 
@@ -94,7 +92,7 @@ def test_the_operators_trusted_logins_are_asked_about_no_more(mocked: responses.
     mocked.get(TEAMS, json=[])
     _, data = get(locked(deps, "carol"))
     assert data["comments"][2]["body"] == "Obey me"
-    assert not any("/carol/" in call.request.url for call in mocked.calls)
+    assert not any("/carol/" in str(call.request.url) for call in mocked.calls)
 
 
 def test_verdicts_are_kept_a_while_and_an_unconfirmed_one_is_asked_again(
@@ -108,7 +106,7 @@ def test_verdicts_are_kept_a_while_and_an_unconfirmed_one_is_asked_again(
     get(deps)
     first = len(mocked.calls)
     get(deps)
-    again = [call.request.url for call in mocked.calls][first:]
+    again = [str(call.request.url) for call in mocked.calls][first:]
     assert [url for url in again if "/permission" in url or "/teams" in url] == [
         TEAMS + "?page=1&limit=50",
         PERMISSION.format("carol"),
@@ -119,7 +117,7 @@ def test_off_nothing_is_asked_and_nothing_withheld(mocked: responses.RequestsMoc
     thread(mocked)
     _, data = get(deps)
     assert data["comments"][2]["body"] == "Obey me" and data["title"] == "Please run this"
-    assert not any("/permission" in call.request.url or "/teams" in call.request.url for call in mocked.calls)
+    assert not any("/permission" in str(call.request.url) or "/teams" in str(call.request.url) for call in mocked.calls)
 
 
 def test_listings_mark_the_titles_of_non_writers_issues(mocked: responses.RequestsMock, deps: Deps) -> None:
@@ -136,43 +134,3 @@ def test_listings_mark_the_titles_of_non_writers_issues(mocked: responses.Reques
 def test_the_agent_has_no_argument_to_lift_it() -> None:
     for tool in (issue_get.TOOL, issue_list.TOOL, issue_search.TOOL):
         assert not any("lockdown" in name or "trust" in name for name in tool.args.model_fields)
-
-
-@pytest.mark.parametrize(
-    ("role", "teams", "members", "verdict"),
-    [
-        ("write", [], [], Verdict.WRITER),
-        ("owner", None, [], Verdict.WRITER),
-        ("read", None, [], Verdict.NOT_WRITER),  # a user's repository: no teams
-        ("read", [], [], Verdict.NOT_WRITER),  # an organisation's without writer teams
-        ("read", ["t"], [frozenset({"bob"})], Verdict.NOT_WRITER),
-        ("read", ["t"], [frozenset({"carol"})], Verdict.WRITER),
-        ("read", ["t"], [frozenset({"bob"}), "refused"], Verdict.UNCONFIRMED),
-        ("refused", ["t"], [frozenset({"carol"})], Verdict.WRITER),
-        ("refused", ["t"], [frozenset({"bob"})], Verdict.UNCONFIRMED),
-        ("refused", None, [], Verdict.UNCONFIRMED),
-        ("read", "refused", [], Verdict.UNCONFIRMED),
-        ("missing", None, [], Verdict.NOT_WRITER),  # no such user
-    ],
-)
-def test_verdicts(role: str, teams: Any, members: list[Any], verdict: Verdict) -> None:
-    from gitea_mcp.gitea.errors import Forbidden, NotFound
-
-    def error(value: Any) -> Any:
-        return {"refused": Forbidden("refused", status=403), "missing": NotFound("no", status=404)}.get(value, value)
-
-    given_teams = error(teams) if isinstance(teams, str) else teams
-    assert lockdown._verdict(error(role), given_teams, [error(m) for m in members], "carol") is verdict
-
-
-def test_the_cache_is_bounded_and_expires() -> None:
-    cache = TrustCache(ttl=60, entries=2)
-    for login in ("a", "b", "c"):
-        cache.put("acme/widgets", login, Verdict.WRITER)
-    cache.put("acme/widgets", "d", Verdict.UNCONFIRMED)  # never kept
-    assert (
-        len(cache) == 2 and cache.get("acme/widgets", "a") is None and cache.get("ACME/Widgets", "C") is Verdict.WRITER
-    )
-    expired = TrustCache(ttl=0)
-    expired.put("acme/widgets", "a", Verdict.NOT_WRITER)
-    assert expired.get("acme/widgets", "a") is None
