@@ -279,6 +279,7 @@ class Store:
         self.redirects: dict[tuple[str, str], int] = {}  # (owner, old name) lower-case -> repo id
         self.user_redirects: dict[str, str] = {}  # a renamed user's or organisation's old login, lower-case -> new
         self.teams: dict[int, Team] = {}
+        self.site_admins: set[str] = set()  # lower-case logins of the site's administrators
         self.labels: dict[int, Label] = {}
         self.milestones: dict[int, Milestone] = {}
         self.issues: dict[int, Issue] = {}

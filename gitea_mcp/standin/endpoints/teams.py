@@ -3,12 +3,12 @@ real handlers' rules (Gitea 1.25.4 and Forgejo 12.0.4; tests/contract/test_lockd
 
 - `GET /repos/{o}/{r}/collaborators/{user}/permission`: 403 unless the token's user is a site admin, the
   repository's admin or the user asked about (asked before the user is looked up); a user that does not exist is
-  404; the repository's owner is `owner`, a collaborator by their access, anyone else `read` on a public
-  repository, and a member of a team with per-unit access `read` too (the stand-in grants teams no access).
-- `GET /repos/{o}/{r}/teams`: the teams that have the repository, each with its `units_map`, for any reader; 405
-  where a user owns it.
-- `GET /teams/{id}/members`: for members of the team's organisation (404 to anyone else, and for no such team),
-  in pages with X-Total-Count.
+  404; the repository's owner and site admins are `owner`, a collaborator by their access, anyone else `read` on a
+  public repository, and a member of a team with per-unit access `read` too (the stand-in grants teams no access).
+- `GET /repos/{o}/{r}/teams`: the teams that have the repository, each with its `units_map` (and `permission` none
+  on Gitea, read on Forgejo, for a team made per unit), for any reader; 405 where a user owns it.
+- `GET /teams/{id}/members`: for site admins and members of the team's organisation (404 to anyone else, and for no
+  such team), in pages with X-Total-Count.
 """
 
 from __future__ import annotations
@@ -28,12 +28,13 @@ def get_permission(call: Call) -> Response:
     repo = assign_repo(call, "repository")
     asked = call.args["collaborator"]
     doer = call.require_token()
-    if doer.login.lower() != asked.lower() and call.store.access_mode(repo, doer.login) < ADMIN:
+    admin = doer.login.lower() in call.store.site_admins
+    if not admin and doer.login.lower() != asked.lower() and call.store.access_mode(repo, doer.login) < ADMIN:
         raise ApiError(403, PERMISSION_REFUSED)
     user = call.store.user(asked)
     if user is None:
         raise ApiError(404, f"user does not exist [uid: 0, name: {asked}]")
-    if user.login.lower() == repo.owner.lower():
+    if user.login.lower() == repo.owner.lower() or user.login.lower() in call.store.site_admins:
         role = "owner"
     else:
         role = _ROLES.get(call.store.access_mode(repo, user.login), "none")
@@ -46,12 +47,17 @@ def list_repo_teams(call: Call) -> Response:
     if owner is None or not owner.is_org:
         raise ApiError(405, "repo is not owned by an organization")
     teams = sorted((t for t in call.store.teams.values() if repo.id in t.repo_ids), key=lambda t: t.id)
-    return json_response([call.view.team(team) for team in teams])
+    listed = [call.view.team(team) for team in teams]
+    for team in listed:
+        if team["permission"] == "none" and call.profile.unit_team_keeps_permission:
+            team["permission"] = "read"  # made per unit, with permission read, as lab.py and the web UI make them
+    return json_response(listed)
 
 
 def list_team_members(call: Call) -> Response:
     team = call.store.teams.get(int(call.args["id"])) if call.args["id"].isdigit() else None
-    if team is None or not call.store.org_member(team.org, call.login):
+    admin = call.login is not None and call.login.lower() in call.store.site_admins
+    if team is None or not (admin or call.store.org_member(team.org, call.login)):
         raise NotFound()
     members = sorted((u for m in team.members if (u := call.store.user(m)) is not None), key=lambda u: u.login.lower())
     return counted(members, call.view.user, *list_options(call))
