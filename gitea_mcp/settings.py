@@ -141,7 +141,7 @@ class Settings(BaseModel):
     @field_validator("lockdown_trusted")
     @classmethod
     def _trusted_logins(cls, value: frozenset[str]) -> frozenset[str]:
-        return frozenset(_check_trusted_login(login) for login in sorted(value))
+        return frozenset(check_trusted_login(login) for login in sorted(value))
 
     @field_validator("toolsets")
     @classmethod
@@ -350,7 +350,7 @@ def parse_trusted(raw: str, name: str) -> frozenset[str]:
     return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
 
 
-def _check_trusted_login(login: str) -> str:
+def check_trusted_login(login: str) -> str:
     """A login that can never match would trust no one the operator meant; a token pasted here would be printed."""
     if TOKEN_SHAPED.fullmatch(login):
         raise ValueError(
@@ -359,7 +359,7 @@ def _check_trusted_login(login: str) -> str:
         )
     if not is_user_name(login):
         raise ValueError(
-            f"GITEA_LOCKDOWN_TRUSTED entry {shown(login, 40)!a} is not a Gitea login (letters, digits, '-', '_', "
+            f"GITEA_LOCKDOWN_TRUSTED entry {login[:40]!a} is not a Gitea login (letters, digits, '-', '_', "
             "'.'); name trusted users by login, comma-separated"
         )
     return login
