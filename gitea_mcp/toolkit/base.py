@@ -53,6 +53,10 @@ class Deps:
         """What the answer may show of `authored` (each with its repository, `owner/name`) under lockdown."""
         return lockdown.decide(self.client, self.lockdown, authored)
 
+    def ahead(self, repo: str) -> None:
+        """Under lockdown, what its decision needs of `repo` whoever wrote there, read in the caller's own round."""
+        lockdown.ahead(self.client, self.lockdown, repo)
+
     def screen_issues(self, here: str, listed: Sequence[Issue]) -> list[Issue]:
         """Issues as an answer may show them under lockdown: titles of those opened by non-writers marked."""
         return lockdown.issues(self.client, self.lockdown, here, listed)

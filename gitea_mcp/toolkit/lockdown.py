@@ -20,12 +20,13 @@ in this process; one not confirmed is asked again on the next call (a token that
 from __future__ import annotations
 
 import enum
+import functools
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast
+from typing import TYPE_CHECKING, Generic, TypeAlias, TypeVar, cast
 
 from gitea_mcp.gitea.errors import GiteaError, NotFound
 from gitea_mcp.toolkit import render
@@ -51,21 +52,24 @@ class Verdict(enum.Enum):
     UNCONFIRMED = "not confirmed"
 
 
-class TrustCache:
-    """Confirmed verdicts by (repository, login), lower-case, each kept `ttl` seconds; the oldest dropped first."""
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Kept(Generic[K, V]):
+    """Values kept `ttl` seconds each, at most `entries` of them, the oldest dropped first; thread-safe."""
 
     def __init__(self, ttl: float = TTL, entries: int = ENTRIES) -> None:
         self._ttl = ttl
         self._most = entries
         self._lock = threading.Lock()
-        self._held: OrderedDict[tuple[str, str], tuple[float, Verdict]] = OrderedDict()
+        self._held: OrderedDict[K, tuple[float, V]] = OrderedDict()
 
     def __len__(self) -> int:
         with self._lock:
             return len(self._held)
 
-    def get(self, repo: str, login: str) -> Verdict | None:
-        key = (repo.lower(), login.lower())
+    def get(self, key: K) -> V | None:
         with self._lock:
             held = self._held.get(key)
             if held is None:
@@ -75,15 +79,51 @@ class TrustCache:
                 return None
             return held[1]
 
-    def put(self, repo: str, login: str, verdict: Verdict) -> None:
-        if verdict is Verdict.UNCONFIRMED:
-            return
-        key = (repo.lower(), login.lower())
+    def put(self, key: K, value: V) -> None:
         with self._lock:
             self._held.pop(key, None)
-            self._held[key] = (time.monotonic() + self._ttl, verdict)
+            self._held[key] = (time.monotonic() + self._ttl, value)
             while len(self._held) > self._most:
                 self._held.popitem(last=False)
+
+
+class TrustCache:
+    """Confirmed verdicts by (repository, login), lower-case, and each repository's writer teams as read (lists
+    only, never an error), each kept `ttl` seconds."""
+
+    def __init__(self, ttl: float = TTL, entries: int = ENTRIES) -> None:
+        self._verdicts: Kept[tuple[str, str], Verdict] = Kept(ttl, entries)
+        self._teams: Kept[str, Teams] = Kept(ttl, entries)
+
+    def __len__(self) -> int:
+        return len(self._verdicts)
+
+    def get(self, repo: str, login: str) -> Verdict | None:
+        return self._verdicts.get((repo.lower(), login.lower()))
+
+    def put(self, repo: str, login: str, verdict: Verdict) -> None:
+        if verdict is not Verdict.UNCONFIRMED:
+            self._verdicts.put((repo.lower(), login.lower()), verdict)
+
+    def teams(self, repo: str) -> Teams | None:
+        """The repository's writer teams as last read, or None when not known."""
+        return self._teams.get(repo.lower())
+
+    def put_teams(self, repo: str, teams: list[Team] | GiteaError | None) -> None:
+        if not isinstance(teams, GiteaError):
+            self._teams.put(repo.lower(), Teams(teams is not None, tuple(teams or ())))
+
+
+@dataclass(frozen=True)
+class Teams:
+    """A repository's writer teams as read: `owned_by_org` False for a user's repository (which has none)."""
+
+    owned_by_org: bool
+    writers: tuple[Team, ...]
+
+    def read(self) -> list[Team] | None:
+        """As permissions.writer_teams answered them."""
+        return list(self.writers) if self.owned_by_org else None
 
 
 @dataclass(frozen=True)
@@ -186,6 +226,17 @@ def issues(client: GiteaClient, lockdown: Lockdown | None, here: str, listed: Se
     return [decision.screen(repo, issue) for repo, issue in placed]
 
 
+def ahead(client: GiteaClient, lockdown: Lockdown | None, repo: str) -> None:
+    """The repository's writer teams read and kept, for a tool to ask in its own first round (they depend on no
+    author): its decision then asks users' roles and the teams' members in one round. Nothing when off or known."""
+    if lockdown is None or lockdown.cache.teams(repo) is not None:
+        return
+    from gitea_mcp.gitea import permissions  # why: Gitea's models, on the first call under lockdown only
+
+    owner, name = repo.split("/", 1)
+    lockdown.cache.put_teams(repo, permissions.writer_teams(client, owner, name))
+
+
 def _repository(client: GiteaClient, lockdown: Lockdown, repo: str, logins: Sequence[str]) -> dict[str, Verdict]:
     known: dict[str, Verdict] = {}
     asked: list[str] = []
@@ -196,32 +247,46 @@ def _repository(client: GiteaClient, lockdown: Lockdown, repo: str, logins: Sequ
         else:
             known[login] = held
     if asked:
-        for login, verdict in _from_forge(client, repo, asked).items():
+        for login, verdict in _from_forge(client, lockdown, repo, asked).items():
             lockdown.cache.put(repo, login, verdict)
             known[login] = verdict
     return known
 
 
 Role = str | GiteaError
+Members = frozenset[str] | GiteaError
 
 
-def _from_forge(client: GiteaClient, repo: str, logins: Sequence[str]) -> dict[str, Verdict]:
-    """Round one: each user's role and the repository's writer teams at once; round two, only for users the first
-    left undecided in a repository with such teams: those teams' members."""
+def _from_forge(client: GiteaClient, lockdown: Lockdown, repo: str, logins: Sequence[str]) -> dict[str, Verdict]:
+    """With the writer teams known (kept, or asked ahead): each user's role and the teams' members, one round.
+    Else round one, each user's role and the teams; round two, only for users it left undecided in a repository
+    with writer teams, their members."""
     from gitea_mcp.gitea import permissions  # why: Gitea's models, on the first call under lockdown only
 
     owner, name = repo.split("/", 1)
-    first, *roles = client.parallel(
-        lambda: permissions.writer_teams(client, owner, name),
-        *(lambda login=login: permissions.role(client, owner, name, login) for login in logins),
-    )  # one round: the teams and each user's role
-    teams = cast("list[Team] | GiteaError | None", first)
-    role_of = dict(zip(logins, cast("list[Role]", roles), strict=True))
-    undecided = [login for login, role in role_of.items() if not _writes(role)]
-    members: list[frozenset[str] | GiteaError] = []
-    if undecided and isinstance(teams, list) and teams:
-        members = client.parallel(*(lambda team=team: permissions.members(client, team) for team in teams))
-    return {login: _verdict(role_of[login], teams, members, login) for login in logins}
+    kept = lockdown.cache.teams(repo)
+
+    def roles() -> list[Callable[[], object]]:
+        return [functools.partial(permissions.role, client, owner, name, login) for login in logins]
+
+    def members(teams: list[Team]) -> list[Callable[[], object]]:
+        return [functools.partial(permissions.members, client, team) for team in teams]
+
+    if kept is not None:
+        teams: list[Team] | GiteaError | None = kept.read()
+        writers = list(kept.writers)
+        answers = client.parallel(*roles(), *members(writers))
+        role_of = dict(zip(logins, cast("list[Role]", answers[: len(logins)]), strict=True))
+        read = cast("list[Members]", answers[len(logins) :])
+    else:
+        first, *answered = client.parallel(lambda: permissions.writer_teams(client, owner, name), *roles())
+        teams = cast("list[Team] | GiteaError | None", first)
+        lockdown.cache.put_teams(repo, teams)
+        role_of = dict(zip(logins, cast("list[Role]", answered), strict=True))
+        undecided = [login for login, role in role_of.items() if not _writes(role)]
+        writers = teams if undecided and isinstance(teams, list) else []
+        read = cast("list[Members]", client.parallel(*members(writers))) if writers else []
+    return {login: _verdict(role_of[login], teams, read, login) for login in logins}
 
 
 def _writes(role: Role) -> bool:

@@ -206,14 +206,15 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
         # Issue, comments and a pull request's reviews at once: one round trip to a slow forge, not two or three.
         # Whether the number is a pull request is known only from the issue, so the reviews are asked ahead, and the
         # timeline with them: it gives the reviews to a token the review route refuses (no read:repository). The
-        # dependencies of either way come in the same round.
-        issue_response, loaded, ahead, timeline_ahead, blockers, blocked = deps.client.gather(
+        # dependencies of either way come in the same round, and under lockdown the repository's writer teams.
+        issue_response, loaded, ahead, timeline_ahead, blockers, blocked, _ = deps.client.gather(
             lambda: deps.client.get(base),
             comments,
             lambda: _ask(deps, pulls),
             lambda: _ask(deps, timeline),
             lambda: _ask(deps, [*base, "dependencies"], DEPENDENCIES_PAGE),
             lambda: _ask(deps, [*base, "blocks"], DEPENDENCIES_PAGE),
+            lambda: deps.ahead(f"{owner}/{name}"),  # under lockdown: the repository's writer teams, else nothing
         )
     except NotFound:
         raise missing.explain_issue_404(deps, owner, name, target.number) from None

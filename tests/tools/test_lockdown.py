@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pytest
 import responses
 
 from gitea_mcp.toolkit.base import Deps
@@ -13,6 +14,7 @@ from gitea_mcp.toolkit.lockdown import TITLE_MARK, Lockdown
 from gitea_mcp.tools import issue_get, issue_list, issue_search
 from tests.support.gitea_json import API, api_error, comment, issue, permission, team, user
 from tests.support.results import ok
+from tests.support.rounds import Rounds
 
 ISSUE = f"{API}/repos/acme/widgets/issues/7"
 PERMISSION = f"{API}/repos/acme/widgets/collaborators/{{}}/permission"
@@ -107,10 +109,8 @@ def test_verdicts_are_kept_a_while_and_an_unconfirmed_one_is_asked_again(
     first = len(mocked.calls)
     get(deps)
     again = [str(call.request.url) for call in mocked.calls][first:]
-    assert [url for url in again if "/permission" in url or "/teams" in url] == [
-        TEAMS + "?page=1&limit=50",
-        PERMISSION.format("carol"),
-    ]
+    # The roles confirmed and the teams are kept; the role that could not be read is asked again.
+    assert [url for url in again if "/permission" in url or "/teams" in url] == [PERMISSION.format("carol")]
 
 
 def test_off_nothing_is_asked_and_nothing_withheld(mocked: responses.RequestsMock, deps: Deps) -> None:
@@ -134,3 +134,28 @@ def test_listings_mark_the_titles_of_non_writers_issues(mocked: responses.Reques
 def test_the_agent_has_no_argument_to_lift_it() -> None:
     for tool in (issue_get.TOOL, issue_list.TOOL, issue_search.TOOL):
         assert not any("lockdown" in name or "trust" in name for name in tool.args.model_fields)
+
+
+@pytest.mark.parametrize(("carol", "rounds"), [("read", 2), ("write", 2)])
+def test_a_cold_issue_get_costs_one_round_more_and_a_warm_one_none(deps: Deps, carol: str, rounds: int) -> None:
+    """The writer teams are asked with the issue (they depend on no author); the roles and the teams' members
+    together after it. Warm, nothing more is asked: a round and the requests of the call without lockdown."""
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
+        gitea = Rounds(rsps)
+        gitea.get(ISSUE, issue(7, author="alice"))
+        gitea.get(f"{ISSUE}/comments", [comment(1, "Hello", "carol")])
+        for route in ("timeline", "dependencies", "blocks"):
+            gitea.get(f"{ISSUE}/{route}", [])
+        gitea.get(f"{API}/repos/acme/widgets/pulls/7/reviews", api_error("not found"), status=404)
+        gitea.get(TEAMS, [team(4, "triage")])
+        gitea.get(PERMISSION.format("alice"), permission("alice", "write"))
+        gitea.get(PERMISSION.format("carol"), permission("carol", carol))
+        gitea.get(MEMBERS, [user("bob", 3)])
+        deps = locked(deps)
+        _, data = get(deps)
+        assert gitea.count == rounds, [t.path for t in gitea.seen]
+        assert data["comments"][0]["body"].startswith("[withheld") is (carol == "read")
+        cold = len(gitea.seen)
+        gitea.seen.clear()
+        get(deps)
+        assert gitea.count == 1 and len(gitea.seen) == cold - 4, [t.path for t in gitea.seen]
