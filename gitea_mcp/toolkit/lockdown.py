@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # Gitea's JSON models and the reads (their class creation ~10
     from gitea_mcp.gitea.models import Comment, Issue, PullReview, PullReviewComment, Team, TimelineEntry, User
 
 # What a title opened by a user without write access starts with, in both faces.
-TITLE_MARK = "[untrusted author] "
+TITLE_MARK = "(untrusted author) "
 TTL = 60.0
 ENTRIES = 4_096
 
