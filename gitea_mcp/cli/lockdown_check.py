@@ -4,9 +4,9 @@ access there, or would withhold what it cannot confirm (docs/operators.md, "Lock
 What lockdown reads (gitea/permissions.py), and what each needs (Gitea 1.25.4, Forgejo 12.0.4): a user's role in a
 repository needs read:repository and the repository's admin role (an organisation's owners have it) or a site
 admin's token; a repository's teams any reader with read:repository; a team's members read:organization and
-membership of the organisation (a site admin's token too). The role probe asks about a login that does not exist:
-Gitea refuses a token that may not ask (403) before it looks the user up (404), so the answer tells which, and
-nothing is changed.
+membership of the organisation (a site admin's token too). The role probe asks about the repository's owner, a
+login that exists (Forgejo 12.0.4 looks the user up before it checks the token, Gitea 1.25.4 after): 403 for a
+token that may not ask, 200 for one that may; nothing is changed.
 """
 
 from __future__ import annotations
@@ -16,12 +16,10 @@ from collections.abc import Iterator
 from gitea_mcp.cli.lines import Line, lacks_scope
 from gitea_mcp.gitea import permissions
 from gitea_mcp.gitea.client import GiteaClient
-from gitea_mcp.gitea.errors import GiteaError, NotFound
+from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.settings import Settings
 from gitea_mcp.toolkit.render import counted
 
-# A login no one is expected to have: asked about, Gitea answers 403 (the token may not ask) or 404 (it may).
-PROBE_LOGIN = "gitea-mcp-lockdown-probe"
 FIX = (
     "give lockdown a token of a site admin, or of a member of the organisation's Owners team, with read:repository "
     "and read:organization (besides the tools' scopes); what it cannot confirm it withholds"
@@ -48,10 +46,10 @@ def _owner(client: GiteaClient, owner: str) -> Line:
         return Line("skip", f"lockdown, owner {owner}: no repository with issues visible to this token, not checked")
     o, r = repo
     where = f"lockdown, {o}/{r}"
-    role = permissions.role(client, o, r, PROBE_LOGIN)
+    role = permissions.role(client, o, r, o)
     teams = permissions.writer_teams(client, o, r)
     lacking: list[str] = []
-    if isinstance(role, GiteaError) and not isinstance(role, NotFound):
+    if isinstance(role, GiteaError):
         lacking.append(
             "users' roles (it needs read:repository)"
             if lacks_scope(role)

@@ -101,6 +101,24 @@ def test_only_admins_may_ask_about_others(http: Http, ward: Ward, who: str) -> N
     assert own.status == 200, own.text
 
 
+def test_a_user_that_does_not_exist_asked_by_a_token_that_may_not_ask(http: Http, target: Target, ward: Ward) -> None:
+    """Gitea refuses the token first (403); Forgejo looks the user up first (404): `check` probes with a login
+    that exists (the repository's owner), so either answer tells whether the token may ask."""
+    refused = http.get(ward.permission(f"nobody{ward.org}"), ward.tokens[ward.writer])
+    if target.version.forgejo():
+        assert refused.status == 404 and refused.message.startswith("user does not exist"), refused.text
+    else:
+        assert refused.status == 403 and refused.message.startswith(PERMISSION_REFUSED), refused.text
+
+
+def test_the_organisation_itself_as_the_user_asked_about(http: Http, target: Target, ward: Ward) -> None:
+    """What `check` asks: the owner's login exists, so a token that may not ask is refused, one that may is told."""
+    refused = http.get(ward.permission(ward.org), ward.tokens[ward.writer])
+    assert refused.status == 403 and refused.message.startswith(PERMISSION_REFUSED), refused.text
+    told = http.get(ward.permission(ward.org), ward.tokens[ward.admin])
+    assert told.status == 200, told.text
+
+
 def test_the_repositorys_admin_may_ask(http: Http, ward: Ward) -> None:
     answer = http.get(ward.permission(ward.member), ward.tokens[ward.admin])
     assert answer.status == 200 and answer.body["permission"] == "read", answer.text

@@ -2,9 +2,10 @@
 real handlers' rules (Gitea 1.25.4 and Forgejo 12.0.4; tests/contract/test_lockdown.py holds them to the real ones).
 
 - `GET /repos/{o}/{r}/collaborators/{user}/permission`: 403 unless the token's user is a site admin, the
-  repository's admin or the user asked about (asked before the user is looked up); a user that does not exist is
-  404; the repository's owner and site admins are `owner`, a collaborator by their access, anyone else `read` on a
-  public repository, and a member of a team with per-unit access `read` too (the stand-in grants teams no access).
+  repository's admin or the user asked about; a user that does not exist is 404 (on Gitea only once the token
+  may ask, on Forgejo first); the repository's owner and site admins are `owner`, a collaborator by their access,
+  anyone else `read` on a public repository, and a member of a team with per-unit access `read` too (the stand-in
+  grants teams no access).
 - `GET /repos/{o}/{r}/teams`: the teams that have the repository, each with its `units_map` (and `permission` none
   on Gitea, read on Forgejo, for a team made per unit), for any reader; 405 where a user owns it.
 - `GET /teams/{id}/members`: for site admins and members of the team's organisation (404 to anyone else, and for no
@@ -29,9 +30,11 @@ def get_permission(call: Call) -> Response:
     asked = call.args["collaborator"]
     doer = call.require_token()
     admin = doer.login.lower() in call.store.site_admins
+    user = call.store.user(asked)
+    if user is None and call.profile.permission_finds_the_user_first:
+        raise ApiError(404, f"user does not exist [uid: 0, name: {asked}]")
     if not admin and doer.login.lower() != asked.lower() and call.store.access_mode(repo, doer.login) < ADMIN:
         raise ApiError(403, PERMISSION_REFUSED)
-    user = call.store.user(asked)
     if user is None:
         raise ApiError(404, f"user does not exist [uid: 0, name: {asked}]")
     if user.login.lower() == repo.owner.lower() or user.login.lower() in call.store.site_admins:
