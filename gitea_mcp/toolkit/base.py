@@ -49,17 +49,21 @@ class Deps:
     # Lockdown for public forges (GITEA_LOCKDOWN), the operator's alone: None when off (toolkit/lockdown.py).
     lockdown: Lockdown | None = None
 
+    # Off (no lockdown), each of these returns at once without entering toolkit/lockdown.py: the call path of a
+    # server without lockdown is as it was (tests/server/test_call_path.py).
+
     def screening(self, authored: Iterable[tuple[str, Authored]]) -> Decision:
         """What the answer may show of `authored` (each with its repository, `owner/name`) under lockdown."""
-        return lockdown.decide(self.client, self.lockdown, authored)
+        return lockdown.OFF if self.lockdown is None else lockdown.decide(self.client, self.lockdown, authored)
 
     def ahead(self, repo: str) -> None:
         """Under lockdown, what its decision needs of `repo` whoever wrote there, read in the caller's own round."""
-        lockdown.ahead(self.client, self.lockdown, repo)
+        if self.lockdown is not None:
+            lockdown.ahead(self.client, self.lockdown, repo)
 
     def screen_issues(self, here: str, listed: Sequence[Issue]) -> list[Issue]:
         """Issues as an answer may show them under lockdown: titles of those opened by non-writers marked."""
-        return lockdown.issues(self.client, self.lockdown, here, listed)
+        return list(listed) if self.lockdown is None else lockdown.issues(self.client, self.lockdown, here, listed)
 
     def until(self, deadline: float) -> Deps:
         """The same, for one call that must end by `deadline` (its client keeps every request within it)."""
