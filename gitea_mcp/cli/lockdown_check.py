@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gitea_mcp.cli.lines import Line, lacks_scope
-from gitea_mcp.gitea import permissions
 from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.settings import Settings
@@ -41,6 +40,9 @@ def lockdown_checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
 
 
 def _owner(client: GiteaClient, owner: str) -> Line:
+    # why: Gitea's models (~10 ms), which every command's start-up would pay (the modules are imported for --help)
+    from gitea_mcp.gitea import permissions
+
     repo = _a_repository(client, owner)
     if repo is None:
         return Line("skip", f"lockdown, owner {owner}: no repository with issues visible to this token, not checked")
