@@ -246,7 +246,9 @@ async def loopback_and_tokens(forge: StandIn, repeats: int) -> None:
         size = len(json.dumps(wire, separators=(",", ":"), ensure_ascii=False).encode())  # as sent on the wire
         # The budgets are the sums of the tools' own (each tool's spec states them; tests/server/test_app.py).
         visible_budget, whole_budget = registry.budgets()
-        record(f"tools/list, all {len(tools)} tools", f"{size:,} bytes", f"≤ {whole_budget:,} bytes", size <= whole_budget)
+        record(
+            f"tools/list, all {len(tools)} tools", f"{size:,} bytes", f"≤ {whole_budget:,} bytes", size <= whole_budget
+        )
         # What the model reads of each definition on every turn: name, description, input schema (not the output
         # schema, which the client uses to check structured content).
         seen = [{"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]} for t in wire]
@@ -1214,7 +1216,37 @@ def bench_largest_answers() -> None:
            f"after ≤ before + {BIG_SETTLED} MiB", after <= idle + BIG_SETTLED * 1024)  # fmt: skip
 
 
-SECTIONS = ("startup", "latency", "loopback", "http", "abuse", "signin", "cpu", "edge", "answers")
+def bench_lockdown(forge: StandIn) -> None:
+    """What GITEA_LOCKDOWN costs one issue_get: the requests it adds, cold and warm, and a withheld line's bytes. The
+    issue is the seed's #6 of acme/widgets (three authors on its page, carol among them, who only reads there); the
+    token confirms everything (demo administers widgets and is in its writer team)."""
+    from gitea_mcp.domain.policy import Policy
+    from gitea_mcp.gitea.catalog import Catalog
+    from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+    from gitea_mcp.toolkit.base import Deps
+    from gitea_mcp.toolkit.lockdown import Lockdown, Verdict, withheld_line
+    from gitea_mcp.tools import issue_get
+
+    forge.store.add_token("bench-lockdown", "demo", "read:issue", "read:repository", "read:organization", "read:user")
+    client = GiteaClient(forge.url, "bench-lockdown", timeout=10, retry=RetryPolicy(attempts=1))
+
+    def requests_of(lockdown: Lockdown | None) -> int:
+        deps = Deps(client, Policy(frozenset({"acme"})), Catalog(), lockdown=lockdown)
+        forge.clear_requests()
+        issue_get.TOOL.served(deps, {"owner": "acme", "name": "widgets", "number": 6})
+        return len(forge.requests)
+
+    off = requests_of(None)
+    kept = Lockdown()
+    cold, warm = requests_of(kept), requests_of(kept)
+    line = withheld_line("carol", "acme/widgets", Verdict.NOT_WRITER)
+    record("issue_get requests, lockdown off", str(off))
+    record("  lockdown on, cold: requests added (3 authors, 1 writer team)", f"+{cold - off}", "≤ +5", cold - off <= 5)
+    record("  lockdown on, warm (verdicts kept 60 s)", f"+{warm - off}", "+0", warm == off)
+    record("  a withheld line", f"{len(line.encode())} B", "≤ 160 B", len(line.encode()) <= 160)
+
+
+SECTIONS = ("startup", "latency", "loopback", "http", "abuse", "signin", "cpu", "edge", "answers", "lockdown")
 
 
 def main() -> int:
@@ -1248,6 +1280,7 @@ def main() -> int:
             ("cpu", "CPU per call (issue 25)", lambda: bench_cpu(forge, args.cpu_calls)),
             ("edge", "the HTTP edge under slow clients (issue 35)", lambda: bench_edge(forge, args.edge_calls)),
             ("answers", "the largest answers (issue 35)", bench_largest_answers),
+            ("lockdown", "lockdown (issue 37)", lambda: bench_lockdown(forge)),
         ]
         for key, title, run in sections:
             if args.only is None or key in args.only:

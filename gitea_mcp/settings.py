@@ -85,6 +85,11 @@ class Settings(BaseModel):
     # Whether a client may name itself by the URL of its client ID metadata document (read from the internet at
     # /authorize); off, clients register at /register or use a client ID the operator made (offline, or a proxy).
     client_metadata_documents: bool = True
+    # Lockdown for public forges (docs/operators.md, "Lockdown for public forges"): bodies and comments by users
+    # without write access to the repository are withheld from every answer; the operator may name trusted logins
+    # (lower-case), which count as writers wherever they write.
+    lockdown: bool = False
+    lockdown_trusted: frozenset[str] = frozenset()
 
     @field_validator("url")
     @classmethod
@@ -132,6 +137,11 @@ class Settings(BaseModel):
         if value is not None and not os.path.isfile(value):
             raise ValueError(f"GITEA_CA_BUNDLE={shown(value, 200)} is not a readable file; give the path of a PEM file")
         return value
+
+    @field_validator("lockdown_trusted")
+    @classmethod
+    def _trusted_logins(cls, value: frozenset[str]) -> frozenset[str]:
+        return frozenset(check_trusted_login(login) for login in sorted(value))
 
     @field_validator("toolsets")
     @classmethod
@@ -333,6 +343,26 @@ def parse_count(raw: str, name: str, bounds: tuple[int, int]) -> int:
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"", "0", "false", "no", "off"}
+
+
+def parse_trusted(raw: str, name: str) -> frozenset[str]:
+    """`alice, Bob` → {"alice", "bob"}: Gitea compares logins case-insensitively; each is checked by the Settings."""
+    return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
+
+
+def check_trusted_login(login: str) -> str:
+    """A login that can never match would trust no one the operator meant; a token pasted here would be printed."""
+    if TOKEN_SHAPED.fullmatch(login):
+        raise ValueError(
+            "GITEA_LOCKDOWN_TRUSTED holds an entry that looks like an access token (a long run of hex digits); put the "
+            "token in GITEA_TOKEN and name trusted logins here"
+        )
+    if not is_user_name(login):
+        raise ValueError(
+            f"GITEA_LOCKDOWN_TRUSTED entry {login[:40]!a} is not a Gitea login (letters, digits, '-', '_', "
+            "'.'); name trusted users by login, comma-separated"
+        )
+    return login
 
 
 def parse_bool(raw: str | None, name: str) -> bool:

@@ -27,6 +27,9 @@ from tests.support.gitea_spec import validate_definition
         ("TimelineComment", fixtures.timeline_entry(101, "review", "Looks good", review_id=1)),
         ("TimelineComment", fixtures.timeline_entry(9, "comment", "hello", pull=False)),
         ("APIError", fixtures.api_error("not found")),
+        ("RepoCollaboratorPermission", fixtures.permission("carol", "read")),
+        ("Team", fixtures.team(4, "triage")),
+        ("Team", fixtures.team(1, "Owners", "owner", "owner")),
     ],
 )
 def test_fixture_matches_spec(definition: str, document: dict[str, Any]) -> None:

@@ -36,6 +36,8 @@ SETTINGS = [
     "GITEA_MCP_OAUTH_CLIENT_SECRET",
     "GITEA_MCP_OAUTH_KEY",
     "GITEA_LOG_LEVEL",
+    "GITEA_LOCKDOWN",
+    "GITEA_LOCKDOWN_TRUSTED",
 ]
 BASE = {"GITEA_URL": "http://127.0.0.1:9", "GITEA_ALLOWED_OWNERS": "acme"}
 
@@ -69,6 +71,7 @@ def test_a_token_in_the_wrong_setting_is_refused_without_quoting_it(monkeypatch:
         ("check", "GITEA_TIMEOUT"),
         ("serve", "GITEA_MCP_PORT"),
         ("check", "GITEA_LOG_LEVEL"),
+        ("check", "GITEA_LOCKDOWN_TRUSTED"),
     ],
 )
 def test_check_exits_2_and_prints_no_token(

@@ -19,6 +19,7 @@ from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from gitea_mcp.cli.lines import Line, Mark, lacks_scope
+from gitea_mcp.cli.lockdown_check import lockdown_checks
 from gitea_mcp.domain.policy import MAX_LIMIT
 from gitea_mcp.domain.toolsets import TOOLSETS
 from gitea_mcp.gitea.client import GiteaClient, display_url
@@ -120,6 +121,7 @@ def gitea_checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
         yield from check_owners(settings, client, access)
     else:
         yield Line("skip", "owners not checked: issues cannot be read")
+    yield from lockdown_checks(settings, client)
     yield check_page_size(client)
     if settings.signin and server is not None:
         # why: 2 ms of every start-up (parsing loads each command module), for sign-in set-ups only

@@ -11,7 +11,15 @@ from gitea_mcp.cli.launch import LAUNCHERS, launch
 from gitea_mcp.cli.main import seconds  # the server's own reading, naming the flag or the variable as given
 from gitea_mcp.domain.toolsets import TOOLSETS, Toolset
 from gitea_mcp.redaction import shown
-from gitea_mcp.settings import ConfigError, Settings, parse_bool, parse_log_level, parse_toolsets
+from gitea_mcp.settings import (
+    ConfigError,
+    Settings,
+    check_trusted_login,
+    parse_bool,
+    parse_log_level,
+    parse_toolsets,
+    parse_trusted,
+)
 from gitea_mcp.toolkit.registry import serves_nothing
 
 HELP = "print ready-to-paste configuration for an MCP client (writes nothing)"
@@ -100,7 +108,20 @@ def carried(ns: argparse.Namespace) -> tuple[tuple[str, str], ...]:
     level = parse_log_level(ns.log_level or os.environ.get("GITEA_LOG_LEVEL"))
     if level != DEFAULT_LOG_LEVEL:
         found.append(("GITEA_LOG_LEVEL", level))
+    if _flag_or_bool(ns.lockdown, "GITEA_LOCKDOWN"):
+        found.append(("GITEA_LOCKDOWN", "true"))
+    if trusted := _trusted(ns.lockdown_trusted):
+        found.append(("GITEA_LOCKDOWN_TRUSTED", ",".join(trusted)))
     return tuple(found)
+
+
+def _trusted(flag: str | None) -> list[str]:
+    """The logins lockdown trusts, checked as the server checks them (a value it would refuse stops `config`)."""
+    raw = flag if flag is not None else os.environ.get("GITEA_LOCKDOWN_TRUSTED")
+    try:
+        return [check_trusted_login(login) for login in sorted(parse_trusted(raw or "", "GITEA_LOCKDOWN_TRUSTED"))]
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _flag_or_bool(flag: bool | None, name: str) -> bool:

@@ -36,6 +36,7 @@ from gitea_mcp.settings import (
     parse_log_level,
     parse_owner_list,
     parse_toolsets,
+    parse_trusted,
 )
 from gitea_mcp.toolkit.registry import serves_nothing
 
@@ -134,6 +135,18 @@ CONNECTION: tuple[Setting, ...] = (
     ),
     Setting("--ca-bundle", ("GITEA_CA_BUNDLE",), "CA certificates file for a private CA", metavar="FILE"),
     Setting("--insecure", ("GITEA_INSECURE",), "do not verify TLS (test instances only)", switch=True),
+    Setting(
+        "--lockdown",
+        ("GITEA_LOCKDOWN",),
+        "withhold bodies and comments by users without write access to the repository (public forges)",
+        switch=True,
+    ),
+    Setting(
+        "--lockdown-trusted",
+        ("GITEA_LOCKDOWN_TRUSTED",),
+        "comma-separated logins lockdown trusts besides the repository's writers",
+        metavar="LOGINS",
+    ),
 )
 HTTP: tuple[Setting, ...] = (
     Setting("--transport", ("GITEA_MCP_TRANSPORT",), "stdio (default) or http", metavar="{stdio,http}"),
@@ -679,6 +692,8 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
     port = checked(lambda: _from(read, "--port", _port, _DEFAULT["port"]), _DEFAULT["port"])
     limits = {name: checked(lambda name=name: _limit(read, name), _DEFAULT[name]) for name in _LIMIT_FIELDS}
     documents = checked(lambda: _from(read, "--client-metadata-documents", parse_bool, True), True)
+    lockdown = checked(lambda: read.switch("--lockdown"), False)
+    trusted = checked(lambda: _from(read, "--lockdown-trusted", parse_trusted, frozenset()), frozenset())
     nothing = None if problems else serves_nothing(read_only, toolsets)  # said once the choice itself reads right
     if nothing is not None:
         problems.append(nothing)
@@ -716,6 +731,8 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             oauth_client_secret=_secret(signin["oauth_client_secret"]),
             oauth_key=_secret(signin["oauth_key"]),
             client_metadata_documents=documents,
+            lockdown=lockdown,
+            lockdown_trusted=trusted,
             **limits,
         )
     except ValidationError as exc:  # show only our messages, never the input (it may hold the token)

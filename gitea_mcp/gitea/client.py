@@ -56,6 +56,7 @@ C = TypeVar("C")
 D = TypeVar("D")
 E = TypeVar("E")
 F = TypeVar("F")
+G = TypeVar("G")
 M = TypeVar("M", bound=BaseModel)
 Segment = str | int
 Params = Mapping[str, str | int]
@@ -347,6 +348,18 @@ class GiteaClient:
         f: Callable[[], F],
         /,
     ) -> tuple[A, B, C, D, E, F]: ...
+    @overload
+    def gather(
+        self,
+        a: Callable[[], A],
+        b: Callable[[], B],
+        c: Callable[[], C],
+        d: Callable[[], D],
+        e: Callable[[], E],
+        f: Callable[[], F],
+        g: Callable[[], G],
+        /,
+    ) -> tuple[A, B, C, D, E, F, G]: ...
     def gather(self, *calls: Callable[[], object]) -> tuple[object, ...]:
         """Independent reads of different kinds at once, each result typed as its call's: `issue, comments =
         client.gather(read_issue, read_comments)`."""

@@ -178,7 +178,20 @@ class Comment(_Model):
 
 
 class Team(_Model):
+    """A team as a review request names it, or as `GET /repos/{o}/{r}/teams` lists it: `units_map` gives each
+    unit's access (`repo.issues`: none, read, write, admin, owner); `permission` is `none` for a team made with
+    per-unit access, as the web UI makes them (Gitea 1.25.4, Forgejo 12.0.4)."""
+
+    id: int = 0
     name: str = ""
+    permission: str = ""
+    units_map: dict[str, str] = {}
+
+
+class RepoPermission(_Model):
+    """`GET /repos/{o}/{r}/collaborators/{user}/permission`: owner, admin, write, read or none."""
+
+    permission: str = ""
 
 
 class PullReview(_Model):

@@ -28,6 +28,7 @@ from gitea_mcp.server.admission import TOOL_THREADS, Admission
 from gitea_mcp.settings import ConfigError, Settings
 from gitea_mcp.toolkit import envelope, registry, scopes
 from gitea_mcp.toolkit.base import Deps, ToolDefinition, failed_inside
+from gitea_mcp.toolkit.lockdown import Lockdown
 from gitea_mcp.toolkit.spec import TOOLSETS, Toolset, ToolSpec
 from gitea_mcp.toolkit.unserved import unserved
 
@@ -230,7 +231,11 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
     # Only where writes are offered: the guard replicas share is for writes, and redis-py is imported for it alone.
     flights = None if settings.read_only else shared_flights(settings)
     policy = Policy(settings.allowed_owners)
-    deps = Deps(client=client or make_client(settings), policy=policy, catalog=Catalog(), flights=flights)
+    # Lockdown's verdicts are the process's, like the catalogue: one cache behind every caller (toolkit/lockdown.py).
+    lockdown = Lockdown(settings.lockdown_trusted) if settings.lockdown else None
+    deps = Deps(
+        client=client or make_client(settings), policy=policy, catalog=Catalog(), flights=flights, lockdown=lockdown
+    )
 
     def deps_for(ctx: Context | None) -> Deps:
         if settings.transport != "http":

@@ -104,6 +104,18 @@ class Profile:
         return self.is_forgejo
 
     @property
+    def permission_finds_the_user_first(self) -> bool:
+        """`GET /repos/{o}/{r}/collaborators/{user}/permission` about a user that does not exist, from a token that
+        may not ask: Forgejo 12.0.4 answers 404 (it looks the user up first), Gitea 1.25.4 403 (verified live)."""
+        return self.is_forgejo
+
+    @property
+    def unit_team_keeps_permission(self) -> bool:
+        """A team made with per-unit access (`units_map`) and `permission` read: Forgejo 12.0.4 reports `read`, Gitea
+        1.25.4 `none` (verified live); either way its `units_map` says what it may do."""
+        return self.is_forgejo
+
+    @property
     def label_write_refusal_is_worded(self) -> bool:
         """A user who may only read, adding or replacing an issue's labels: Gitea (1.22, 1.25) says "write permission
         is required"; Forgejo (11, 12) answers a bare 403 (verified live)."""

@@ -24,6 +24,7 @@ from gitea_mcp.standin.store import (
     Review,
     ReviewComment,
     Store,
+    Team,
     TimelineRow,
     User,
 )
@@ -93,6 +94,20 @@ class View:
         if user is None:  # a test put an unknown login on an issue; Gitea shows a ghost user
             user = User(-1, "Ghost", "Ghost")
         return self.user(user)
+
+    def team(self, team: Team) -> Json:
+        """A team as `GET /repos/{o}/{r}/teams` lists it (its organization null there)."""
+        return {
+            "id": team.id,
+            "name": team.name,
+            "description": "",
+            "organization": None,
+            "includes_all_repositories": False,
+            "permission": team.permission,
+            "units": list(team.units_map),
+            "units_map": dict(team.units_map),
+            "can_create_org_repo": False,
+        }
 
     def org(self, org: User) -> Json:
         return {

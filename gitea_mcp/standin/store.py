@@ -81,6 +81,10 @@ class Repo:
         return f"{self.owner}/{self.name}"
 
 
+# A team as the web UI makes it: access per unit, `permission` none (Gitea 1.25.4, Forgejo 12.0.4).
+TEAM_UNITS = ("repo.code", "repo.issues", "repo.pulls")
+
+
 @dataclass
 class Team:
     id: int
@@ -88,6 +92,8 @@ class Team:
     name: str
     members: set[str] = field(default_factory=set)
     repo_ids: set[int] = field(default_factory=set)
+    permission: str = "none"
+    units_map: dict[str, str] = field(default_factory=lambda: {"repo.code": "read", "repo.issues": "write"})
 
 
 @dataclass
@@ -273,6 +279,7 @@ class Store:
         self.redirects: dict[tuple[str, str], int] = {}  # (owner, old name) lower-case -> repo id
         self.user_redirects: dict[str, str] = {}  # a renamed user's or organisation's old login, lower-case -> new
         self.teams: dict[int, Team] = {}
+        self.site_admins: set[str] = set()  # lower-case logins of the site's administrators
         self.labels: dict[int, Label] = {}
         self.milestones: dict[int, Milestone] = {}
         self.issues: dict[int, Issue] = {}
@@ -352,6 +359,13 @@ class Store:
         if login:
             mode = ADMIN if login.lower() == repo.owner.lower() else repo.access.get(login.lower(), 0)
         return max(mode, 0 if repo.private else READ)
+
+    def org_member(self, org: str, login: str | None) -> bool:
+        """A member of any of the organisation's teams (the stand-in has no Owners team)."""
+        return login is not None and any(
+            t.org.lower() == org.lower() and login.lower() in {m.lower() for m in t.members}
+            for t in self.teams.values()
+        )
 
     def find_team(self, org: str, name: str) -> Team | None:
         return next(

@@ -6,7 +6,7 @@ import dataclasses
 import functools
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -19,11 +19,13 @@ from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient
 from gitea_mcp.gitea.errors import Forbidden, GiteaError, Moved
-from gitea_mcp.toolkit import envelope, scopes
+from gitea_mcp.toolkit import envelope, lockdown, scopes
 from gitea_mcp.toolkit.arguments import Arguments, compact_schema, described, inline_defs, input_schema, parse
+from gitea_mcp.toolkit.lockdown import Authored, Decision, Lockdown
 from gitea_mcp.toolkit.spec import ToolSpec
 
 if TYPE_CHECKING:
+    from gitea_mcp.gitea.models import Issue
     from gitea_mcp.toolkit.shared_flight import SharedFlights
 
 log = logging.getLogger("gitea_mcp.tools")
@@ -44,6 +46,24 @@ class Deps:
     flights: SharedFlights | None = None  # the write guard replicas share (GITEA_MCP_REDIS_URL), if set
     # The scopes a signed-in caller's client was granted (our sign-in); None for a token Gitea alone judges.
     granted: tuple[str, ...] | None = None
+    # Lockdown for public forges (GITEA_LOCKDOWN), the operator's alone: None when off (toolkit/lockdown.py).
+    lockdown: Lockdown | None = None
+
+    # Off (no lockdown), each of these returns at once without entering toolkit/lockdown.py: the call path of a
+    # server without lockdown is as it was (tests/server/test_call_path.py).
+
+    def screening(self, authored: Iterable[tuple[str, Authored]]) -> Decision:
+        """What the answer may show of `authored` (each with its repository, `owner/name`) under lockdown."""
+        return lockdown.OFF if self.lockdown is None else lockdown.decide(self.client, self.lockdown, authored)
+
+    def ahead(self, repo: str) -> None:
+        """Under lockdown, what its decision needs of `repo` whoever wrote there, read in the caller's own round."""
+        if self.lockdown is not None:
+            lockdown.ahead(self.client, self.lockdown, repo)
+
+    def screen_issues(self, here: str, listed: Sequence[Issue]) -> list[Issue]:
+        """Issues as an answer may show them under lockdown: titles of those opened by non-writers marked."""
+        return list(listed) if self.lockdown is None else lockdown.issues(self.client, self.lockdown, here, listed)
 
     def until(self, deadline: float) -> Deps:
         """The same, for one call that must end by `deadline` (its client keeps every request within it)."""

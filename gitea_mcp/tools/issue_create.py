@@ -79,7 +79,7 @@ def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
     if not args.allow_duplicate and (existing := duplicates.same_issue(plan.recent, login, kept, args.body, cutoff)):
         differs, update = _differences(existing, plan, args)
         warnings = [*written.title_notes(title, existing), *differs]
-        return _answer(owner, name, existing, "already_existed", warnings, update)
+        return _answer(owner, name, _screened(deps, owner, name, existing), "already_existed", warnings, update)
 
     def post() -> Issue:
         return deps.client.write("POST", ["repos", owner, name, "issues"], plan.payload).one(Issue)
@@ -97,7 +97,13 @@ def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
         raise _refused_assignees(deps, owner, name, args, exc) from None
     created, warnings = _complete(deps, owner, name, created, plan, args)
     outcome = "created_after_lost_answer" if looked_up else "created"
-    return _answer(owner, name, created, outcome, [*written.title_notes(title, created), *warnings])
+    notes = [*written.title_notes(title, created), *warnings]
+    return _answer(owner, name, _screened(deps, owner, name, created), outcome, notes)
+
+
+def _screened(deps: Deps, owner: str, name: str, issue: Issue) -> Issue:
+    """Under lockdown, the title marked where the token's user has no write access here (toolkit/lockdown.py)."""
+    return deps.screen_issues(f"{owner}/{name}", [issue])[0]
 
 
 # Gitea's 422 for an assignee it will not take: no such user, or one without write access to the repository.

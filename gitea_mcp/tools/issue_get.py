@@ -27,6 +27,7 @@ from gitea_mcp.gitea.models import Comment, Issue, PullReview, PullReviewComment
 from gitea_mcp.toolkit import envelope, facts, missing, render, scopes
 from gitea_mcp.toolkit.arguments import MAX_PAGE, Arguments, Capped, Number, Owner, RepoName
 from gitea_mcp.toolkit.base import Deps, ToolDefinition, guard
+from gitea_mcp.toolkit.lockdown import Decision
 from gitea_mcp.toolkit.spec import ToolSpec
 
 SPEC = ToolSpec.reading(
@@ -205,14 +206,15 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
         # Issue, comments and a pull request's reviews at once: one round trip to a slow forge, not two or three.
         # Whether the number is a pull request is known only from the issue, so the reviews are asked ahead, and the
         # timeline with them: it gives the reviews to a token the review route refuses (no read:repository). The
-        # dependencies of either way come in the same round.
-        issue_response, loaded, ahead, timeline_ahead, blockers, blocked = deps.client.gather(
+        # dependencies of either way come in the same round, and under lockdown the repository's writer teams.
+        issue_response, loaded, ahead, timeline_ahead, blockers, blocked, _ = deps.client.gather(
             lambda: deps.client.get(base),
             comments,
             lambda: _ask(deps, pulls),
             lambda: _ask(deps, timeline),
             lambda: _ask(deps, [*base, "dependencies"], DEPENDENCIES_PAGE),
             lambda: _ask(deps, [*base, "blocks"], DEPENDENCIES_PAGE),
+            lambda: deps.ahead(f"{owner}/{name}"),  # under lockdown: the repository's writer teams, else nothing
         )
     except NotFound:
         raise missing.explain_issue_404(deps, owner, name, target.number) from None
@@ -221,7 +223,10 @@ def _run(deps: Deps, args: GetArgs) -> CallToolResult:
     args = _to_linked_comment(args, thread, target.comment)
     asked = Asked(pulls, ahead, timeline, timeline_ahead)
     reviewed = _load_reviews(deps, asked) if issue.pull_request else None  # an issue's answers are dropped
-    detail = _detail(issue, thread, args, reviewed, _dependencies(f"{owner}/{name}", blockers, blocked))
+    here = f"{owner}/{name}"
+    shown = Shown(issue, thread, reviewed, _sides(blockers, blocked))
+    shown = _screened(deps, here, shown, args.comments_page)
+    detail = _detail(shown.issue, shown.thread, args, shown.reviewed, _dependencies(here, shown.sides))
     failed = loaded if isinstance(loaded, GiteaError) else None
     return envelope.result(_text(owner, name, detail, args, failed, target.comment), detail)
 
@@ -234,20 +239,97 @@ DEPENDENCIES_PAGE = {"page": "1", "limit": str(DEPENDENCIES_SHOWN)}
 DEPENDENCIES_OFF = "issue dependencies are turned off in this repository"
 
 
-def _dependencies(here: str, blockers: Answer, blocked: Answer) -> dict[str, Any]:
+Sides = tuple[list[Issue], list[Issue]] | GiteaError  # what blocks the issue and what it blocks, or why not known
+
+
+def _sides(blockers: Answer, blocked: Answer) -> Sides:
+    for answer in (blockers, blocked):
+        if isinstance(answer, GiteaError):
+            return answer
+    issues = [a.many(Issue) for a in (blockers, blocked) if isinstance(a, ApiResponse)]
+    return issues[0], issues[1]
+
+
+def _dependencies(here: str, sides: Sides) -> dict[str, Any]:
     """The dependency fields of IssueDetail. Where dependencies are turned off, `/dependencies` answers 404 for an
     issue that exists (and `/blocks` none): Gitea 1.25.4 and Forgejo 12.0.4. Asked once, like the reviews: a forge
     too busy to answer them leaves one line saying so, and the issue is shown all the same."""
-    for answer in (blockers, blocked):
-        if isinstance(answer, GiteaError):
-            why = DEPENDENCIES_OFF if isinstance(answer, NotFound) else f"could not be loaded ({answer})"
-            return {"blocked_by": None, "blocks": None, "dependencies_note": why}
-    shown = [[_dependency(here, i) for i in a.many(Issue)] for a in (blockers, blocked) if isinstance(a, ApiResponse)]
+    if isinstance(sides, GiteaError):
+        why = DEPENDENCIES_OFF if isinstance(sides, NotFound) else f"could not be loaded ({sides})"
+        return {"blocked_by": None, "blocks": None, "dependencies_note": why}
+    shown = [[_dependency(here, i) for i in side] for side in sides]
     return {"blocked_by": shown[0], "blocks": shown[1], "dependencies_note": None}
 
 
+def _repository_of(here: str, issue: Issue) -> str:
+    return issue.repository.full_name if issue.repository else here
+
+
+# -- lockdown ----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the answer is built from, as read: screened under lockdown before either face is written."""
+
+    issue: Issue
+    thread: list[Comment]
+    reviewed: Reviewed | Timelined | None
+    sides: Sides
+
+
+def _screened(deps: Deps, here: str, shown: Shown, comments_page: int) -> Shown:
+    """Under lockdown (toolkit/lockdown.py) the texts of authors without write access withheld, titles of issues they
+    opened marked: the issue, the comments on the page shown, the reviews, and the issues on either side, each
+    judged in its own repository. Decided in one go; nothing is asked when lockdown is off."""
+    start = (comments_page - 1) * COMMENTS_PER_PAGE
+    page = shown.thread[start : start + COMMENTS_PER_PAGE]
+    others = [] if isinstance(shown.sides, GiteaError) else [*shown.sides[0], *shown.sides[1]]
+    decision = deps.screening(
+        [
+            (here, shown.issue),
+            *((here, comment) for comment in page),
+            *((here, item) for item in _review_items(shown.reviewed)),
+            *((_repository_of(here, issue), issue) for issue in others),
+        ]
+    )
+    if not decision.on:
+        return shown
+    thread = [*shown.thread[:start], *decision.screen_all(here, page), *shown.thread[start + COMMENTS_PER_PAGE :]]
+    sides = shown.sides
+    if not isinstance(sides, GiteaError):
+        sides = tuple([decision.screen(_repository_of(here, i), i) for i in side] for side in sides)  # type: ignore[assignment]
+    return Shown(decision.screen(here, shown.issue), thread, _screen_reviews(decision, here, shown.reviewed), sides)
+
+
+def _review_items(reviewed: Reviewed | Timelined | None) -> list[PullReview | PullReviewComment | TimelineEntry]:
+    """The reviews' texts as the answer shows them: each given review and its inline comments, or the timeline's."""
+    if isinstance(reviewed, Reviewed):
+        given = [(r, inline) for r, inline in reviewed.reviews if r.state != REQUESTED]
+        return [*(r for r, _ in given), *(c for _, inline in given if isinstance(inline, list) for c in inline)]
+    if isinstance(reviewed, Timelined) and not isinstance(reviewed.timeline, GiteaError):
+        return [entry for entry in reviewed.timeline if entry.type == "review"]
+    return []
+
+
+def _screen_reviews(
+    decision: Decision, here: str, reviewed: Reviewed | Timelined | None
+) -> Reviewed | Timelined | None:
+    if isinstance(reviewed, Reviewed):
+        return Reviewed(
+            [
+                (decision.screen(here, r), decision.screen_all(here, inline) if isinstance(inline, list) else inline)
+                for r, inline in reviewed.reviews
+            ]
+        )
+    if isinstance(reviewed, Timelined) and not isinstance(reviewed.timeline, GiteaError):
+        entries = [decision.screen(here, e) if e.type == "review" else e for e in reviewed.timeline]
+        return Timelined(reviewed.failed, entries)
+    return reviewed
+
+
 def _dependency(here: str, issue: Issue) -> dict[str, Any]:
-    full = issue.repository.full_name if issue.repository else here
+    full = _repository_of(here, issue)
     other = full if full.lower() != here.lower() else None
     return {"number": issue.number, "title": issue.title, "state": issue.state, "repository": other}
 

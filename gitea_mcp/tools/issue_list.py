@@ -81,7 +81,10 @@ def _run(deps: Deps, args: ListArgs) -> CallToolResult:
     )
     page = repo_page.repo_page(deps, owner, name, query, page=args.page, limit=limit)
     out = IssueListResult(
-        issues=[rows.issue_row(issue, pulls_in=query.type != "issues") for issue in page.rows],
+        issues=[
+            rows.issue_row(issue, pulls_in=query.type != "issues")
+            for issue in deps.screen_issues(f"{owner}/{name}", page.rows)
+        ],
         total=page.total,
         page=page.number,
         limit=page.size,

@@ -98,7 +98,7 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
         notes = [_WEB_NOTE] if hits.page.size == list_link.WEB_PAGE_SIZE else []
         if "limit" in args.model_fields_set and hits.page.size != args.limit:
             notes.append(render.served_fewer(args.limit, hits.page.size))
-        return _answer(args, scope, hits, notes, again)
+        return _answer(args, scope, _screened(deps, scope, hits), notes, again)
     parsed = ql.parse_query(args.query)
     scope = _scope(deps, parsed, args)
     limit = cap_limit(args.limit)
@@ -109,7 +109,14 @@ def _run(deps: Deps, args: SearchArgs) -> CallToolResult:
     else:  # nothing here depends on the release
         server, hits = None, _fetch(deps, scope, parsed, me, False, args.page, limit)
     asked = args.limit if hits.page.size != args.limit else None
-    return _answer(args, scope, hits, _notes(server, parsed.keywords, hits, asked))
+    return _answer(args, scope, _screened(deps, scope, hits), _notes(server, parsed.keywords, hits, asked))
+
+
+def _screened(deps: Deps, scope: Scope, hits: Hits) -> Hits:
+    """Under lockdown, the titles of issues opened by users without write access marked (toolkit/lockdown.py)."""
+    if deps.lockdown is None:
+        return hits
+    return replace(hits, page=replace(hits.page, rows=deps.screen_issues(str(scope), hits.page.rows)))
 
 
 @dataclass(frozen=True)

@@ -145,6 +145,7 @@ def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
     warnings = _ignored(issue, args, milestone_id)
     notes = [*(written.title_notes(asked["title"], issue) if "title" in asked else []), *done.notes, *warnings]
     notes += blockers.notes if blockers is not None else []
+    issue = deps.screen_issues(f"{owner}/{name}", [issue])[0]  # under lockdown: a non-writer's title marked
     out = written.written(issue, "updated" if done.changed else "unchanged", notes)
     verb = (
         f"updated ({', '.join(done.changed)})"
@@ -256,6 +257,7 @@ def _after_blockers(
         )
     except GiteaError:
         return issue, None
+    listed = deps.screen_issues(f"{here.owner}/{here.name}", listed)  # under lockdown: non-writers' titles marked
     return again, [Blocker(shown=_shown(i, here), title=i.title, state=i.state) for i in listed]
 
 

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from gitea_mcp.standin import StandIn
-from gitea_mcp.standin.store import ADMIN, READ, WRITE, PullMeta, ReviewComment
+from gitea_mcp.standin.store import ADMIN, READ, WRITE, PullMeta, ReviewComment, Team
 from tests.contract.target import Http
 
 PASSWORD = "Contract-pass-1234"
@@ -91,6 +91,7 @@ class Seeder(Protocol):
     def transfer(self, owner: str, name: str, new_owner: str) -> None: ...
     def rename_user(self, old: str, new: str) -> None: ...
     def dependencies_off(self, owner: str, repo: str) -> None: ...
+    def team(self, org: str, name: str, repo: str, members: list[str], issues: str = "write") -> int: ...
 
 
 # The scopes of each role's token: the documented minimum, and the ones a probe needs to show what is missing.
@@ -265,6 +266,18 @@ class LiveSeeder:
     def collaborator(self, owner: str, repo: str, login: str, permission: str) -> None:
         self.http.ok("PUT", f"/repos/{owner}/{repo}/collaborators/{login}", self.admin, json={"permission": permission})
 
+    def team(self, org: str, name: str, repo: str, members: list[str], issues: str = "write") -> int:
+        """A team made per unit, as the web UI makes them (its permission then reads `none`), on one repository."""
+        units = {"repo.code": "read", "repo.issues": issues, "repo.pulls": "read"}
+        made = self.http.ok("POST", f"/orgs/{org}/teams", self.admin, json={
+            "name": name, "permission": "read", "includes_all_repositories": False, "units": list(units),
+            "units_map": units,
+        })  # fmt: skip
+        for login in members:
+            self.http.ok("PUT", f"/teams/{made['id']}/members/{login}", self.admin)
+        self.http.ok("PUT", f"/teams/{made['id']}/repos/{org}/{repo}", self.admin)
+        return int(made["id"])
+
     def dependencies_off(self, owner: str, repo: str) -> None:
         # Gitea 1.25.4 ignores internal_tracker unless has_issues comes with it; Forgejo 12.0.4 takes either way.
         tracker = {"enable_time_tracker": True, "allow_only_contributors_to_track_time": True,
@@ -389,6 +402,7 @@ class StandInSeeder:
 
     def token_for_admin(self) -> str:
         self.store.add_user("contract-admin")
+        self.store.site_admins.add("contract-admin")  # as the live suite's administrator is
         return self.token("contract-admin", ["all"])
 
     def token(self, login: str, scopes: list[str]) -> str:
@@ -406,6 +420,14 @@ class StandInSeeder:
         found = self.store.find_repo(owner, repo)
         assert found is not None
         found.access[login.lower()] = _PERMISSIONS[permission]
+
+    def team(self, org: str, name: str, repo: str, members: list[str], issues: str = "write") -> int:
+        found = self.store.find_repo(org, repo)
+        assert found is not None
+        team = Team(self.store.next_id("team"), org, name, set(members), {found.id})
+        team.units_map = {"repo.code": "read", "repo.issues": issues, "repo.pulls": "read"}
+        self.store.teams[team.id] = team
+        return team.id
 
     def dependencies_off(self, owner: str, repo: str) -> None:
         found = self.store.find_repo(owner, repo)

@@ -8,6 +8,7 @@ modules: tests/support/generated.py, tests/test_generated.py.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
 from gitea_mcp.standin import DEMO_ALL_TOKEN, DEMO_TOKEN, MANY_COMMENTS_ISSUE, REVIEWED_PULL, StandIn
 from gitea_mcp.toolkit.base import Deps, ToolDefinition
+from gitea_mcp.toolkit.lockdown import TITLE_MARK, Lockdown
 from gitea_mcp.tools import (
     assignee_list,
     issue_comment,
@@ -148,6 +150,23 @@ def test_write_screen(name: str) -> None:
     tool, args = WRITES[name]
     with StandIn() as forge:
         compare(name, text_of(tool.call(deps_for(forge), arguments(args, forge)), forge))
+
+
+# Under lockdown (GITEA_LOCKDOWN), with a token that confirms everything (demo administers acme/widgets and is in
+# its writer team): carol, who only reads there, has her comments withheld and her issues' titles marked.
+LOCKDOWN: dict[str, tuple[ToolDefinition, dict[str, Any]]] = {
+    "lockdown_get": (issue_get.TOOL, {**WIDGETS, "number": 6, "max_chars": 120}),
+    "lockdown_list": (issue_list.TOOL, {**WIDGETS, "state": "all", "limit": 8}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOCKDOWN))
+def test_lockdown_screen(name: str, forge: StandIn) -> None:
+    tool, args = LOCKDOWN[name]
+    deps = dataclasses.replace(deps_for(forge, DEMO_ALL_TOKEN), lockdown=Lockdown())
+    shown = text_of(tool.call(deps, arguments(args, forge)), forge)
+    assert "[withheld by lockdown: written by @carol" in shown or TITLE_MARK in shown
+    compare(name, shown)
 
 
 def test_blocker_screens() -> None:

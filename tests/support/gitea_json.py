@@ -290,3 +290,24 @@ def unknown_user_404(login: str, message: str = "not found") -> dict[str, Any]:
 LABELS = [label("bug", 1), label("ui", 2), label("good first issue", 3)]
 HIGH, LOW = label("priority/high", 8, exclusive=True), label("priority/low", 9, exclusive=True)
 MILESTONES = [milestone("v1.0", 5, "closed"), milestone("v1.1", 6)]
+
+
+def permission(login: str, role: str, uid: int = 3) -> dict[str, Any]:
+    """`GET /repos/{o}/{r}/collaborators/{user}/permission`: owner, admin, write, read or none."""
+    return {"permission": role, "role_name": role, "user": user(login, uid)}
+
+
+def team(tid: int, name: str, issues: str = "write", permission: str = "none") -> dict[str, Any]:
+    """A team as `GET /repos/{o}/{r}/teams` lists it, made per unit as the web UI makes teams (Gitea 1.25.4)."""
+    units = {"repo.code": "read", "repo.issues": issues, "repo.pulls": "read"}
+    return {
+        "id": tid,
+        "name": name,
+        "description": "",
+        "organization": None,
+        "includes_all_repositories": False,
+        "permission": permission,
+        "units": list(units),
+        "units_map": units,
+        "can_create_org_repo": False,
+    }

@@ -5,8 +5,8 @@ the tests hold every one of those parameters to the OpenAPI spec. Modules: `comm
 lookup, shared parameters), `misc` (version, settings, users, organisations, a repository, label and milestone
 lists), `lists` (a repository's issues, the cross-repository search), `issues` (one issue: read, create, edit),
 `comments` (and the timeline), `labels` (an issue's labels, a new repository label), `reviews` (a pull request's
-reviews), `oauth2` (a user's OAuth2 applications; the provider's web side is standin/oauth). Where releases
-differ, a handler asks `call.profile`.
+reviews), `teams` (a user's permission in a repository, its teams and their members), `oauth2` (a user's OAuth2
+applications; the provider's web side is standin/oauth). Where releases differ, a handler asks `call.profile`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gitea_mcp.standin.core import Call, Response
-from gitea_mcp.standin.endpoints import comments, issues, labels, lists, misc, oauth2, reviews
+from gitea_mcp.standin.endpoints import comments, issues, labels, lists, misc, oauth2, reviews, teams
 
 
 @dataclass(frozen=True)
@@ -74,4 +74,7 @@ ROUTES: tuple[Route, ...] = (
     _route("GET", _PULL + "/reviews/{id}/comments", "repository", reviews.list_review_comments),
     _route("GET", _REPO + "/milestones", "issue", misc.list_milestones, "state", "name", *_PAGE),
     _route("GET", _REPO + "/assignees", "repository", misc.list_assignees),
+    _route("GET", _REPO + "/collaborators/{collaborator}/permission", "repository", teams.get_permission),
+    _route("GET", _REPO + "/teams", "repository", teams.list_repo_teams),
+    _route("GET", "/teams/{id}/members", "organization", teams.list_team_members, *_PAGE),
 )
