@@ -193,3 +193,11 @@ def settings_tables() -> str:
             rows.append(f"| {names} | `{setting.typed}` | {meaning} |")
         parts.append(f"### {title}\n\n" + "\n".join(rows))
     return "\n\n".join(parts) + "\n"
+
+
+def install_links() -> str:
+    """The README's one-click links: VS Code's and Cursor's entry as `config` writes it, launching the installed
+    command by name (gitea_mcp/cli/client_entries.install_link)."""
+    from gitea_mcp.cli.client_entries import install_link
+
+    return f"[Install in VS Code]({install_link('vscode')}) · [Install in Cursor]({install_link('cursor')})\n"
