@@ -138,7 +138,7 @@ FORMATS = {
     ),
     "servers": _servers(
         "servers", {**_STDIO, "required": ["type", "command"]}, _remote("url", typed=True), inputs=_INPUTS
-    ),  # fmt: skip
+    ),
     "context_servers": _servers("context_servers", _STDIO, _remote("url")),
 }
 CODEX = {
