@@ -75,6 +75,9 @@ def test_each_python_snippet_runs_as_written(snippet: Snippet, installed: tuple[
     assert "Traceback" not in done.stdout + done.stderr, said
     if "config claude-code > .mcp.json" in text:
         _is_the_readmes_mcp_json(checkout / ".mcp.json", Path(env["HOME"]))
+    if "pipx install --force '.[redis]'" in text:  # the extra lands in pipx's venv of the command
+        shown = ["pipx", "runpip", "gitea-issues-mcp", "show", "redis"]
+        assert subprocess.run(shown, env=env, capture_output=True, timeout=120).returncode == 0, said
     if "check" in text.split():
         assert "✓ token valid: acts as @demo" in done.stdout and "ready" in done.stdout, said
 
