@@ -1,6 +1,7 @@
-"""The README's generated parts, from the same declarations the agents read and `config` prints, so the docs
-cannot drift from them: the tools reference (tests/test_readme.py), the scope table and the client sections
-(tests/cli/test_client_entries.py). Test code: none of it ships in the package.
+"""The docs' generated parts, from the same declarations the agents read and `config` prints, so the docs cannot
+drift from them: docs/tools.md's reference (tests/test_readme.py) and the scope table, docs/settings.md's tables
+(the settings as the command line declares them), docs/clients.md's client sections and the README's install
+links (tests/cli/test_client_entries.py). Test code: none of it ships in the package.
 """
 
 from __future__ import annotations
