@@ -191,7 +191,7 @@ def _gemini(setup: Setup) -> list[Snippet]:
 
 
 def _zed(setup: Setup) -> list[Snippet]:
-    # Zed reads its settings as written (no variables): the token is a placeholder to replace, as in Claude Desktop.
+    # The token as a placeholder to replace, as in Claude Desktop: Zed's documented `env` holds values, not references.
     entry = _entry(setup, PLACEHOLDER_TOKEN)
     where = "Zed's `settings.json` (command zed: open settings), merged into `context_servers`"
     return [Snippet(where, "json", _json({"context_servers": {SERVER: entry}}))]
@@ -257,8 +257,8 @@ CLIENTS: dict[str, Client] = {
     ),
     "zed": Client(
         "Zed",
-        f"It expands no variables: replace `{PLACEHOLDER_TOKEN}` and keep the file private. The agent panel's "
-        "settings show the server with a green dot once it runs.",
+        f"Replace `{PLACEHOLDER_TOKEN}` with the token and keep the file private; the agent panel starts the "
+        "server.",
         _zed,
         "Zed opens Gitea's sign-in in your browser when the agent panel first starts the server.",
     ),
