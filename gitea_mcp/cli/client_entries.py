@@ -257,8 +257,7 @@ CLIENTS: dict[str, Client] = {
     ),
     "zed": Client(
         "Zed",
-        f"Replace `{PLACEHOLDER_TOKEN}` with the token and keep the file private; the agent panel starts the "
-        "server.",
+        f"Replace `{PLACEHOLDER_TOKEN}` with the token and keep the file private; the agent panel starts the server.",
         _zed,
         "Zed opens Gitea's sign-in in your browser when the agent panel first starts the server.",
     ),
