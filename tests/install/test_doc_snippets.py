@@ -29,7 +29,9 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent.parent
 # Run elsewhere: the README's two commands and its install block (tests/install/test_readme_commands.py, .ci/run).
 ELSEWHERE = {readme_block("setup:try"), readme_block("setup:test")}
-ELSEWHERE.add(re.search(r"```sh\n(.*?)\n```", README[README.index("### Install") :], re.DOTALL).group(1))  # type: ignore[union-attr]
+_INSTALL = re.search(r"```sh\n(.*?)\n```", README[README.index("### Install") :], re.DOTALL)
+assert _INSTALL, "README.md's Install section has no sh block"
+ELSEWHERE.add(_INSTALL.group(1))
 # The example's Gitea and token, which the stand-in replaces (it has the owner `acme` and its `widgets`).
 EXAMPLE_URL, EXAMPLE_TOKEN = "https://gitea.example.com", "GITEA_TOKEN=…"
 
