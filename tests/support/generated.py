@@ -92,7 +92,12 @@ def tools_doc() -> str:
     """docs/tools.md with the tools reference (the tools and their screens) and the scope table."""
     from tests.test_readme import tools_reference
 
-    return _filled(TOOLS_DOC, [("scopes", _scopes), ("tools", tools_reference)])
+    return _filled(TOOLS_DOC, [("tools-contents", _contents), ("scopes", _scopes), ("tools", tools_reference)])
+
+
+def _contents() -> str:
+    linked = ", ".join(f"[`{t.spec.name}`](#{t.spec.name})" for t in tool_cases.tools())
+    return f"- [Reference](#reference): {linked}\n"
 
 
 def settings_doc() -> str:
