@@ -78,7 +78,8 @@ def test_nothing_points_outside_the_repository(outside: str) -> None:
 def test_where_the_inspector_is_suggested_its_node_is_said() -> None:
     """The MCP Inspector 2.x needs Node >= 22.19: on Node 20 `npx` silently runs 0.15.0, which cannot send the
     Authorization header an HTTP server needs. Every page that suggests it says so."""
-    pages = [page for page in [ROOT / "README.md", *ROOT.glob("docs/**/*.md")] if "MCP Inspector" in page.read_text()]
+    named = re.compile(r"MCP\s+Inspector")  # wrapped at any space, as a paragraph may be
+    pages = [page for page in [ROOT / "README.md", *ROOT.glob("docs/**/*.md")] if named.search(page.read_text())]
     assert pages, "the docs suggest the MCP Inspector somewhere"
     for page in pages:
         assert "Node ≥ 22.19" in page.read_text(encoding="utf-8"), page.relative_to(ROOT)
