@@ -52,6 +52,8 @@ def added(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         (registry, "SPECS", registry.SPECS),
         (registry, "LISTING", registry.LISTING),
         (generated, "README", generated.README),
+        (generated, "TOOLS_DOC", generated.TOOLS_DOC),
+        (generated, "SETTINGS_DOC", generated.SETTINGS_DOC),
     ):
         copy = tmp_path / original.name
         shutil.copy(original, copy)
@@ -84,6 +86,7 @@ def test_before_regenerating_one_test_names_the_files_to_make(added: Path) -> No
         str(added / "specs.json"),
         str(added / "listing.json"),
         str(added / "screens" / f"example_{NEW}.txt"),
+        str(added / "tools.md"),
         str(added / "README.md"),
     ]
     with pytest.raises(AssertionError, match=r"python -m tests\.support\.generated"):
@@ -105,8 +108,8 @@ def test_once_regenerated_it_is_served_listed_and_documented(added: Path, monkey
         result = answered(asyncio.run(server.call_tool(NEW, {"owner": "acme", "name": "widgets", "limit": 2})))
     assert NEW in listed and (listed[NEW].description or "").startswith(spec.description)
     assert not result.is_error and text_of(result).startswith("acme/widgets issues"), text_of(result)
-    readme = (added / "README.md").read_text(encoding="utf-8")
-    assert f"### `{NEW}`" in readme and f"| `{NEW}` | `labels` | `read:issue` |" in readme
+    readme, tools = ((added / name).read_text(encoding="utf-8") for name in ("README.md", "tools.md"))
+    assert f"### `{NEW}`" in tools and f"| `{NEW}` | `labels` | `read:issue` |" in readme
     assert (added / "screens" / f"example_{NEW}.txt").read_text(encoding="utf-8").startswith("acme/widgets issues")
     assert registry.budgets() == (visible + spec.budget, whole + spec.listed_budget)  # it brought its own budgets
 

@@ -25,10 +25,47 @@ def test_cited_documents_exist(source: str, target: str) -> None:
     assert (ROOT / target).is_file(), f"{source} cites {target}, which is not in the repository"
 
 
-def test_relative_links_in_docs_resolve() -> None:
-    for page in [*ROOT.glob("docs/**/*.md"), ROOT / "README.md"]:
-        for link in re.findall(r"\]\(([^)#:]+)\)", page.read_text(encoding="utf-8")):
-            assert (page.parent / link).exists(), f"{page.relative_to(ROOT)} links to {link}, which does not exist"
+PAGES = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted(ROOT.glob("docs/**/*.md"))]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
+
+
+def anchors(page: Path) -> set[str]:
+    """The anchors GitHub gives a page's headings: lower case, punctuation but `-` and `_` dropped, spaces to `-`,
+    a repeated one suffixed -1, -2, ... (headings inside code blocks are none)."""
+    seen: dict[str, int] = {}
+    found = set()
+    for heading in re.findall(r"^#{1,6} (.+?)#*$", FENCE.sub("", page.read_text(encoding="utf-8")), re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        found.add(f"{slug}-{seen[slug]}" if slug in seen else slug)
+        seen[slug] = seen.get(slug, 0) + 1
+    return found
+
+
+def links() -> list[tuple[str, str]]:
+    return [
+        (str(page.relative_to(ROOT)), link)
+        for page in PAGES
+        for link in LINK.findall(FENCE.sub("", page.read_text(encoding="utf-8")))
+        if not re.match(r"[a-z][a-z0-9+.-]*:", link)  # https:, mailto:, cursor: — not the repository's
+    ]
+
+
+@pytest.mark.parametrize(("page", "link"), links())
+def test_every_relative_link_and_anchor_resolves(page: str, link: str) -> None:
+    """Each link of the README, the changelog and docs/ to a file of the repository finds it, and its #anchor a
+    heading there: moving a section to docs/ must not leave a link behind."""
+    path, _, anchor = link.partition("#")
+    target = (ROOT / page).parent / path if path else ROOT / page
+    assert target.exists(), f"{page} links to {link}: {path} does not exist"
+    if anchor:
+        assert target.suffix == ".md" and anchor in anchors(target), f"{page} links to {link}: no such heading"
+
+
+def test_the_link_check_can_fail(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("# A title\n\n## Sign-in (HTTP) `x`\n\n## Sign-in (HTTP) `x`\n```\n# not a heading\n```\n")
+    assert anchors(page) == {"a-title", "sign-in-http-x", "sign-in-http-x-1"}
 
 
 @pytest.mark.parametrize("outside", ["SEMANTICS.md", "shared/", "seeds/", "seed 00"])
@@ -38,21 +75,11 @@ def test_nothing_points_outside_the_repository(outside: str) -> None:
     assert offenders == [], f"{outside!r} is cited by {offenders}"
 
 
-def test_readme_anchors_lead_to_its_headings() -> None:
-    """Every `](#anchor)` in the README names one of its headings, as GitHub spells their anchors."""
-    import re
-
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    headings = re.findall(r"^#+ (.+)$", readme, re.MULTILINE)
-    slugs = {re.sub(r"[^\w\- ]", "", heading.lower()).strip().replace(" ", "-") for heading in headings}
-    anchors = set(re.findall(r"\]\(#([^)]+)\)", readme))
-    assert anchors and anchors <= slugs, anchors - slugs
-
-
 def test_where_the_inspector_is_suggested_its_node_is_said() -> None:
     """The MCP Inspector 2.x needs Node >= 22.19: on Node 20 `npx` silently runs 0.15.0, which cannot send the
     Authorization header an HTTP server needs. Every page that suggests it says so."""
-    pages = [page for page in [ROOT / "README.md", *ROOT.glob("docs/**/*.md")] if "MCP Inspector" in page.read_text()]
+    named = re.compile(r"MCP\s+Inspector")  # wrapped at any space, as a paragraph may be
+    pages = [page for page in [ROOT / "README.md", *ROOT.glob("docs/**/*.md")] if named.search(page.read_text())]
     assert pages, "the docs suggest the MCP Inspector somewhere"
     for page in pages:
         assert "Node ≥ 22.19" in page.read_text(encoding="utf-8"), page.relative_to(ROOT)

@@ -1,8 +1,9 @@
-"""The README for a newcomer: its generated tools reference equals what the tools declare and print, and its
-set-up commands are the ones tested (tests/install/) and run by CI (.ci/run).
+"""The README for a newcomer, read in five minutes: at most 20 KB with a table of contents, its set-up commands the
+ones tested (tests/install/) and run by CI (.ci/run); the tools reference it links to (docs/tools.md) what the
+tools declare and print, the settings tables (docs/settings.md) what the command line declares.
 
-The reference is checked with the other files made from the tool modules (tests/test_generated.py); regenerate it
-deliberately with `UPDATE_README=1 pytest tests/test_generated.py` and review the diff.
+The generated parts are checked with the other files made from the tool modules (tests/test_generated.py);
+regenerate them deliberately with `python -m tests.support.generated` and review the diff.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from tests.support import readme, tool_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+SETTINGS_DOC = ROOT / "docs" / "settings.md"
+# What a newcomer reads in five minutes; the anchors' READMEs are about 17 KB.
+MOST_BYTES = 20_000
 # The golden screens the README shows, each under its tool; a tool none of them shows is shown by its example
 # screen (its plain call: tests/support/generated.py). Every error screen is shown after the tools.
 SHOWN = ["list", "search_many", "search_link", "get_link", "get_pull_reviews", "labels_scoped", "labels_with_org",
@@ -133,17 +137,17 @@ def test_pipx_installs_say_pipx_ensurepath() -> None:
 
 
 def configuration_table() -> list[tuple[set[str], set[str]]]:
-    """The README's configuration table: each row's variables and flags."""
-    text = README.read_text(encoding="utf-8")
-    found = re.search(r"\| variable \| flag \| meaning \|\n\|---\|---\|---\|\n(.*?)\n\n", text, re.DOTALL)
-    assert found, "README.md lacks its configuration table"
-    rows = [line.split(" | ", 2) for line in found.group(1).splitlines()]
+    """docs/settings.md's tables: each row's variables and flags."""
+    text = SETTINGS_DOC.read_text(encoding="utf-8")
+    tables = re.findall(r"\| variable \| flag \| meaning \|\n\|---\|---\|---\|\n(.*?)\n(?:\n|<!--)", text, re.DOTALL)
+    assert tables, "docs/settings.md lacks its settings tables"
+    rows = [line.split(" | ", 2) for table in tables for line in table.splitlines()]
     return [(set(re.findall(r"`(GITEA_\w+)`", row[0])), set(re.findall(r"`(--[\w-]+)`", row[1]))) for row in rows]
 
 
 def test_the_configuration_table_names_every_setting_as_it_is_declared() -> None:
     """Each setting the command line declares (gitea_mcp/cli/main.py) has its variables and its flag, as typed, in
-    the README's table, and the table names no other: a setting added (GITEA_TOOLSETS, say) is documented."""
+    docs/settings.md's tables, and they name no other: a setting added (GITEA_TOOLSETS, say) is documented."""
     from gitea_mcp.cli.main import SETTINGS
 
     rows = configuration_table()
@@ -153,3 +157,22 @@ def test_the_configuration_table_names_every_setting_as_it_is_declared() -> None
     assert flags == {setting.typed for setting in SETTINGS.values()}
     for setting in SETTINGS.values():  # a variable and its flag on the same row
         assert any(setting.env[0] in names and setting.typed in row_flags for names, row_flags in rows), setting.flag
+
+
+def test_the_readme_reads_in_five_minutes() -> None:
+    """At most 20 KB, a table of contents linking each of its own sections, and the newcomer's order: the two
+    commands first (run the demo, pass the tests), then their own Gitea and client, then a reference that links out."""
+    text = README.read_text(encoding="utf-8")
+    assert len(text.encode("utf-8")) <= MOST_BYTES, f"README.md is {len(text.encode())} bytes; move detail to docs/"
+    sections = re.findall(r"^## (.+)$", text, re.MULTILINE)
+    contents = text[text.index("**Contents**") : text.index(f"## {sections[0]}")]
+    assert [s for s in sections if f"(#{_slug(s)})" not in contents] == []
+    order = ["Try it (no Gitea needed)", "Use it with your Gitea", "Reference"]
+    assert [s for s in sections if s in order] == order
+    assert text.index("<!-- setup:try -->") < text.index("<!-- setup:test -->") < text.index("## Use it with")
+    reference = text[text.index("## Reference") :].split("\n## ", 1)[0]
+    assert all(f"(docs/{page})" in reference for page in ("tools.md", "settings.md", "clients.md"))
+
+
+def _slug(heading: str) -> str:
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")

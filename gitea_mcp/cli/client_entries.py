@@ -6,12 +6,13 @@ environment variable); only Claude Desktop, which expands nothing, gets a placeh
 
 from __future__ import annotations
 
+import base64
 import json
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 from gitea_mcp.redaction import shown
 
@@ -189,6 +190,13 @@ def _gemini(setup: Setup) -> list[Snippet]:
     return [Snippet(where, "json", _mcp_servers(entry))]
 
 
+def _zed(setup: Setup) -> list[Snippet]:
+    # The token as a placeholder to replace, as in Claude Desktop: Zed's documented `env` holds values, not references.
+    entry = _entry(setup, PLACEHOLDER_TOKEN)
+    where = "Zed's `settings.json` (command zed: open settings), merged into `context_servers`"
+    return [Snippet(where, "json", _json({"context_servers": {SERVER: entry}}))]
+
+
 def _codex(setup: Setup) -> list[Snippet]:
     lines = [f"[mcp_servers.{SERVER}]"]
     if setup.remote_url is None:
@@ -247,6 +255,12 @@ CLIENTS: dict[str, Client] = {
         _gemini,
         "Sign in with `/mcp auth gitea` inside Gemini CLI (your browser opens Gitea).",
     ),
+    "zed": Client(
+        "Zed",
+        f"Replace `{PLACEHOLDER_TOKEN}` with the token and keep the file private; the agent panel starts the server.",
+        _zed,
+        "Zed opens Gitea's sign-in in your browser when the agent panel first starts the server.",
+    ),
     "codex": Client(
         "Codex CLI",
         _FROM_ENV + " Check with `codex mcp list`.",
@@ -287,3 +301,28 @@ def _warnings(setup: Setup) -> list[str]:
     values = " and ".join(f"{name}={written[name]}" for name, _ in unset)
     how = " and ".join(f"{flag} (or {name} set)" for name, flag in unset)
     return [f"# {values}: placeholders — replace them in the file, or run this again with {how}"]
+
+
+# -- one-click install links, for the editors that take them -----------------------------------------------------
+
+# The installed command by name: a link cannot know where the reader's copy is (`config` writes its full path).
+LINKED = Setup(command=DIST, args=())
+VSCODE_LINK = "https://insiders.vscode.dev/redirect/mcp/install"  # opens VS Code's own vscode:mcp/install handler
+CURSOR_LINK = "cursor://anysphere.cursor-deeplink/mcp/install"
+
+
+def install_link(client: str, setup: Setup = LINKED) -> str:
+    """The link that adds the server to VS Code or Cursor: the same entry `config` writes, in the form each editor
+    documents (VS Code: name, inputs and the entry as JSON query values; Cursor: the entry as base64 JSON)."""
+    document = json.loads(next(s for s in snippets(client, setup) if s.language == "json").text)
+    if client == "vscode":
+        query = {"name": SERVER, **({"inputs": _compact(document["inputs"])} if "inputs" in document else {})}
+        return f"{VSCODE_LINK}?{urlencode({**query, 'config': _compact(document['servers'][SERVER])}, quote_via=quote)}"
+    if client == "cursor":
+        config = base64.b64encode(_compact(document["mcpServers"][SERVER]).encode("utf-8")).decode("ascii")
+        return f"{CURSOR_LINK}?{urlencode({'name': SERVER, 'config': config}, quote_via=quote)}"
+    raise ValueError(f"{client} takes no install link; only vscode and cursor do")
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)

@@ -199,8 +199,9 @@ def store(url: str) -> Any:
         from redis.retry import Retry
     except ImportError:
         raise Unusable(
-            "GITEA_MCP_REDIS_URL is set but the redis package is not installed: install gitea-issues-mcp[redis] "
-            "(pip install 'gitea-issues-mcp[redis]'), or unset it"
+            "GITEA_MCP_REDIS_URL is set but the redis package is not installed: install gitea-issues-mcp with its "
+            "redis extra, from the checkout or wheel it came from (pipx install --force '.[redis]'; in a venv, its "
+            "bin/pip install '.[redis]'), or unset it"
         ) from None
     try:
         # One retry: a pooled connection the server closed (a Redis restart) fails its first command.

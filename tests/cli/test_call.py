@@ -87,7 +87,7 @@ def test_error_results_go_to_stderr_before_gitea(
     assert len(mocked.calls) == 0
 
 
-# A bad argument is a command-line mistake (exit 2, as the README's exit-code table says), worded exactly as the
+# A bad argument is a command-line mistake (exit 2, as docs/settings.md's exit-code table says), worded exactly as the
 # tool's own error result an agent reads over MCP.
 BAD_ARGUMENTS = [
     pytest.param(["issue_list", "owner=acme", "name=widgets", "limit=abc"], id="limit-word"),

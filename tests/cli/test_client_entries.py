@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
 import shlex
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -35,11 +38,15 @@ TOKEN_REFERENCES = {
     "cursor": "${env:GITEA_TOKEN}",
     "windsurf": "${env:GITEA_TOKEN}",
     "gemini": "${GITEA_TOKEN}",
+    "zed": "<your Gitea token>",
 }
 # The settings besides URL and owners a stdio client must pass on when they are not the default.
 CARRIED = ("GITEA_READ_ONLY", "GITEA_TIMEOUT", "GITEA_CA_BUNDLE", "GITEA_INSECURE", "GITEA_LOG_LEVEL")
 # The key under which each JSON client expects a remote server's URL.
-URL_KEYS = {"claude-code": "url", "vscode": "url", "cursor": "url", "windsurf": "serverUrl", "gemini": "httpUrl"}
+URL_KEYS = {"claude-code": "url", "vscode": "url", "cursor": "url", "windsurf": "serverUrl", "gemini": "httpUrl",
+            "zed": "url"}  # fmt: skip
+# Each JSON client's documented top-level key for its servers.
+TOP_KEYS = {"vscode": "servers", "zed": "context_servers"}
 
 
 @pytest.fixture(autouse=True)
@@ -64,7 +71,7 @@ def server_entry(client: str, setup: Setup) -> dict[str, Any]:
     document = parsed(snippets(client, setup)[-1])
     if client == "codex":
         return dict(document["mcp_servers"]["gitea"])
-    key = "servers" if client == "vscode" else "mcpServers"
+    key = TOP_KEYS.get(client, "mcpServers")
     vscode = {"servers"} if setup.signin else {"inputs", "servers"}  # a sign-in asks for no token
     assert set(document) == (vscode if client == "vscode" else {key})
     return dict(document[key]["gitea"])
@@ -281,10 +288,20 @@ def test_readme_sections_cover_every_client_in_both_modes() -> None:
     text = readme_sections()
     for name, client in client_entries.CLIENTS.items():
         assert f"### {client.title}\n" in text and f"`gitea-issues-mcp config {name}`" in text
-        for setup in (Setup(), Setup(remote_url=PLACEHOLDER_REMOTE)):
+        for setup in (client_entries.LINKED, Setup(remote_url=PLACEHOLDER_REMOTE)):
             for snippet in snippets(name, setup):
                 assert f"```{snippet.language}\n{snippet.text}\n```" in text
     assert TOKEN not in text
+
+
+def test_the_docs_launch_the_installed_command_never_an_unpublished_package() -> None:
+    """The package is on no index: `uvx gitea-issues-mcp` (or pipx's, pip's) finds nothing, so no documented entry
+    launches it by name from an index; each launches the command a clone's or wheel's install put on PATH."""
+    text = readme_sections()
+    assert "uvx gitea-issues-mcp" not in text and '"uvx"' not in text
+    for name in client_entries.CLIENTS:
+        entry = server_entry(name, client_entries.LINKED)
+        assert (entry["command"], list(entry["args"])) == ("gitea-issues-mcp", []), name
 
 
 def test_clients_doc_has_the_generated_client_sections() -> None:
@@ -303,7 +320,7 @@ def _stdio_env(client: str, out: str, err: str) -> dict[str, str]:
     document = tomllib.loads(out) if client == "codex" else json.loads(out)
     if client == "codex":
         return dict(document["mcp_servers"]["gitea"]["env"])
-    entry = document["servers" if client == "vscode" else "mcpServers"]["gitea"]
+    entry = document[TOP_KEYS.get(client, "mcpServers")]["gitea"]
     if client == "claude-code":  # the terminal line carries the same environment
         line = next(line.removeprefix("#   ") for line in err.splitlines() if line.startswith("#   claude mcp add"))
         argv = shlex.split(line)
@@ -557,3 +574,45 @@ def test_config_takes_remote_or_http_not_both(capfd: pytest.CaptureFixture[str])
     with pytest.raises(SystemExit) as exit_:
         main(["config", "vscode", "--remote", "https://a.test", "--http", "https://b.test"])
     assert exit_.value.code == 2 and capfd.readouterr().out == ""
+
+
+# -- one-click install links (VS Code, Cursor) ------------------------------------------------------------------
+
+
+def _decoded(link: str) -> tuple[str, dict[str, Any]]:
+    """The editor's own reading of an install link: (the server's name, the file `config` would write)."""
+    parts = urlsplit(link)
+    query = {key: values[0] for key, values in parse_qs(parts.query, strict_parsing=True).items()}
+    if link.startswith(client_entries.VSCODE_LINK):
+        document: dict[str, Any] = {"servers": {query["name"]: json.loads(query["config"])}}
+        if "inputs" in query:
+            document = {"inputs": json.loads(query["inputs"]), **document}
+        return query["name"], document
+    assert (parts.scheme, parts.netloc, parts.path) == ("cursor", "anysphere.cursor-deeplink", "/mcp/install")
+    return query["name"], {"mcpServers": {query["name"]: json.loads(base64.b64decode(query["config"]))}}
+
+
+@pytest.mark.parametrize("client", ["vscode", "cursor"])
+def test_an_install_link_adds_what_config_writes_launching_the_installed_command(
+    client: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Decoded as the editor decodes it, the link is `gitea-issues-mcp config CLIENT`'s file, the command aside:
+    the link names the installed command (it cannot know where the reader's copy is), `config` its full path."""
+    installed = tmp_path / "bin" / "gitea-issues-mcp"  # a copy installed by pipx or into a venv
+    installed.parent.mkdir()
+    installed.write_text("#!/bin/sh\n")
+    monkeypatch.setattr(sys, "argv", [str(installed)])
+    written = json.loads(config(capfd, client)[0])
+    name, linked = _decoded(client_entries.install_link(client))
+    key = TOP_KEYS.get(client, "mcpServers")
+    assert name == "gitea" and written[key]["gitea"].pop("command") == str(installed)
+    assert linked[key]["gitea"].pop("command") == "gitea-issues-mcp"
+    assert linked == written
+
+
+def test_the_readme_carries_the_install_links() -> None:
+    readme = README.read_text(encoding="utf-8")
+    for client in ("vscode", "cursor"):
+        assert f"]({client_entries.install_link(client)})" in readme, client
+    with pytest.raises(ValueError, match="only vscode and cursor"):
+        client_entries.install_link("zed")

@@ -35,14 +35,14 @@ def test_exit_codes(argv: list[str], env: dict[str, str], code: int, said: str) 
 
 
 def test_every_exit_code_is_documented() -> None:
-    """The README's table and `--help` name the same codes the program uses, no more, no fewer."""
+    """docs/settings.md's table and `--help` name the same codes the program uses, no more, no fewer."""
     import re
     from pathlib import Path
 
     from gitea_mcp.cli.main import CANNOT_LISTEN, EXIT_CODES, INTERRUPTED, TERMINATED
 
     used = {OK, FAILED, USAGE, CANNOT_LISTEN, INTERRUPTED, TERMINATED}
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[2] / "docs" / "settings.md").read_text(encoding="utf-8")
     table = readme.split("| exit code | meaning |", 1)[1].split("\n\n", 1)[0]
     assert {int(code) for code in re.findall(r"^\| (\d+) \|", table, re.MULTILINE)} == used
     assert {int(code) for code in re.findall(r"(?:^|, )(\d+) ", EXIT_CODES)} == used

@@ -139,6 +139,9 @@ def _wheel_carries_the_registry_name(wheel: Path) -> None:
     server = json.loads((ROOT / "server.json").read_text(encoding="utf-8"))
     assert f"mcp-name: {server['name']}" in text, "PyPI shows the README: the registry reads mcp-name there"
     assert "gitea_mcp/py.typed" in names
+    # The license the metadata names travels with the wheel (a packager's first look).
+    assert "License-Expression: MIT" in text and "License-File: LICENSE" in text
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
 
 
 def _installed_command(line: str, home: Path, checkout: Path) -> list[str]:

@@ -1,6 +1,7 @@
-"""The README's generated parts, from the same declarations the agents read and `config` prints, so the docs
-cannot drift from them: the tools reference (tests/test_readme.py), the scope table and the client sections
-(tests/cli/test_client_entries.py). Test code: none of it ships in the package.
+"""The docs' generated parts, from the same declarations the agents read and `config` prints, so the docs cannot
+drift from them: docs/tools.md's reference (tests/test_readme.py) and the scope table, docs/settings.md's tables
+(the settings as the command line declares them), docs/clients.md's client sections and the README's install
+links (tests/cli/test_client_entries.py). Test code: none of it ships in the package.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from gitea_mcp.cli.client_entries import CLIENTS, PLACEHOLDER_REMOTE, Setup, Snippet, snippets
+from gitea_mcp.cli.client_entries import CLIENTS, LINKED, PLACEHOLDER_REMOTE, Setup, Snippet, snippets
 from gitea_mcp.toolkit.arguments import argument_schemas
 from gitea_mcp.toolkit.base import ToolDefinition
 from gitea_mcp.toolkit.spec import ToolSpec
@@ -104,12 +105,13 @@ def readme_sections() -> str:
         "goes into the server's environment too; for a remote server those are its own settings, and stderr says "
         "they were not written. Without `GITEA_URL` or `GITEA_ALLOWED_OWNERS` it writes the placeholders below and "
         "says so on stderr. Its stdout is the file's content alone: `gitea-issues-mcp config vscode > "
-        ".vscode/mcp.json` writes a valid file; the notes go to stderr. Below, the launch command is "
-        "`uvx gitea-issues-mcp`, as it will be once the package is published.",
+        ".vscode/mcp.json` writes a valid file; the notes go to stderr. Below, the launch command is the installed "
+        "`gitea-issues-mcp` by name (installed with pipx from a clone or a wheel, [Install](../README.md#install)); "
+        "a client started from a desktop, with a short PATH, needs its full path, which `config` writes.",
     ]
     for name, spec in CLIENTS.items():
         parts.append(f"### {spec.title}\n\n{spec.note} With your settings filled in: `gitea-issues-mcp config {name}`.")
-        parts += [_markdown(snippet) for snippet in snippets(name, Setup())]
+        parts += [_markdown(snippet) for snippet in snippets(name, LINKED)]
         parts.append("Remote server (streamable HTTP):")
         parts += [_markdown(snippet) for snippet in snippets(name, Setup(remote_url=PLACEHOLDER_REMOTE))]
         parts.append(f"The team server, signing you in with Gitea (`--remote URL`): {spec.signin_note}")
@@ -119,3 +121,89 @@ def readme_sections() -> str:
 
 def _markdown(snippet: Snippet) -> str:
     return f"In {snippet.where}:\n\n```{snippet.language}\n{snippet.text}\n```"
+
+
+# -- docs/settings.md: one table per group of settings, each row from its declaration (gitea_mcp/cli/main.py) ----
+
+# What the reader of the docs needs beyond `--help`'s line (links, what stops the server, what it costs), by flag as
+# declared; a setting without one here is documented by its help line, so a new setting is never missing.
+_SETTING_MEANINGS = {
+    "--url": "Base URL of the instance (`https://gitea.example.com`, or with its sub-path; a trailing `/api/v1` is "
+    "fine). Required.",
+    "--token": "Access token with `write:issue` and `read:user` (see the [scope table](../README.md#token-scopes)); "
+    "the flag names a file holding it.",
+    "--allowed-owners": "Comma-separated owners agents may touch, case-insensitive; `*` allows all. Unset: the "
+    "server refuses to start.",
+    "--read-only": "`true`: the write tools are not offered at all (`true`/`false`, `1`/`0`, `yes`/`no`, "
+    "`on`/`off`; anything else stops the server).",
+    "--toolsets": "Comma-separated toolsets to serve, of `issues`, `labels`, `milestones`, `people` (default "
+    "`all`); each tool's is in the [scope table](tools.md#scopes). The others' tools are not offered at all; "
+    "read-only mode still drops the writes within those served. An unknown name stops the server naming the "
+    "nearest, and so does a choice that would serve no tool.",
+    "--timeout": "Seconds per Gitea request, first byte to last (default 30); a tool call gets four of them.",
+    "--log-level": "`DEBUG`, `INFO`, `WARNING` (default), `ERROR` or `CRITICAL`; logs go to stderr only.",
+    "--ca-bundle": "CA file for an instance behind a private CA (wins over `REQUESTS_CA_BUNDLE`; a missing file "
+    "stops the server).",
+    "--insecure": "Skip TLS verification (test instances only; logged loudly).",
+    "--lockdown": "`true`: bodies and comments by users without write access to the repository are withheld from "
+    "every answer, their issues' titles marked (for public forges; off by default; the token it needs: "
+    "[lockdown](operators.md#lockdown-for-public-forges)).",
+    "--lockdown-trusted": "Comma-separated logins lockdown trusts besides the repository's writers (e.g. a bot that "
+    "writes release notes).",
+    "--transport": "`stdio` (default) or `http` (streamable HTTP).",
+    "--host": "Where HTTP listens (default `127.0.0.1`).",
+    "--port": "HTTP's port (default `8000`; `0`: any free port, named in the start-up line).",
+    "--allowed-hosts": "`Host` names HTTP accepts (DNS-rebinding guard), e.g. `mcp.example.com:*`.",
+    "--http-secret": "Lets HTTP requests that send this secret in `X-Gitea-MCP-Secret` use `GITEA_TOKEN`.",
+    "--calls-per-token": "Tool calls one token may have running at once over HTTP, of the server's 40 (default "
+    "20; see [fairness](operators.md#one-caller-cannot-hold-the-server-gitea_mcp_calls_per_token)).",
+    "--workers": "HTTP worker processes serving one port, the limits divided among them (default 1; more than 1 "
+    "needs `GITEA_MCP_REDIS_URL` unless read-only without sign-in; see [limits](operators.md#limits)).",
+    "--redis-url": "Redis or Valkey shared by HTTP replicas, so a write in flight on one runs once on all (the "
+    "`redis` extra: `pipx install --force '.[redis]'` in the checkout; see "
+    "[replicas](operators.md#replicas-one-write-guard-for-all-gitea_mcp_redis_url)); a URL with a password from "
+    "the environment only.",
+    "--max-connections": "HTTP connections open at once (default: what `ulimit -n` leaves room for, at most 1000; "
+    "a new one replaces the longest-idle).",
+    "--signin-requests": "Requests to the sign-in and discovery routes (no token yet) handled at once, a pool apart "
+    "from MCP's (default 16; more get 503); see [the HTTP edge](operators.md#threat-model-the-http-edge).",
+    "--signin-per-address": "Of those, from one client address (default 4; more get 429).",
+    "--lookups-per-address": "Bearer tokens not judged in the last minute that one client address may have "
+    "checked with Gitea, per minute; more get 429 (default 60).",
+    "--trusted-proxies": "Addresses or networks of the proxies whose `X-Forwarded-For` names the client, for the "
+    "per-address limits (default `127.0.0.1,::1`; `*` any; `none` when no proxy is in front).",
+    "--public-url": "Sign-in with the forge (HTTP only): the origin clients reach (`https://…`; plain `http` only "
+    "for `127.0.0.1`); with `GITEA_MCP_OAUTH_CLIENT_ID` it turns sign-in on (see "
+    "[sign-in](operators.md#sign-in-with-the-forge)).",
+    "--oauth-client-id": "The Client ID of the Gitea OAuth2 application the server signs users in with.",
+    "--oauth-client-secret": "That application's Client Secret (a confidential application).",
+    "--oauth-key": "The key every replica shares: one or more comma-separated 32-byte URL-safe base64 keys, the "
+    "first signing (required with sign-in).",
+    "--client-metadata-documents": "`true` (default): with sign-in, a client may name itself by the URL of its "
+    "client ID metadata document, read from the internet; `false`: clients register or use a client ID you made "
+    "(offline, or behind a proxy; see [Claude Code offline](clients.md#claude-code-without-client-metadata-"
+    "documents-offline-or-behind-a-proxy)).",
+}
+
+
+def settings_tables() -> str:
+    """docs/settings.md's tables: every setting the command line declares, its variables and the flag as typed."""
+    from gitea_mcp.cli.main import CONNECTION, HTTP, SIGNIN
+
+    parts = []
+    for title, group in (("Connection", CONNECTION), ("HTTP", HTTP), ("Sign-in with the forge", SIGNIN)):
+        rows = ["| variable | flag | meaning |", "|---|---|---|"]
+        for setting in group:
+            names = f"`{setting.env[0]}`" + "".join(f" (or `{alias}`)" for alias in setting.env[1:])
+            meaning = _SETTING_MEANINGS.get(setting.flag) or setting.help[:1].upper() + setting.help[1:] + "."
+            rows.append(f"| {names} | `{setting.typed}` | {meaning} |")
+        parts.append(f"### {title}\n\n" + "\n".join(rows))
+    return "\n\n".join(parts) + "\n"
+
+
+def install_links() -> str:
+    """The README's one-click links: VS Code's and Cursor's entry as `config` writes it, launching the installed
+    command by name (gitea_mcp/cli/client_entries.install_link)."""
+    from gitea_mcp.cli.client_entries import install_link
+
+    return f"[Install in VS Code]({install_link('vscode')}) · [Install in Cursor]({install_link('cursor')})\n"

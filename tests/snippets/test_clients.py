@@ -1,0 +1,73 @@
+"""The terminal clients' snippets of docs/clients.md (claude, codex, gemini, the Inspector through npx), each run as
+written by that client's own command line in a fresh HOME, the installed `gitea-issues-mcp` on PATH. Run by
+`task snippets`; a client whose command line is missing (or a Node too old for the Inspector) is skipped with the
+reason. Claude Code is installed from npm into a cache when npm is there (tests/install/test_claude_code_cli.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitea_mcp.standin import DEMO_TOKEN, StandIn
+from tests import test_snippets
+from tests.install.test_claude_code_cli import QUIET, _find_or_install_claude
+from tests.test_snippets import Snippet
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not os.environ.get("GITEA_MCP_SNIPPETS"), reason="run by `task snippets` (the clients' CLIs)"),
+]
+INSPECTOR_NODE = (22, 19)  # the Inspector's current releases need it; an older Node runs 0.15.0 silently
+
+
+def program(snippet: Snippet) -> str:
+    return next(words[0] for words in test_snippets.commands(snippet) if words[0] not in test_snippets.SETUP)
+
+
+def _node() -> tuple[int, ...]:
+    node = shutil.which("node")
+    if node is None:
+        return ()
+    version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=60).stdout
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:2])
+
+
+def _tool(name: str) -> str:
+    if name == "claude":
+        return _find_or_install_claude()
+    if name == "npx" and _node() < INSPECTOR_NODE:
+        pytest.skip(f"Node {'.'.join(map(str, _node())) or 'absent'}: the Inspector needs Node ≥ 22.19")
+    found = shutil.which(name)
+    if found is None:
+        pytest.skip(f"no `{name}` on PATH: its snippet was not run")
+    return found
+
+
+@pytest.mark.parametrize("snippet", test_snippets.shell("client"), ids=lambda s: s.id)
+def test_each_client_snippet_runs_as_written(snippet: Snippet, tmp_path: Path) -> None:
+    tool = _tool(program(snippet))
+    home = tmp_path / "home"
+    project = home / "project"
+    project.mkdir(parents=True)
+    installed = Path(sys.executable).parent  # this venv's gitea-issues-mcp, as pipx's would be on PATH
+    path = os.pathsep.join([str(Path(tool).parent), str(installed), os.defpath])
+    env = {**os.environ, **QUIET, "HOME": str(home), "PATH": path}
+    with StandIn() as forge:
+        env |= {"GITEA_TOKEN": DEMO_TOKEN}
+        text = snippet.text.replace("https://gitea.example.com", forge.url)  # the Inspector's call reaches a Gitea
+        done = subprocess.run(["bash", "-c", text], cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"{snippet.id}\n{text}\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+    if program(snippet) == "claude":
+        written = json.loads((home / ".claude.json").read_text(encoding="utf-8"))
+        entry = written["projects"][str(project)]["mcpServers"]["gitea"]
+        assert DEMO_TOKEN not in json.dumps(entry), "the line stores the token's reference, never the token"
+    if "tools/list" in text:
+        assert '"issue_list"' in done.stdout, done.stdout[-2000:]
