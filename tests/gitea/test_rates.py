@@ -27,7 +27,7 @@ def test_a_whole_minute_may_be_spent_at_once_then_one_an_interval() -> None:
     store, rate = Local(clock), Rate(60)
     assert all(store.take("k", rate, 0).granted for _ in range(60))
     refused = store.take("k", rate, 0)
-    assert refused == Taken(False, pytest.approx(1.0)), "the 61st within the second: one interval (1 s) to wait"
+    assert refused == Taken(False, pytest.approx(1.0)), "the 61st within the second: one interval (1 s) to wait"  # type: ignore[arg-type]
     clock.now += 0.999
     assert not store.take("k", rate, 0).granted
     clock.now += 0.001
@@ -63,17 +63,19 @@ def test_a_take_may_be_granted_later_in_time_order_within_its_wait() -> None:
     for _ in range(60):
         store.take("k", rate, 0)
     waits = [store.take("k", rate, 2.5) for _ in range(3)]
-    assert waits == [Taken(True, pytest.approx(1.0)), Taken(True, pytest.approx(2.0)), Taken(False, pytest.approx(3.0))]
+    expected = [Taken(True, pytest.approx(1.0)), Taken(True, pytest.approx(2.0)), Taken(False, pytest.approx(3.0))]  # type: ignore[arg-type]
+    assert waits == expected
 
 
 def test_a_pause_lets_nothing_through_until_it_ends_then_one_at_a_time() -> None:
     clock = Clock()
     store, rate = Local(clock), Rate(600)
     store.pause("k", rate, 30)
-    assert store.take("k", rate, 0) == Taken(False, pytest.approx(30.0))
+    assert store.take("k", rate, 0) == Taken(False, pytest.approx(30.0))  # type: ignore[arg-type]
     clock.now += 30
     assert store.take("k", rate, 0).granted
-    assert store.take("k", rate, 0) == Taken(False, pytest.approx(0.1)), "no burst after a pause: the steady pace"
+    # No burst after a pause: the steady pace.
+    assert store.take("k", rate, 0) == Taken(False, pytest.approx(0.1))  # type: ignore[arg-type]
 
 
 def test_a_pause_never_shortens_one_already_longer_and_is_bounded() -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp_types import CallToolResult
+from pydantic import SecretStr
 from starlette.testclient import TestClient
 
 from gitea_mcp.domain.policy import Policy
@@ -54,7 +55,7 @@ def limited_server(per_minute: int, clock: Clock) -> ToolServer:
 
 
 def said(server: ToolServer, token: str) -> str:
-    result = anyio.run(server.call_tool, "issue_get", ARGUMENTS, token)
+    result = anyio.run(server.call_tool, "issue_get", ARGUMENTS, token)  # type: ignore[arg-type]
     assert isinstance(result, CallToolResult) and result.is_error
     return str(result.content[0].text)  # type: ignore[union-attr]
 
@@ -184,9 +185,14 @@ def test_the_forge_budget_from_the_settings(update: dict[str, Any], per_minute: 
 @pytest.mark.slow
 def test_with_redis_every_limit_is_kept_there(redis_url: str) -> None:
     settings = Settings(
-        url="https://gitea.test", allowed_owners=frozenset({"acme"}), redis_url=redis_url, transport="http", workers=4
+        url="https://gitea.test",
+        allowed_owners=frozenset({"acme"}),
+        redis_url=SecretStr(redis_url),
+        transport="http",
+        workers=4,
     )
     kept = store(settings)
     assert isinstance(kept, Shared) and "replica-guard-pw" not in kept.where
     made = budget(settings, kept)
-    assert made is not None and made.rate.per_minute == 600, "in Redis the budget is whole: every worker and replica shares it"
+    whole = "in Redis the budget is whole: every worker and replica shares it"
+    assert made is not None and made.rate.per_minute == 600, whole
