@@ -73,6 +73,11 @@ class Settings(BaseModel):
     # Proxies whose X-Forwarded-For names the client (addresses or networks; "*" any): the address the per-address
     # limits count. uvicorn's own default, loopback, made a setting.
     trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")
+    # Tool calls a minute per forge user (None: 60 over HTTP, 600 on stdio; 0: no limit), and requests a minute
+    # toward the forge for the whole deployment (0: no budget), in Redis when GITEA_MCP_REDIS_URL is set
+    # (gitea_mcp.server.quota, gitea_mcp.gitea.rates; docs/operators.md, "Per-user limits and the forge budget").
+    calls_per_minute: int | None = None
+    forge_requests_per_minute: int = 600
     # HTTP worker processes sharing one listening socket (gitea_mcp.server.workers): 1 is one process, as before.
     workers: int = 1
     # Sign-in with the forge (issue 24; docs/operators.md, "Sign-in"): on when public_url and oauth_client_id are
@@ -170,6 +175,15 @@ class Settings(BaseModel):
     def _a_share_of_the_calls(cls, value: int) -> int:
         if not 1 <= value <= TOOL_CALLS:
             raise ValueError(f"GITEA_MCP_CALLS_PER_TOKEN must be a whole number from 1 to {TOOL_CALLS}")
+        return value
+
+    @field_validator("calls_per_minute", "forge_requests_per_minute")
+    @classmethod
+    def _a_minute(cls, value: int | None, info: ValidationInfo) -> int | None:
+        low, high = COUNT_BOUNDS[info.field_name or ""]
+        if value is not None and not low <= value <= high:
+            name = "GITEA_MCP_" + (info.field_name or "").upper()
+            raise ValueError(f"{name} must be a whole number from {low} to {high:,} (0: no limit)")
         return value
 
     @field_validator("trusted_proxies")
@@ -328,6 +342,8 @@ COUNT_BOUNDS: dict[str, tuple[int, int]] = {
     "max_requests": (1, 10_000),
     "max_body": (1_024, 64 * 1_048_576),
     "workers": (1, 64),
+    "calls_per_minute": (0, 1_000_000),
+    "forge_requests_per_minute": (0, 1_000_000),
 }
 
 

@@ -38,6 +38,7 @@ from gitea_mcp.gitea.errors import (
 )
 from gitea_mcp.gitea.outbound import speaks_tls
 from gitea_mcp.gitea.release import ServerInfo
+from gitea_mcp.redaction import redis_display
 from gitea_mcp.settings import ConfigError, Settings
 from gitea_mcp.toolkit import scopes
 from gitea_mcp.toolkit.registry import every, offered
@@ -90,8 +91,33 @@ def run_checks(settings: Settings, client: GiteaClient) -> list[Line]:
 def checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     """Each check in order, each line as soon as it is known; the replicas' write guard last, when one is set."""
     yield from gitea_checks(settings, client)
+    yield limits_line(settings)
     if settings.redis_url is not None:
         yield check_guard(settings)
+
+
+def limits_line(settings: Settings) -> Line:
+    """The per-user limit and the forge budget in force, and where they are kept (nothing is asked)."""
+    from gitea_mcp.server.quota import calls_per_minute  # why: anyio and the limiter, for check alone here
+
+    per_user = calls_per_minute(settings)
+    mode = "over HTTP" if settings.transport == "http" else "on stdio"
+    calls = (
+        f"{per_user} tool calls a minute per user {mode} (GITEA_MCP_CALLS_PER_MINUTE)"
+        if per_user
+        else "no limit of tool calls per user (GITEA_MCP_CALLS_PER_MINUTE=0)"
+    )
+    forge = settings.forge_requests_per_minute
+    budget = (
+        f"{forge} requests a minute to Gitea for the whole deployment (GITEA_MCP_FORGE_REQUESTS_PER_MINUTE)"
+        if forge
+        else "no budget of requests to Gitea (GITEA_MCP_FORGE_REQUESTS_PER_MINUTE=0)"
+    )
+    if settings.redis_url is not None:
+        where = f"kept in Redis at {redis_display(settings.redis_url.get_secret_value())}, shared by every replica"
+    else:
+        where = "kept in this process: each replica its own (GITEA_MCP_REDIS_URL shares them)"
+    return Line("ok", f"limits: {calls}; {budget}; {where}")
 
 
 def gitea_checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:

@@ -248,6 +248,20 @@ HTTP: tuple[Setting, ...] = (
         f"{','.join(_DEFAULT['trusted_proxies'])}; '*' = any, none = no proxy)",
         metavar="ADDRESSES",
     ),
+    Setting(
+        "--calls-per-minute",
+        ("GITEA_MCP_CALLS_PER_MINUTE",),
+        "tool calls a minute per forge user, all its tokens and the replicas together; more are refused with a "
+        "time to retry, 429 over HTTP (default 60 over HTTP, 600 on stdio; 0 = no limit)",
+        metavar="N",
+    ),
+    Setting(
+        "--forge-requests-per-minute",
+        ("GITEA_MCP_FORGE_REQUESTS_PER_MINUTE",),
+        f"requests a minute to Gitea for the whole deployment, paused when Gitea asks (default "
+        f"{_DEFAULT['forge_requests_per_minute']}; 0 = no budget)",
+        metavar="N",
+    ),
 )
 # Sign-in with the forge (issue 24): on when --public-url and --oauth-client-id are set; HTTP only.
 SIGNIN: tuple[Setting, ...] = (
@@ -296,6 +310,8 @@ LIMITS = (
     "--signin-per-address",
     "--lookups-per-address",
     "--trusted-proxies",
+    "--calls-per-minute",
+    "--forge-requests-per-minute",
 )
 SETTINGS = {setting.flag: setting for setting in CONNECTION + HTTP + SIGNIN}
 _ALL = tuple(SETTINGS)
@@ -311,7 +327,14 @@ USES: dict[str, tuple[str, ...]] = {
     "serve": _ALL,
     # Over HTTP callers bring tokens (none is a warning); the replicas' write guard is checked when set, and the
     # sign-in set-up when one is given (it is the HTTP server's: given to check, it implies --transport http).
-    "check": (*(s.flag for s in CONNECTION), "--transport", "--redis-url", *(s.flag for s in SIGNIN)),
+    "check": (
+        *(s.flag for s in CONNECTION),
+        "--transport",
+        "--redis-url",
+        *(s.flag for s in SIGNIN),
+        "--calls-per-minute",
+        "--forge-requests-per-minute",
+    ),
     "call": tuple(s.flag for s in CONNECTION),
     # config writes the settings into the client's launch; never the token (the client asks for it).
     "config": tuple(s.flag for s in CONNECTION if s.flag != "--token"),
@@ -769,6 +792,8 @@ _LIMIT_FIELDS = (
     "signin_requests",
     "signin_per_address",
     "lookups_per_address",
+    "calls_per_minute",
+    "forge_requests_per_minute",
 )
 
 

@@ -9,6 +9,7 @@ import functools
 import hashlib
 import json
 import logging
+import math
 import random
 import re
 import threading
@@ -30,6 +31,7 @@ from gitea_mcp.gitea.errors import (
     NoAnswer,
     NotSent,
     OutOfTime,
+    OverBudget,
     TlsFailed,
     UnclearAnswer,
     WrongScheme,
@@ -41,6 +43,7 @@ from gitea_mcp.gitea.errors import (
     tls_problem,
 )
 from gitea_mcp.gitea.outbound import FORGE, Overrun, before_sending, read_body
+from gitea_mcp.gitea.rates import Budget, reset_after
 from gitea_mcp.gitea.users import USERS
 from gitea_mcp.redaction import redact
 
@@ -69,7 +72,7 @@ _RETRY_STATUSES = frozenset({429, 502, 503, 504})
 def transient(error: GiteaError) -> bool:
     """Whether a read that failed so is worth another try, the rule `_send` follows: a busy or restarting forge, no
     connection, an answer that never came; never a refused certificate, a body over the cap, or any other status."""
-    if isinstance(error, TlsFailed):
+    if isinstance(error, TlsFailed | OverBudget):  # the budget already waited what a request may wait
         return False
     return error.status in _RETRY_STATUSES or isinstance(error, NoAnswer | NotSent)
 
@@ -145,7 +148,10 @@ class RetryPolicy:
 class _Shared:
     """What every client of one server shares, whatever its token: the connection pool and worker threads."""
 
-    def __init__(self, session: Session | None, verify: bool | str, user_agent: str | None, api: str) -> None:
+    def __init__(
+        self, session: Session | None, verify: bool | str, user_agent: str | None, api: str, budget: Budget | None
+    ) -> None:
+        self.budget = budget  # the deployment's requests a minute toward the forge (gitea/rates.py), or None
         self._session = session
         self._verify = outbound.forge_trust(verify)  # read once, when the client is made
         self._user_agent = user_agent
@@ -202,6 +208,7 @@ class GiteaClient:
         retry: RetryPolicy | None = None,
         verify: bool | str = True,
         user_agent: str | None = None,  # None: gitea-issues-mcp/<version> (python-requests/<version>)
+        budget: Budget | None = None,  # requests a minute toward the forge, for every client sharing this one's pool
     ) -> None:
         self._api = url.rstrip("/") + "/api/v1"
         # What messages and reprs show: never credentials pasted into the URL (https://user:pw@host).
@@ -209,7 +216,7 @@ class GiteaClient:
         self._token = token
         self._timeout = timeout
         self._retry = retry or RetryPolicy()
-        self._shared = _Shared(session, verify, user_agent, self._api)
+        self._shared = _Shared(session, verify, user_agent, self._api, budget)
         self._bearer = False
         self._signed_in = False
         self._deadline: float | None = None
@@ -305,6 +312,7 @@ class GiteaClient:
         """One request outside the API (`/login/oauth/access_token`, `/.well-known/openid-configuration`): sent
         once, never retried (a code is spent by its first use), no token header. The status and the JSON body
         (None when it is not JSON); a transport failure is the GiteaError `_transport_error` tells apart."""
+        self._spend(method, path)
         timeout = self._timeout_now(method, path)
         deadline = time.monotonic() + timeout
         site = self._api.removesuffix("/api/v1")
@@ -316,6 +324,7 @@ class GiteaClient:
             raise self._transport_error(exc, method, path, timeout) from None
         except Overrun as exc:
             raise self._overrun_error(exc, method, path, response.status_code, timeout) from None
+        self._slow_down(_Answer(response.status_code, response.headers, b""))
         try:
             return response.status_code, json.loads(content)
         except ValueError:
@@ -426,6 +435,7 @@ class GiteaClient:
 
     def _attempt(self, method: str, path: str, params: Params | None, body: Any) -> ApiResponse | GiteaError:
         """One request: the parsed answer, or the error (whose `retry_after` is what the server asked to wait)."""
+        self._spend(method, path)
         timeout = self._timeout_now(method, path)
         deadline = time.monotonic() + timeout
         try:
@@ -437,6 +447,7 @@ class GiteaClient:
             return self._transport_error(exc, method, path, timeout)
         except Overrun as exc:
             return self._overrun_error(exc, method, path, response.status_code, timeout)
+        self._slow_down(answer)
         if answer.status < 300:
             try:
                 return self._parse(answer, method, path)
@@ -446,6 +457,43 @@ class GiteaClient:
         wait = _retry_after(answer) if answer.status in _RETRY_STATUSES else None
         # Raised as is when the wait is not taken (a write, the call's time, the last attempt): say how long.
         return _asked_to_wait(error, wait) if wait else error
+
+    def _spend(self, method: str, path: str) -> None:
+        """Take this request's place in the deployment's budget toward the forge, waiting up to BUDGET_WAIT (and
+        never past the call's time) for it; else OverBudget, raised before anything is sent."""
+        budget = self._shared.budget
+        if budget is None:
+            return
+        left = self.time_left()
+        most = BUDGET_WAIT if left is None else min(BUDGET_WAIT, left - 2 * _LAST_MOMENT)
+        taken = budget.spend(most)
+        if taken.granted:
+            if taken.wait > 0:
+                time.sleep(taken.wait)
+            return
+        seconds = max(1, math.ceil(taken.wait))
+        unsent = "nothing was sent, so nothing changed" if method != "GET" else "it was not sent"
+        raise OverBudget(
+            f"This server's budget of requests to Gitea is spent for now ({budget.rate.per_minute} a minute for all "
+            f"its users, GITEA_MCP_FORGE_REQUESTS_PER_MINUTE, or a pause Gitea asked for), so {method} {path} "
+            f"waited no longer and {unsent}; try again in {seconds} s.",
+            seconds,
+        )
+
+    def _slow_down(self, answer: _Answer) -> None:
+        """The forge's own limits pause the budget: a 429 or 503 with Retry-After, or rate-limit headers saying
+        nothing is left until a reset."""
+        budget = self._shared.budget
+        if budget is None:
+            return
+        if answer.status in (429, 503):
+            wait = _retry_after(answer)
+            if wait is not None:
+                budget.pause(wait.seconds)
+                return
+        reset = reset_after(answer.headers)
+        if reset is not None:
+            budget.pause(reset)
 
     def _backoff(self, attempt: int) -> float:
         # Full jitter keeps many agents from retrying in lock-step against one forge.
@@ -585,6 +633,9 @@ class GiteaClient:
 
 
 CALL_ROUNDS = 4  # a tool call's deadline, in GITEA_TIMEOUTs
+# Seconds a request waits at most for room in the budget toward the forge: a tool's burst of parallel reads is spread
+# out rather than failed, but a spent budget is said plainly rather than held on the tool threads (docs/operators.md).
+BUDGET_WAIT = 2.0
 _LAST_MOMENT = 0.05  # seconds: with less of the call left, a request is not sent at all
 
 

@@ -136,6 +136,16 @@ class OutOfTime(NotSent):
     """The tool call's deadline came before a request could be sent: nothing more was sent, so no write is lost."""
 
 
+class OverBudget(NotSent):
+    """The deployment's budget of requests to the forge (GITEA_MCP_FORGE_REQUESTS_PER_MINUTE) had no room within
+    the wait a request may take: it was not sent, so no write is lost or doubled. `retry_after`: seconds until
+    there is room."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message, "the request budget toward Gitea is spent", "try again later")
+        self.retry_after = retry_after
+
+
 class Moved(GiteaError):
     """A redirect (a renamed or transferred repository, a renamed owner, or a proxy); never followed.
 

@@ -24,6 +24,7 @@ from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import CALL_ROUNDS, GiteaClient
 from gitea_mcp.redaction import shown
+from gitea_mcp.server import quota
 from gitea_mcp.server.admission import TOOL_THREADS, Admission
 from gitea_mcp.settings import ConfigError, Settings
 from gitea_mcp.toolkit import envelope, registry, scopes
@@ -33,6 +34,7 @@ from gitea_mcp.toolkit.spec import TOOLSETS, Toolset, ToolSpec
 from gitea_mcp.toolkit.unserved import unserved
 
 if TYPE_CHECKING:
+    from gitea_mcp.gitea.rates import Budget
     from gitea_mcp.toolkit.shared_flight import SharedFlights
 
 log = logging.getLogger("gitea_mcp")
@@ -69,15 +71,16 @@ SETTLED = CacheHint(ttl_ms=3_600_000, scope="public")
 CACHE_HINTS: dict[CacheableMethod, CacheHint] = {"tools/list": SETTLED, "server/discover": SETTLED}
 
 
-def make_client(settings: Settings, warn: bool = True) -> GiteaClient:
+def make_client(settings: Settings, warn: bool = True, budget: Budget | None = None) -> GiteaClient:
     """The client for `settings`; `warn`: say that TLS goes unverified (once per process: the HTTP gate's own
-    client says nothing)."""
+    client says nothing); `budget`: the deployment's requests a minute toward the forge, which every client of one
+    process shares (`forge_budget`)."""
     verify: bool | str = settings.ca_bundle or True
     if settings.insecure:
         if warn:
             log.warning("GITEA_INSECURE is set: TLS certificates of %s are NOT verified", settings.url)
         verify = False
-    return GiteaClient(settings.url, settings.token_value(), settings.timeout, verify=verify)
+    return GiteaClient(settings.url, settings.token_value(), settings.timeout, verify=verify, budget=budget)
 
 
 def shared_flights(settings: Settings) -> SharedFlights | None:
@@ -124,6 +127,8 @@ class ToolServer(MCPServer):
         load: Callable[[str], ToolDefinition] = registry.definition,
         read_only: bool = False,
         toolsets: Sequence[Toolset] = TOOLSETS,
+        per_user: quota.Quota | None = None,
+        budget: Budget | None = None,
     ) -> None:
         super().__init__(
             "gitea-issues-mcp",
@@ -140,6 +145,8 @@ class ToolServer(MCPServer):
         self._load = load
         self._read_only = read_only
         self._toolsets = tuple(toolsets)
+        self.quota = per_user  # tool calls a minute per user (server/quota.py), None: no limit
+        self.forge_budget = budget  # what the HTTP gate's own clients spend too: one budget per process
         self.middleware.append(self._advertised)
 
     async def list_tools(self) -> list[Tool]:
@@ -161,6 +168,11 @@ class ToolServer(MCPServer):
         if ungranted is not None:
             return envelope.error(ungranted)
         client = deps.client
+        if self.quota is not None and not counted(context):
+            over = await self.quota.refusal(client.caller_key)
+            if over is not None:
+                log.info("%s refused: %s", name, over[0])
+                return envelope.error(over[0])
         # A call waits for a slot at most one GITEA_TIMEOUT, leaving it three of its four to do its work.
         # One share per forge user (two tokens of one user are one caller) where the gate learnt whose the token is
         # (server/bearers.py), per token where it could not (gitea/users.py).
@@ -213,6 +225,22 @@ class ToolServer(MCPServer):
         return result
 
 
+COUNTED = "gitea_mcp_counted"  # the HTTP gate took this tool call from its user's allowance already
+
+
+def counted(context: Context | None) -> bool:
+    """Whether the HTTP gate already counted this call (server/http.py marks the request's state)."""
+    if context is None:
+        return False
+    try:
+        request = context.request_context.request
+    except (AttributeError, LookupError, ValueError):  # outside a request (an in-process call)
+        return False
+    scope = getattr(request, "scope", None)
+    state = scope.get("state") if isinstance(scope, dict) else None
+    return isinstance(state, dict) and state.get(COUNTED) is True
+
+
 def _served(
     load: Callable[[str], ToolDefinition], name: str, deps: Deps, arguments: Any, deadline: float
 ) -> CallToolResult:
@@ -233,8 +261,16 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
     policy = Policy(settings.allowed_owners)
     # Lockdown's verdicts are the process's, like the catalogue: one cache behind every caller (toolkit/lockdown.py).
     lockdown = Lockdown(settings.lockdown_trusted) if settings.lockdown else None
+    kept = quota.store(settings)
+    budget = quota.budget(settings, kept)
+    per_minute = quota.calls_per_minute(settings)
+    calls = quota.Quota(kept, per_minute) if per_minute else None
     deps = Deps(
-        client=client or make_client(settings), policy=policy, catalog=Catalog(), flights=flights, lockdown=lockdown
+        client=client or make_client(settings, budget=budget),
+        policy=policy,
+        catalog=Catalog(),
+        flights=flights,
+        lockdown=lockdown,
     )
 
     def deps_for(ctx: Context | None) -> Deps:
@@ -261,7 +297,14 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
         admission=admission,
         read_only=settings.read_only,
         toolsets=settings.toolsets,
+        per_user=calls,
+        budget=budget if client is None else None,
     )
+
+
+def budget_of(server: MCPServer) -> Budget | None:
+    """The forge budget `server`'s tools spend, for the other clients of its process (the HTTP gate's)."""
+    return server.forge_budget if isinstance(server, ToolServer) else None
 
 
 @functools.cache

@@ -35,10 +35,11 @@ from gitea_mcp.gitea.users import USERS
 from gitea_mcp.redaction import shown
 from gitea_mcp.server import discovery
 from gitea_mcp.server.addresses import Pool, address_of
-from gitea_mcp.server.app import make_client
+from gitea_mcp.server.app import COUNTED, budget_of, make_client
 from gitea_mcp.server.bearers import Bearers, Verdict, asking
 from gitea_mcp.server.credentials import Clock, Credential, credential
 from gitea_mcp.server.limits import HEAD_BYTES, Guarded, Limits, Load, exception_handler, limits, plan, share
+from gitea_mcp.server.quota import Quota
 from gitea_mcp.server.workers import run_workers
 from gitea_mcp.settings import CannotListen, Settings
 
@@ -67,8 +68,11 @@ class RequireToken:
         bearers: Bearers | None = None,
         clock: Clock = time.time,
         ended: Ended | None = None,
+        quota: Quota | None = None,
     ) -> None:
         self.app = app
+        self.quota = quota  # tool calls a minute per user: a tools/call over it is answered 429 here
+        self.callers = make_client(settings, warn=False)  # for the callers' keys alone: it sends nothing
         self.settings = settings
         self.clock = clock
         self.ended = ended  # with sign-in on: whether a sign-in was ended (None: the shared store did not answer)
@@ -217,7 +221,54 @@ class RequireToken:
         if await too_many_values(body):
             await _reply(413, _TOO_MANY, _CLOSE)(scope, receive, send)
             return
+        if self.quota is not None and not await self._within_quota(scope, send, body, said):
+            return
         await self.app(scope, _replay(body, False, receive), send)
+
+    async def _within_quota(self, scope: Scope, send: Send, body: bytes, said: Credential) -> bool:
+        """A tools/call takes one call from its user's allowance here, before the MCP app: over it, the POST is
+        answered 429 with Retry-After, its body the JSON-RPC error for the call, which MCP clients show as the
+        call's error. The request is marked counted, so the tool does not count it again; a body this cannot read
+        as one tools/call (a large one, a batch) is counted by the tool instead, with the same sentence."""
+        assert self.quota is not None
+        call = _tool_call(body)
+        if call is None:
+            return True
+        over = await self.quota.refusal(self.callers.with_token(said.token).caller_key)
+        if over is None:
+            scope.setdefault("state", {})[COUNTED] = True
+            return True
+        sentence, seconds = over
+        error = {"jsonrpc": "2.0", "id": call.get("id"), "error": {"code": OVER_LIMIT, "message": sentence}}
+        answer = Response(
+            json.dumps(error), status_code=429, media_type="application/json", headers={"Retry-After": str(seconds)}
+        )
+        await answer(scope, _no_more, send)
+        return False
+
+
+# JSON-RPC's range for a server's own errors: the call was refused by the server's limit, not by the tool.
+OVER_LIMIT = -32000
+# A tools/call body read by the gate to know it is one (a call's arguments are rarely more than a few KB; a larger
+# body is counted by the tool, where the SDK has parsed it anyway).
+PEEK_BYTES = 65_536
+
+
+def _tool_call(body: bytes) -> dict[str, Any] | None:
+    """The JSON-RPC request in `body` when it is one tools/call, else None."""
+    if len(body) > PEEK_BYTES or b"call" not in body:
+        return None
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    if isinstance(message, dict) and message.get("method") == "tools/call":
+        return message
+    return None
+
+
+async def _no_more() -> Message:
+    return {"type": "http.disconnect"}
 
 
 def caller_keys(token: str | None) -> tuple[str, ...]:
@@ -413,7 +464,7 @@ def app(
         from gitea_mcp.server.signin.context import build
 
         _discovery_routes(server, settings)
-        signin = build(settings, make_client(settings, warn=False), clock)
+        signin = build(settings, make_client(settings, warn=False, budget=budget_of(server)), clock)
         routes(server, signin)
         ended = signin.ended
 
@@ -425,7 +476,8 @@ def app(
         host=settings.host,
         max_request_body_size=load.limits.body,
     )
-    return RequireToken(starlette, settings, load, bearers, clock, ended)
+    quota = getattr(server, "quota", None)  # a ToolServer's (server/app.py), None for another server
+    return RequireToken(starlette, settings, load, bearers, clock, ended, quota if isinstance(quota, Quota) else None)
 
 
 def _discovery_routes(server: MCPServer, settings: Settings) -> None:
@@ -474,7 +526,8 @@ def _serve(server: MCPServer, settings: Settings, load: Load, sock: socket.socke
                 port = _bound_port(self) or settings.port
                 print(startup_line(settings, port, load.limits), file=sys.stderr, flush=True)
 
-    bearers = Bearers(asking(make_client(settings, warn=False)), per_address=settings.lookups_per_address)
+    asker = make_client(settings, warn=False, budget=budget_of(server))
+    bearers = Bearers(asking(asker), per_address=settings.lookups_per_address)
     config = uvicorn.Config(
         app(server, settings, load, bearers),
         host=settings.host,

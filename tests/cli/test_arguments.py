@@ -36,6 +36,8 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--signin-requests", "8", "signin_requests", "8"),
     ("--signin-per-address", "2", "signin_per_address", "2"),
     ("--lookups-per-address", "30", "lookups_per_address", "30"),
+    ("--calls-per-minute", "120", "calls_per_minute", "120"),
+    ("--forge-requests-per-minute", "900", "forge_requests_per_minute", "900"),
     ("--trusted-proxies", "10.0.0.0/8", "trusted_proxies", "10.0.0.0/8"),
     ("--public-url", "https://mcp.example.com", "public_url", "https://mcp.example.com"),
     ("--oauth-client-id", "5b2c3e9a", "oauth_client_id", "5b2c3e9a"),
@@ -73,6 +75,8 @@ LIMITS = [
     "--signin-per-address",
     "--lookups-per-address",
     "--trusted-proxies",
+    "--calls-per-minute",
+    "--forge-requests-per-minute",
 ]
 # --workers is serve's alone: demo runs its stand-in in threads, and a fork takes one thread along.
 HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret-file", "--redis-url", "--workers", *LIMITS]
@@ -87,7 +91,8 @@ SIGNIN = [
 # The settings each command uses (written out here, not read from the code, so a change to them is a decision).
 USED: dict[str, list[str]] = {
     "serve": CONNECTION + HTTP + SIGNIN,
-    "check": [*CONNECTION, "--transport", "--redis-url", *SIGNIN],  # check verifies the sign-in set-up
+    # check verifies the sign-in set-up, and says the per-user limit and the forge budget in force
+    "check": [*CONNECTION, "--transport", "--redis-url", *SIGNIN, "--calls-per-minute", "--forge-requests-per-minute"],
     "call": CONNECTION,
     "config": [flag for flag in CONNECTION if flag != "--token-file"],
     "demo": [

@@ -13,7 +13,8 @@ import urllib3
 from pydantic import SecretStr
 from responses import matchers
 
-from gitea_mcp.cli.check import PROBE_REPO, render, run_checks
+from gitea_mcp.cli.check import PROBE_REPO, limits_line, render, run_checks
+from gitea_mcp.cli.lines import Line
 from gitea_mcp.cli.main import main
 from gitea_mcp.gitea.client import GiteaClient, RetryPolicy, display_url
 from gitea_mcp.gitea.release import ServerInfo
@@ -663,3 +664,31 @@ def test_probes_use_only_documented_endpoints() -> None:
     assert {"404", "422"} <= set(operation("/repos/{owner}/{repo}/labels", "post")["responses"])
     for path in ("/version", "/user", "/settings/api"):
         assert operation(path)
+
+
+@pytest.mark.parametrize(
+    ("changes", "line"),
+    [
+        (
+            {},
+            "limits: 600 tool calls a minute per user on stdio (GITEA_MCP_CALLS_PER_MINUTE); 600 requests a minute to "
+            "Gitea for the whole deployment (GITEA_MCP_FORGE_REQUESTS_PER_MINUTE); kept in this process: each replica "
+            "its own (GITEA_MCP_REDIS_URL shares them)",
+        ),
+        (
+            {"transport": "http", "redis_url": "redis://:s3cret-pw@redis.internal:6380/0"},
+            "limits: 60 tool calls a minute per user over HTTP (GITEA_MCP_CALLS_PER_MINUTE); 600 requests a minute to "
+            "Gitea for the whole deployment (GITEA_MCP_FORGE_REQUESTS_PER_MINUTE); kept in Redis at "
+            "redis://redis.internal:6380, shared by every replica",
+        ),
+        (
+            {"calls_per_minute": 0, "forge_requests_per_minute": 0},
+            "limits: no limit of tool calls per user (GITEA_MCP_CALLS_PER_MINUTE=0); no budget of requests to Gitea "
+            "(GITEA_MCP_FORGE_REQUESTS_PER_MINUTE=0); kept in this process: each replica its own (GITEA_MCP_REDIS_URL "
+            "shares them)",
+        ),
+    ],
+)
+def test_check_says_the_limits_in_force_and_where_they_are_kept(changes: dict[str, Any], line: str) -> None:
+    settings = Settings(url="https://gitea.test", allowed_owners=frozenset({"acme"}), **changes)
+    assert limits_line(settings) == Line("ok", line)

@@ -37,6 +37,7 @@ def test_lines_come_as_their_probes_end() -> None:
             raise AssertionError("check printed nothing while its last probe was unanswered") from None
         finally:
             code = running.wait(within=DELAY + 10)
-    # The order stays the one check always had: version, token, scopes, owners, the page size last.
-    assert rest[0].startswith("✓ token valid: acts as @demo") and rest[-2].startswith("✓ max_response_items=")
+    # The order stays the one check always had: version, token, scopes, owners, the page size, then the limits.
+    assert rest[0].startswith("✓ token valid: acts as @demo") and rest[-3].startswith("✓ max_response_items=")
+    assert rest[-2].startswith("✓ limits: 600 tool calls a minute per user on stdio")
     assert rest[-1] == "ready" and code == 0, rest

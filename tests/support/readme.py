@@ -150,6 +150,12 @@ _SETTING_MEANINGS = {
     "[lockdown](operators.md#lockdown-for-public-forges)).",
     "--lockdown-trusted": "Comma-separated logins lockdown trusts besides the repository's writers (e.g. a bot that "
     "writes release notes).",
+    "--calls-per-minute": "Tool calls a minute per forge user, all its tokens and replicas together; more are "
+    "refused with the seconds to wait (HTTP 429 with `Retry-After` over HTTP); default 60 over HTTP, 600 on stdio, "
+    "`0` no limit (see [limits](operators.md#per-user-limits-and-the-forge-budget)).",
+    "--forge-requests-per-minute": "Requests a minute to Gitea for the whole deployment, paused when Gitea sends "
+    "`Retry-After` or rate-limit headers; a request waits up to 2 s for room, else it is refused unsent (default "
+    "600, `0` no budget).",
     "--transport": "`stdio` (default) or `http` (streamable HTTP).",
     "--host": "Where HTTP listens (default `127.0.0.1`).",
     "--port": "HTTP's port (default `8000`; `0`: any free port, named in the start-up line).",
