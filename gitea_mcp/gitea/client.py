@@ -23,6 +23,7 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+import gitea_mcp.observe as observe
 from gitea_mcp.gitea import outbound
 from gitea_mcp.gitea.errors import (
     PLAIN_HTTP_TO_TLS,
@@ -251,8 +252,13 @@ class GiteaClient:
         """The forge user this token belongs to, once learnt (gitea/users.py), else None."""
         return USERS.of(self._token)
 
-    def learn_user(self, user_id: int) -> None:
-        USERS.learn(self._token, user_id)
+    def learn_user(self, user_id: int, login: str | None = None) -> None:
+        USERS.learn(self._token, user_id, login)
+
+    @property
+    def user_login(self) -> str | None:
+        """The forge login of this token's user, once learnt with its id (the audit log names it), else None."""
+        return USERS.login_of(self._token)
 
     @property
     def caller_key(self) -> str:
@@ -305,16 +311,20 @@ class GiteaClient:
         once, never retried (a code is spent by its first use), no token header. The status and the JSON body
         (None when it is not JSON); a transport failure is the GiteaError `_transport_error` tells apart."""
         timeout = self._timeout_now(method, path)
-        deadline = time.monotonic() + timeout
+        sent = time.monotonic()
+        deadline = sent + timeout
         site = self._api.removesuffix("/api/v1")
         try:
             response = outbound.send_form(self._shared.session(), method, site + path, form, timeout)
             with response:
                 content = read_body(response, deadline, FORGE.max_document)
         except outbound.failures().any as exc:
+            observe.forge_request(method, None, time.monotonic() - sent)
             raise self._transport_error(exc, method, path, timeout) from None
         except Overrun as exc:
+            observe.forge_request(method, response.status_code, time.monotonic() - sent)
             raise self._overrun_error(exc, method, path, response.status_code, timeout) from None
+        observe.forge_request(method, response.status_code, time.monotonic() - sent)
         try:
             return response.status_code, json.loads(content)
         except ValueError:
@@ -414,16 +424,20 @@ class GiteaClient:
     def _attempt(self, method: str, path: str, params: Params | None, body: Any) -> ApiResponse | GiteaError:
         """One request: the parsed answer, or the error (whose `retry_after` is what the server asked to wait)."""
         timeout = self._timeout_now(method, path)
-        deadline = time.monotonic() + timeout
+        sent = time.monotonic()
+        deadline = sent + timeout
         try:
             # Streamed: the body is read here, against a deadline and a size cap.
             response = self._shared.send(method, self._api + path, _query(params), body, self._headers(), timeout)
             with response:
                 answer = _Answer(response.status_code, response.headers, read_body(response, deadline, MAX_BODY))
         except outbound.failures().any as exc:
+            observe.forge_request(method, None, time.monotonic() - sent)
             return self._transport_error(exc, method, path, timeout)
         except Overrun as exc:
+            observe.forge_request(method, response.status_code, time.monotonic() - sent)
             return self._overrun_error(exc, method, path, response.status_code, timeout)
+        observe.forge_request(method, answer.status, time.monotonic() - sent)
         if answer.status < 300:
             try:
                 return self._parse(answer, method, path)
