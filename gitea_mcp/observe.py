@@ -118,6 +118,7 @@ class Notes:
 
     user: str | None = None  # the forge login, where the credential names it (a sign-in)
     write_id: str | None = None  # the write guard's key for this write (a digest), when the call wrote
+    repository: str | None = None  # `owner/name` as the audit log may quote it (server/audit.py), else None
     refused: bool = False  # refused before it ran (a limit): the outcome is REFUSED
 
 

@@ -255,6 +255,12 @@ class GiteaClient:
     def learn_user(self, user_id: int, login: str | None = None) -> None:
         USERS.learn(self._token, user_id, login)
 
+    def quotes_token(self, text: str) -> bool:
+        """Whether `text` holds this client's token, or a run of 8 characters or more of it (the audit log never
+        writes such a value)."""
+        token = self._token
+        return token is not None and token != "" and (token in text or (len(text) >= 8 and text in token))
+
     @property
     def user_login(self) -> str | None:
         """The forge login of this token's user, once learnt with its id (the audit log names it), else None."""

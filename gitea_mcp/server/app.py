@@ -177,7 +177,7 @@ class ToolServer(MCPServer):
         label = tool or "(unserved)"  # an agent's made-up name is never a label value
         observe.tool_call(label, outcome, seconds)
         if observe.on():
-            observe.detailed(label, notes.user, audit.repository(arguments))
+            observe.detailed(label, notes.user, notes.repository)
         if self._audit is not None:
             line = audit.record(
                 tool=tool,
@@ -187,8 +187,13 @@ class ToolServer(MCPServer):
                 user=notes.user,
                 client=_client(context),
                 write_id=notes.write_id,
+                repository=notes.repository,
             )
             self._audit.write(line)
+
+    def _secret(self, client: GiteaClient, text: str) -> bool:
+        """Whether `text` holds the call's token or the server's: never quoted in the audit log or a label."""
+        return client.quotes_token(text) or (self._audit is not None and self._audit.holds_secret(text))
 
     async def _call(
         self, name: str, arguments: dict[str, Any], context: Context | None, arrived: float, notes: Notes | None
@@ -201,8 +206,9 @@ class ToolServer(MCPServer):
 
         TRIMMER.prepare()  # before the first call reads anything: once
         deps = self._deps_for(context)
-        if notes is not None and notes.user is None:
-            notes.user = deps.client.user_login
+        if notes is not None:
+            notes.user = notes.user or deps.client.user_login
+            notes.repository = audit.repository(arguments, functools.partial(self._secret, deps.client))
         ungranted = scopes.ungranted(spec, deps.granted) if deps.granted is not None else None
         if ungranted is not None:
             if notes is not None:
@@ -338,7 +344,7 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
         admission=admission,
         read_only=settings.read_only,
         toolsets=settings.toolsets,
-        audit_log=audit.open_log(settings.audit_log),
+        audit_log=audit.open_log(settings.audit_log, (settings.token_value(),)),
     )
 
 

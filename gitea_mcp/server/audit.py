@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -33,10 +34,15 @@ _LONGEST = 100  # characters of a login or a client's name or version kept
 class AuditLog:
     """Where the lines go: a descriptor, written to whole, line by line."""
 
-    def __init__(self, fd: int, where: str) -> None:
+    def __init__(self, fd: int, where: str, secrets: tuple[str, ...] = ()) -> None:
         self.fd = fd
         self.where = where  # `stderr`, or the file's path
+        self.secrets = tuple(secret for secret in secrets if secret)  # the server's own token: never written
         self._failed = False
+
+    def holds_secret(self, text: str) -> bool:
+        """Whether `text` holds one of the server's secrets, or a run of 8 characters or more of one."""
+        return any(secret in text or (len(text) >= 8 and text in secret) for secret in self.secrets)
 
     def write(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n"
@@ -48,13 +54,14 @@ class AuditLog:
                 log.warning("the audit log %s cannot be written (%s); calls go on unrecorded", self.where, exc)
 
 
-def open_log(setting: str | None) -> AuditLog | None:
+def open_log(setting: str | None, secrets: tuple[str | None, ...] = ()) -> AuditLog | None:
     """The log GITEA_MCP_AUDIT_LOG names (`off`, `stderr` or a file's path), opened now so that a path that cannot
-    be written stops the server at start, in one sentence."""
+    be written stops the server at start, in one sentence. `secrets`: values no line may hold (the server's token)."""
+    kept = tuple(secret for secret in secrets if secret)
     if setting is None or setting.strip().lower() in ("", OFF):
         return None
     if setting.strip().lower() == STDERR:
-        return AuditLog(sys.stderr.fileno(), STDERR)
+        return AuditLog(sys.stderr.fileno(), STDERR, kept)
     try:
         fd = os.open(setting, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except OSError as exc:
@@ -62,7 +69,7 @@ def open_log(setting: str | None) -> AuditLog | None:
             f"GITEA_MCP_AUDIT_LOG={redact(setting)[:200]!r} cannot be opened for appending ({exc.strerror or exc}); "
             "give a file this user may write in an existing directory, or stderr, or off"
         ) from None
-    return AuditLog(fd, setting)
+    return AuditLog(fd, setting, kept)
 
 
 def record(
@@ -74,6 +81,7 @@ def record(
     user: str | None,
     client: str | None,
     write_id: str | None,
+    repository: str | None,
 ) -> dict[str, Any]:
     """One call's line: the fields FIELDS names, in that order."""
     return {
@@ -81,7 +89,7 @@ def record(
         "user": _kept(user),
         "client": client,
         "tool": tool,
-        "repository": repository(arguments),
+        "repository": repository,
         "issue": issue(arguments),
         "outcome": outcome,
         "write_id": write_id,
@@ -89,21 +97,22 @@ def record(
     }
 
 
-def repository(arguments: Any) -> str | None:
-    """`owner/name` from the arguments when both are names Gitea could have (and no token-shaped run); an owner
-    alone for a tool that takes only an owner; else None: what an agent sent is not quoted as it came."""
+def repository(arguments: Any, secret: Callable[[str], bool] = lambda text: False) -> str | None:
+    """`owner/name` from the arguments when both are names Gitea could have, with no token-shaped run and nothing
+    `secret` finds (the call's token, the server's); an owner alone for a tool that takes only an owner; else None:
+    what an agent sent is not quoted as it came."""
     if not isinstance(arguments, dict):
         return None
     owner, name = arguments.get("owner"), arguments.get("name")
-    if not _a_name(owner):
+    if not _a_name(owner, secret):
         return None
     if name is None:
         return str(owner)
-    return f"{owner}/{name}" if _a_name(name) else None
+    return f"{owner}/{name}" if _a_name(name, secret) else None
 
 
-def _a_name(value: object) -> bool:
-    return isinstance(value, str) and is_name(value) and TOKEN_SHAPED.search(value) is None
+def _a_name(value: object, secret: Callable[[str], bool]) -> bool:
+    return isinstance(value, str) and is_name(value) and TOKEN_SHAPED.search(value) is None and not secret(value)
 
 
 def issue(arguments: Any) -> int | None:

@@ -287,17 +287,19 @@ def start(settings: Settings) -> Metrics | None:
         raise ConfigError(NOT_INSTALLED) from None
     from prometheus_client import disable_created_metrics  # why: the metrics extra
 
-    disable_created_metrics()  # a `_created` series beside each would double the scrape for a value Grafana ignores
+    # A `_created` series beside each would double the scrape, for a value no panel reads.
+    disable_created_metrics()  # type: ignore[no-untyped-call]
     registry = CollectorRegistry(auto_describe=True)
     if directory is None:
         from prometheus_client import ProcessCollector  # why: the metrics extra
 
         ProcessCollector(registry=registry)  # CPU seconds, memory, open files: of the one process
         registry.register(_Alive(lambda: 1))
+    exposition = Exposition(settings, registry)  # bound first: a port in use leaves nothing installed
     # In multiprocess mode the values live in the workers' files: the metrics are registered nowhere, and the
     # parent's registry reads the files (MultiProcessCollector).
     observe.install(Prometheus(None if directory else registry, settings.metrics_detailed))
-    return Metrics(Exposition(settings, registry), directory, owned)
+    return Metrics(exposition, directory, owned)
 
 
 def _multiprocess_directory() -> tuple[str, bool]:
