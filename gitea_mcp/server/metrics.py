@@ -280,7 +280,12 @@ def start(settings: Settings) -> Metrics | None:
     if settings.metrics_port is None:
         return None
     workers = settings.transport == "http" and settings.workers > 1
-    directory, owned = _multiprocess_directory() if workers else (None, False)
+    if workers:
+        directory, owned = _multiprocess_directory()
+    else:  # one process: its own values, whatever the environment says (a directory set for another program)
+        directory, owned = None, False
+        for name in (MULTIPROC_DIR, MULTIPROC_DIR.lower()):
+            os.environ.pop(name, None)
     try:
         from prometheus_client import CollectorRegistry  # why: the metrics extra, only with metrics on
     except ImportError:
