@@ -16,8 +16,8 @@ from pydantic import SecretStr
 
 import gitea_mcp.observe as observe
 from gitea_mcp import __version__
+from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import GiteaClient
-from gitea_mcp.gitea.users import USERS
 from gitea_mcp.server import metrics
 from gitea_mcp.server.app import build_server
 from gitea_mcp.settings import ConfigError, Settings
@@ -47,6 +47,11 @@ def serving() -> Iterator[list[metrics.Metrics]]:
     for each in started:
         each.exposition.close()
     metrics.stop()
+
+
+def known(forge: StandIn) -> None:
+    """Whose the token is, learnt as the gate or the tools' first read of /user learn it."""
+    Catalog().me(GiteaClient(forge.url, DEMO_TOKEN, 5))
 
 
 def start(settings: Settings, serving: list[metrics.Metrics]) -> metrics.Metrics:
@@ -126,7 +131,7 @@ def test_each_outcome_is_counted_by_tool_with_its_latency_and_the_forge_requests
 def test_no_user_or_repository_is_a_label_value_unless_detailed(forge: StandIn, serving: list[metrics.Metrics]) -> None:
     settings = settings_for(forge)
     started = start(settings, serving)
-    USERS.learn(DEMO_TOKEN, 5, "demo")
+    known(forge)
     calls(settings, ("issue_list", {**WIDGETS, "limit": 1}))
     samples, families, text = scrape(started)
     assert "widgets" not in text and '"demo"' not in text
@@ -138,7 +143,7 @@ def test_no_user_or_repository_is_a_label_value_unless_detailed(forge: StandIn, 
 def test_detailed_counts_calls_by_user_and_by_repository(forge: StandIn, serving: list[metrics.Metrics]) -> None:
     settings = settings_for(forge, metrics_detailed=True)
     started = start(settings, serving)
-    USERS.learn(DEMO_TOKEN, 5, "demo")
+    known(forge)
     calls(settings, ("issue_list", {**WIDGETS, "limit": 1}), ("issue_get", {**WIDGETS, "number": 3}))
     samples, _, _ = scrape(started)
     assert value(samples, metrics.BY_USER, tool="issue_list", user="demo") == 1
@@ -183,3 +188,17 @@ def test_a_port_in_use_is_one_sentence(forge: StandIn, serving: list[metrics.Met
     taken = int(started.url.rsplit(":", 1)[1].split("/")[0])
     with pytest.raises(ConfigError, match=rf"^GITEA_MCP_METRICS_PORT {taken} on 127.0.0.1 is in use by another"):
         metrics.start(settings_for(forge).model_copy(update={"metrics_port": taken}))
+
+
+def test_every_family_named_exported_is_in_a_scrape(forge: StandIn, serving: list[metrics.Metrics]) -> None:
+    """metrics.EXPORTED (what the dashboard may name, tests/test_dashboard.py) is what a scrape holds."""
+    settings = settings_for(forge, metrics_detailed=True)
+    started = start(settings, serving)
+    known(forge)
+    calls(settings, ("issue_get", {**WIDGETS, "number": 3}))
+    for say in (observe.limit_refused, observe.signin, observe.refresh):
+        say("x")
+    observe.write_guard("process", "joined")
+    _, families, _ = scrape(started)
+    assert {f"{family}_total" if f"{family}_total" in metrics.EXPORTED else family for family in families if
+            family.startswith(metrics.PREFIX)} == set(metrics.EXPORTED)  # fmt: skip
