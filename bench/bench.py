@@ -1165,6 +1165,94 @@ def floor_http_cpu(calls: int) -> list[float]:
         process.wait(10)
 
 
+# --- 7b. metrics and the audit log (issue 38) ---------------------------------------------------------------
+# The server's CPU per 50-row issue_list over HTTP with GITEA_MCP_METRICS_PORT and GITEA_MCP_AUDIT_LOG (a file) on,
+# against the same server with both off: rounds of each in turn, so that the machine's drift falls on both; the
+# figure is the difference of the means. Budget (issue 38, item 7): at most 0.3 ms more a call.
+OBSERVE_BUDGET = 0.0003  # seconds per call
+OBSERVE_ROUNDS = 4
+
+
+def observed_cpu(forge: StandIn, calls: int, on: bool, folder: str) -> tuple[list[float], int]:
+    """The server's CPU for each of `calls` calls, with metrics and the audit log on or off; and the size of a
+    scrape after them (0 when off)."""
+    extra = {"GITEA_MCP_METRICS_PORT": "0", "GITEA_MCP_AUDIT_LOG": f"{folder}/audit.log"} if on else {}
+    caller = Caller("personal access token", DEMO_TOKEN)
+    scrape = 0
+    with HttpChild(forge, **extra) as server:
+        for _ in range(20):  # imports, the token's verdict, the first labelled series
+            caller.call(server, forge)
+        caller.cpus.clear()
+        for _ in range(calls):
+            caller.call(server, forge)
+        if on:
+            found = re.search(r"Prometheus metrics at (\S+)", server.stderr())
+            assert found, server.stderr()
+            scrape = len(requests.get(found.group(1), timeout=5).content)
+    return caller.cpus, scrape
+
+
+def bench_observe(forge: StandIn, calls: int) -> None:
+    samples: dict[bool, list[float]] = {False: [], True: []}
+    scrape = 0
+    with tempfile.TemporaryDirectory() as folder:
+        for _ in range(OBSERVE_ROUNDS):
+            for on in (False, True):
+                cpus, size = observed_cpu(forge, calls, on, folder)
+                samples[on] += cpus
+                scrape = max(scrape, size)
+        lines = len(Path(folder, "audit.log").read_text().splitlines())
+    off, on = statistics.mean(samples[False]), statistics.mean(samples[True])
+    record(f"CPU per 50-row issue_list, HTTP, metrics and audit off (mean of {len(samples[False])})",
+           f"{off * 1000:.3f} ms")  # fmt: skip
+    record(f"  with metrics and the audit log on (mean of {len(samples[True])})", f"{on * 1000:.3f} ms")
+    record("  added by metrics and the audit log", f"{(on - off) * 1000:+.3f} ms",
+           f"≤ +{OBSERVE_BUDGET * 1000:.1f} ms", on - off <= OBSERVE_BUDGET)  # fmt: skip
+    record("  a scrape after them; audit lines written", f"{scrape:,} B; {lines:,}")
+    hooks_on, hooks_off = hooks_cpu(True), hooks_cpu(False)
+    record("  the hooks alone, in process: a call counted, 3 forge requests, its audit line",
+           f"{hooks_on * 1e6:.1f} µs on, {hooks_off * 1e6:.2f} µs off", f"≤ {OBSERVE_BUDGET * 1e6:.0f} µs",
+           hooks_on <= OBSERVE_BUDGET)  # fmt: skip
+
+
+def hooks_cpu(on: bool, runs: int = 20_000) -> float:
+    """CPU seconds of what one call adds when observed (less noisy than two servers' difference on a busy machine):
+    the notes, the call and three forge requests counted, the audit line built and written; `on` False: the same
+    calls with no sink and no log."""
+    import gitea_mcp.observe as observe
+    from gitea_mcp.server import audit
+    from gitea_mcp.server.metrics import Prometheus
+
+    with tempfile.TemporaryDirectory() as folder:
+        if on:
+            from prometheus_client import CollectorRegistry
+
+            observe.install(Prometheus(CollectorRegistry(), detailed=False))
+        log = audit.open_log(f"{folder}/audit.log") if on else None
+        arguments = {"owner": "acme", "name": "widgets", "number": 7, "title": "x", "body": "y"}
+
+        def one() -> None:
+            notes = observe.Notes()
+            token = observe.CALL.set(notes)
+            for _ in range(3):
+                observe.forge_request("GET", 200, 0.012)
+            observe.CALL.reset(token)
+            observe.tool_call("issue_get", observe.OK, 0.05)
+            if log is not None:
+                notes.repository = audit.repository(arguments)
+                log.write(audit.record(tool="issue_get", arguments=arguments, outcome=observe.OK, seconds=0.05,
+                                       user="alice", client="bench/1", write_id=None,
+                                       repository=notes.repository))  # fmt: skip
+
+        one()
+        started = time.process_time()
+        for _ in range(runs):
+            one()
+        spent = (time.process_time() - started) / runs
+        observe.install(None)
+    return spent
+
+
 # --- 8. the largest answers ------------------------------------------------------------------------------
 # Issue 35: `issue_get max_chars=0` of an issue whose body and comments fill both of the answers it reads to the
 # Gitea client's most (8 MiB each), BIG_CALLS calls at once from as many clients: every answer under 1 MiB, the
@@ -1324,6 +1412,7 @@ SECTIONS = (
     "abuse",
     "signin",
     "cpu",
+    "observe",
     "edge",
     "answers",
     "lockdown",
@@ -1360,6 +1449,7 @@ def main() -> int:
             ("abuse", "HTTP under abuse", lambda: bench_abuse(forge, args.abuse_calls, args.abuse_clients, seconds)),
             ("signin", "signed in (issue 24)", lambda: bench_signin(forge, args.signin_calls)),
             ("cpu", "CPU per call (issue 25)", lambda: bench_cpu(forge, args.cpu_calls)),
+            ("observe", "metrics and the audit log (issue 38)", lambda: bench_observe(forge, args.cpu_calls)),
             ("edge", "the HTTP edge under slow clients (issue 35)", lambda: bench_edge(forge, args.edge_calls)),
             ("answers", "the largest answers (issue 35)", bench_largest_answers),
             ("lockdown", "lockdown (issue 37)", lambda: bench_lockdown(forge)),

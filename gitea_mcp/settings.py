@@ -95,6 +95,14 @@ class Settings(BaseModel):
     # (lower-case), which count as writers wherever they write.
     lockdown: bool = False
     lockdown_trusted: frozenset[str] = frozenset()
+    # Metrics (docs/operators.md, "Metrics, dashboard and audit log"): the Prometheus port, None for off (the
+    # default), 0 for any free one; its address, loopback unless the operator names one; and whether users and
+    # repositories may be label values (each one a series of its own).
+    metrics_port: int | None = None
+    metrics_address: str = "127.0.0.1"
+    metrics_detailed: bool = False
+    # The audit log: None (off, the default), "stderr", or a file's path (server/audit.py).
+    audit_log: str | None = None
 
     @field_validator("url")
     @classmethod
@@ -266,6 +274,38 @@ class Settings(BaseModel):
             return None
         signin_keys(text)  # refused here, at start, not at the first sign-in
         return SecretStr(text)
+
+    @field_validator("metrics_address")
+    @classmethod
+    def _metrics_address(cls, value: str) -> str:
+        text = value.strip()
+        if not text or any(char.isspace() for char in text) or not text.isprintable() or len(text) > 253:
+            raise ValueError(
+                f"GITEA_MCP_METRICS_ADDRESS={shown(value)} is not an address; name one of this machine's addresses "
+                "(127.0.0.1, the pod's, or 0.0.0.0 for all of them)"
+            )
+        return text
+
+    @field_validator("audit_log")
+    @classmethod
+    def _audit_log(cls, value: str | None) -> str | None:
+        text = (value or "").strip()
+        if text.lower() in ("", "off"):
+            return None
+        if text.lower() == "stderr":
+            return "stderr"
+        if not text.isprintable():
+            raise ValueError("GITEA_MCP_AUDIT_LOG is not a file path; give off, stderr, or a file's path")
+        return text
+
+    @model_validator(mode="after")
+    def _metrics_port_apart(self) -> Settings:
+        if self.metrics_port and self.transport == "http" and self.metrics_port == self.port:
+            raise ValueError(
+                f"GITEA_MCP_METRICS_PORT {self.metrics_port} is GITEA_MCP_PORT too: metrics are served on a port of "
+                "their own; choose another"
+            )
+        return self
 
     @model_validator(mode="after")
     def _secret_needs_token(self) -> Settings:

@@ -12,6 +12,7 @@ docs/server-behaviour.md). Only the answers that prove something count; anything
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from gitea_mcp.gitea.errors import (
 )
 from gitea_mcp.gitea.outbound import speaks_tls
 from gitea_mcp.gitea.release import ServerInfo
-from gitea_mcp.redaction import redis_display
+from gitea_mcp.redaction import redis_display, shown
 from gitea_mcp.settings import ConfigError, Settings
 from gitea_mcp.toolkit import scopes
 from gitea_mcp.toolkit.registry import every, offered
@@ -94,6 +95,9 @@ def checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     yield limits_line(settings)
     if settings.redis_url is not None:
         yield check_guard(settings)
+    if settings.metrics_port is not None or settings.audit_log is not None:
+        yield check_metrics(settings)
+        yield check_audit(settings)
 
 
 def limits_line(settings: Settings) -> Line:
@@ -262,15 +266,22 @@ def _lost(exc: NoAnswer, url: str, timeout: float) -> Line:
     host, port = parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
     https = urlunsplit(parts._replace(scheme="https"))
     if parts.scheme == "http" and not exc.timed_out and speaks_tls(host, port, timeout):
-        return Line("fail", f"{url} speaks HTTPS (TLS), but GITEA_URL says http://", f"set GITEA_URL={https} "
-                    "(that port serves HTTPS)")  # fmt: skip
+        return Line(
+            "fail",
+            f"{url} speaks HTTPS (TLS), but GITEA_URL says http://",
+            f"set GITEA_URL={https} (that port serves HTTPS)",
+        )
     if exc.timed_out:
-        fix = (f"something listens on port {port} of {host} but does not answer: make sure that is Gitea's port "
-               "and that Gitea is not stuck, or raise GITEA_TIMEOUT for a slow server")  # fmt: skip
+        fix = (
+            f"something listens on port {port} of {host} but does not answer: make sure that is Gitea's port "
+            "and that Gitea is not stuck, or raise GITEA_TIMEOUT for a slow server"
+        )
     else:
-        fix = (f"something on port {port} of {host} closes connections without an answer: make sure that is "
-               "Gitea's port and that Gitea (or the proxy in front of it) is running; run check again if it was "
-               "restarting")  # fmt: skip
+        fix = (
+            f"something on port {port} of {host} closes connections without an answer: make sure that is "
+            "Gitea's port and that Gitea (or the proxy in front of it) is running; run check again if it was "
+            "restarting"
+        )
     return Line("fail", f"no Gitea API answers at {url}/api/v1: {exc.detail}", fix)
 
 
@@ -420,8 +431,13 @@ def check_reviews(settings: Settings, client: GiteaClient, login: str | None) ->
         client.get(["repos", _probe_owner(settings, login), PROBE_REPO])
     except GiteaError as exc:
         if lacks_scope(exc) and exc.missing_scope == scopes.READ_REPOSITORY:
-            return [Line("skip", f"no {_OPTIONAL}: issue_get shows a pull request's reviews without their state "
-                         "or inline comments; add it to the token to see them")]  # fmt: skip
+            return [
+                Line(
+                    "skip",
+                    f"no {_OPTIONAL}: issue_get shows a pull request's reviews without their state "
+                    "or inline comments; add it to the token to see them",
+                )
+            ]
         if not isinstance(exc, NotFound):
             return []  # not Gitea's own answer: nothing to tell about an optional scope
     return [Line("ok", f"{_OPTIONAL}: issue_get shows pull request reviews with their state and inline comments")]
@@ -517,10 +533,14 @@ def _check_access(client: GiteaClient, owner: str, repos: list[tuple[str, str]],
             "ok", f"owner {owner}: {who} can change issues in {writers} (write access; probed, nothing changed)"
         )
     if not writers and not unknown:
-        text = (f"owner {owner}: {who} may only read {readers}: issue_update is refused (403) on issues others filed, "
-                "and issue_create drops labels, milestone, assignees and due date")  # fmt: skip
-        fix = (f"give {who} write access to {owner}'s repositories (a collaborator with Write, or a team with write "
-               "to Issues), or set GITEA_READ_ONLY=true")  # fmt: skip
+        text = (
+            f"owner {owner}: {who} may only read {readers}: issue_update is refused (403) on issues others filed, "
+            "and issue_create drops labels, milestone, assignees and due date"
+        )
+        fix = (
+            f"give {who} write access to {owner}'s repositories (a collaborator with Write, or a team with write "
+            "to Issues), or set GITEA_READ_ONLY=true"
+        )
         return Line("fail", text, fix)
     # A mixture, or some answers that prove nothing: a warning naming each part.
     text = f"owner {owner}: "
@@ -575,6 +595,48 @@ def check_guard(settings: Settings) -> Line:
             GUARD_FIX,
         )
     return Line("ok", f"shared write guard at {guard.where} answers: a write in flight on one replica runs once on all")
+
+
+METRICS_FIX = "pip install 'gitea-issues-mcp[metrics]', or unset GITEA_MCP_METRICS_PORT"
+
+
+def check_metrics(settings: Settings) -> Line:
+    """Whether metrics are on, where a scraper finds them, and whether their library is installed."""
+    if settings.metrics_port is None:
+        return Line("skip", "metrics off (GITEA_MCP_METRICS_PORT unset)")
+    try:
+        from importlib.metadata import PackageNotFoundError, version  # why: only with metrics on
+
+        library = version("prometheus-client")
+    except PackageNotFoundError:
+        return Line(
+            "fail", "GITEA_MCP_METRICS_PORT is set but the prometheus-client package is not installed", METRICS_FIX
+        )
+    host = f"[{settings.metrics_address}]" if ":" in settings.metrics_address else settings.metrics_address
+    port = settings.metrics_port or "any free port"
+    said = f"metrics in the Prometheus format at http://{host}:{port}/metrics (prometheus-client {library})"
+    if settings.transport == "http" and settings.workers > 1:
+        said += f", the sum of the {settings.workers} workers"
+    if settings.metrics_detailed:
+        said += "; users and repositories are label values (GITEA_MCP_METRICS_DETAILED)"
+    return Line("ok", said)
+
+
+def check_audit(settings: Settings) -> Line:
+    """Whether the audit log is on, and where its lines go (a file: whether it can be appended to)."""
+    where = settings.audit_log
+    if where is None:
+        return Line("skip", "audit log off (GITEA_MCP_AUDIT_LOG unset or off)")
+    if where == "stderr":
+        return Line("ok", "audit log: one JSON line per tool call, to stderr")
+    target = where if os.path.exists(where) else (os.path.dirname(where) or ".")
+    if not os.access(target, os.W_OK):
+        return Line(
+            "fail",
+            f"audit log {shown(where, 200)} cannot be appended to by this user",
+            "give GITEA_MCP_AUDIT_LOG a file this user may write in an existing directory, or stderr, or off",
+        )
+    return Line("ok", f"audit log: one JSON line per tool call, appended to {shown(where, 200)}")
 
 
 def check_page_size(client: GiteaClient) -> Line:

@@ -299,6 +299,33 @@ SIGNIN: tuple[Setting, ...] = (
         metavar="BOOL",
     ),
 )
+# Metrics and the audit log (issue 38): off by default; in every mode, stdio too.
+OBSERVE: tuple[Setting, ...] = (
+    Setting(
+        "--metrics-port",
+        ("GITEA_MCP_METRICS_PORT",),
+        "serve Prometheus metrics on this port, apart from MCP's (default off; needs the metrics extra)",
+        metavar="PORT",
+    ),
+    Setting(
+        "--metrics-address",
+        ("GITEA_MCP_METRICS_ADDRESS",),
+        f"address the metrics port listens on (default {_DEFAULT['metrics_address']})",
+        metavar="ADDRESS",
+    ),
+    Setting(
+        "--metrics-detailed",
+        ("GITEA_MCP_METRICS_DETAILED",),
+        "also count calls by user and by repository (a series for each: mind the cardinality)",
+        switch=True,
+    ),
+    Setting(
+        "--audit-log",
+        ("GITEA_MCP_AUDIT_LOG",),
+        "one JSON line per tool call: off (default), stderr, or a file's path",
+        metavar="WHERE",
+    ),
+)
 LIMITS = (
     "--calls-per-token",
     "--max-connections",
@@ -313,7 +340,7 @@ LIMITS = (
     "--calls-per-minute",
     "--forge-requests-per-minute",
 )
-SETTINGS = {setting.flag: setting for setting in CONNECTION + HTTP + SIGNIN}
+SETTINGS = {setting.flag: setting for setting in CONNECTION + HTTP + SIGNIN + OBSERVE}
 _ALL = tuple(SETTINGS)
 TYPED = {setting.typed: setting for setting in SETTINGS.values()}  # by the flag as typed (`--token-file`)
 # The secrets' own flags, refused wherever they are typed (the value would be in every user's `ps`).
@@ -334,6 +361,7 @@ USES: dict[str, tuple[str, ...]] = {
         *(s.flag for s in SIGNIN),
         "--calls-per-minute",
         "--forge-requests-per-minute",
+        *(s.flag for s in OBSERVE),
     ),
     "call": tuple(s.flag for s in CONNECTION),
     # config writes the settings into the client's launch; never the token (the client asks for it).
@@ -717,6 +745,8 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
     documents = checked(lambda: _from(read, "--client-metadata-documents", parse_bool, True), True)
     lockdown = checked(lambda: read.switch("--lockdown"), False)
     trusted = checked(lambda: _from(read, "--lockdown-trusted", parse_trusted, frozenset()), frozenset())
+    metrics_port = checked(lambda: _from(read, "--metrics-port", _port, None), None)
+    detailed = checked(lambda: read.switch("--metrics-detailed"), False)
     nothing = None if problems else serves_nothing(read_only, toolsets)  # said once the choice itself reads right
     if nothing is not None:
         problems.append(nothing)
@@ -756,6 +786,10 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             client_metadata_documents=documents,
             lockdown=lockdown,
             lockdown_trusted=trusted,
+            metrics_port=metrics_port,
+            metrics_address=read.value("--metrics-address") or _DEFAULT["metrics_address"],
+            metrics_detailed=detailed,
+            audit_log=read.value("--audit-log"),
             **limits,
         )
     except ValidationError as exc:  # show only our messages, never the input (it may hold the token)

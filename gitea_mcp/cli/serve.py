@@ -15,6 +15,8 @@ from gitea_mcp.settings import Settings
 if TYPE_CHECKING:  # the SDK import is most of start-up: at run time only when serving
     from mcp.server.mcpserver import MCPServer
 
+    from gitea_mcp.server.metrics import Metrics
+
 HELP = "run the MCP server (stdio by default; --transport http for streamable HTTP)"
 # Someone started the server by hand in a terminal: without this they would face a silent, waiting process.
 ON_A_TERMINAL = (
@@ -34,21 +36,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace, settings: Settings) -> int:
+    # Metrics first: with workers, prometheus-client must learn its multiprocess directory before its first import.
+    metrics = started_metrics(settings)
     # why: the MCP SDK, 0.45 s: every command module is imported for `--help`
     from gitea_mcp.server.app import build_server
 
-    run_server(build_server(settings), settings)
+    run_server(build_server(settings), settings, metrics=metrics)
     return 0
 
 
-def run_server(server: MCPServer, settings: Settings, on_a_terminal: str = ON_A_TERMINAL) -> None:
+def started_metrics(settings: Settings) -> Metrics | None:
+    """The metrics port bound and its sink installed, when GITEA_MCP_METRICS_PORT is set; else None, with nothing
+    imported."""
+    if settings.metrics_port is None:
+        return None
+    from gitea_mcp.server import metrics  # why: metrics on only
+
+    return metrics.start(settings)
+
+
+def run_server(
+    server: MCPServer, settings: Settings, on_a_terminal: str = ON_A_TERMINAL, metrics: Metrics | None = None
+) -> None:
     """Serve on the configured transport until the client leaves (stdio) or a signal stops it; `on_a_terminal` is
-    said when stdin is a terminal (someone started it by hand)."""
+    said when stdin is a terminal (someone started it by hand). `metrics`: the port to serve metrics on beside."""
     no_core_dumps()
+    if metrics is not None:
+        if metrics.multiprocess is None:  # with workers, their parent serves it once they are forked
+            metrics.serve()
+        print(f"gitea-issues-mcp: Prometheus metrics at {metrics.url}", file=sys.stderr, flush=True)
     if settings.transport == "http":
         from gitea_mcp.server.http import serve  # why: HTTP mode only (starlette, uvicorn, the sign-in)
 
-        serve(server, settings)
+        serve(server, settings, metrics)
         return
     if _on_terminal():
         print(on_a_terminal, file=sys.stderr, flush=True)

@@ -121,7 +121,7 @@ class Catalog:
 
         def load() -> User:
             user = client.get(["user"]).one(User)
-            client.learn_user(user.id)
+            client.learn_user(user.id, user.login)
             return user
 
         return self._cached(("me", client.cache_key), load)

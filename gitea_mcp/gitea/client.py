@@ -24,6 +24,7 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+import gitea_mcp.observe as observe
 from gitea_mcp.gitea import outbound
 from gitea_mcp.gitea.errors import (
     PLAIN_HTTP_TO_TLS,
@@ -259,8 +260,19 @@ class GiteaClient:
         """The forge user this token belongs to, once learnt (gitea/users.py), else None."""
         return USERS.of(self._token)
 
-    def learn_user(self, user_id: int) -> None:
-        USERS.learn(self._token, user_id)
+    def learn_user(self, user_id: int, login: str | None = None) -> None:
+        USERS.learn(self._token, user_id, login)
+
+    def quotes_token(self, text: str) -> bool:
+        """Whether `text` holds this client's token, or a run of 8 characters or more of it (the audit log never
+        writes such a value)."""
+        token = self._token
+        return token is not None and token != "" and (token in text or (len(text) >= 8 and text in token))
+
+    @property
+    def user_login(self) -> str | None:
+        """The forge login of this token's user, once learnt with its id (the audit log names it), else None."""
+        return USERS.login_of(self._token)
 
     @property
     def caller_key(self) -> str:
@@ -314,17 +326,21 @@ class GiteaClient:
         (None when it is not JSON); a transport failure is the GiteaError `_transport_error` tells apart."""
         self._spend(method, path)
         timeout = self._timeout_now(method, path)
-        deadline = time.monotonic() + timeout
+        sent = time.monotonic()
+        deadline = sent + timeout
         site = self._api.removesuffix("/api/v1")
         try:
             response = outbound.send_form(self._shared.session(), method, site + path, form, timeout)
             with response:
                 content = read_body(response, deadline, FORGE.max_document)
         except outbound.failures().any as exc:
+            observe.forge_request(method, None, time.monotonic() - sent)
             raise self._transport_error(exc, method, path, timeout) from None
         except Overrun as exc:
+            observe.forge_request(method, response.status_code, time.monotonic() - sent)
             raise self._overrun_error(exc, method, path, response.status_code, timeout) from None
         self._slow_down(_Answer(response.status_code, response.headers, b""))
+        observe.forge_request(method, response.status_code, time.monotonic() - sent)
         try:
             return response.status_code, json.loads(content)
         except ValueError:
@@ -437,17 +453,21 @@ class GiteaClient:
         """One request: the parsed answer, or the error (whose `retry_after` is what the server asked to wait)."""
         self._spend(method, path)
         timeout = self._timeout_now(method, path)
-        deadline = time.monotonic() + timeout
+        sent = time.monotonic()
+        deadline = sent + timeout
         try:
             # Streamed: the body is read here, against a deadline and a size cap.
             response = self._shared.send(method, self._api + path, _query(params), body, self._headers(), timeout)
             with response:
                 answer = _Answer(response.status_code, response.headers, read_body(response, deadline, MAX_BODY))
         except outbound.failures().any as exc:
+            observe.forge_request(method, None, time.monotonic() - sent)
             return self._transport_error(exc, method, path, timeout)
         except Overrun as exc:
+            observe.forge_request(method, response.status_code, time.monotonic() - sent)
             return self._overrun_error(exc, method, path, response.status_code, timeout)
         self._slow_down(answer)
+        observe.forge_request(method, answer.status, time.monotonic() - sent)
         if answer.status < 300:
             try:
                 return self._parse(answer, method, path)
@@ -472,6 +492,7 @@ class GiteaClient:
                 time.sleep(taken.wait)
             return
         seconds = max(1, math.ceil(taken.wait))
+        observe.limit_refused("forge")
         unsent = "nothing was sent, so nothing changed" if method != "GET" else "it was not sent"
         raise OverBudget(
             f"This server's budget of requests to Gitea is spent for now ({budget.rate.per_minute} a minute for all "

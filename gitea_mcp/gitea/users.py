@@ -28,19 +28,25 @@ class Users:
         self.ttl = ttl
         self.clock = clock
         self._ids: OrderedDict[bytes, tuple[int, float]] = OrderedDict()
+        self._logins: dict[bytes, str] = {}  # the login beside the id, kept and dropped with it (the audit log)
         self._lock = threading.Lock()  # the gate learns on the event loop, the tools in worker threads
 
-    def learn(self, token: str | None, user_id: int) -> None:
-        """`token` belongs to the user `user_id`; an id that is no real user's (0: a field missing from the answer)
-        is not kept, lest two users meet under it."""
+    def learn(self, token: str | None, user_id: int, login: str | None = None) -> None:
+        """`token` belongs to the user `user_id` (whose login is `login`, when the answer gave it); an id that is no
+        real user's (0: a field missing from the answer) is not kept, lest two users meet under it."""
         if not token or user_id <= 0:
             return
         key = _key(token)
         with self._lock:
             self._ids.pop(key, None)
             self._ids[key] = (user_id, self.clock() + self.ttl)
+            if login:
+                self._logins[key] = login
+            else:
+                self._logins.pop(key, None)
             while len(self._ids) > self.kept:
-                self._ids.popitem(last=False)
+                dropped, _ = self._ids.popitem(last=False)
+                self._logins.pop(dropped, None)
 
     def of(self, token: str | None) -> int | None:
         """The user `token` is known to belong to, or None."""
@@ -53,8 +59,16 @@ class Users:
                 return None
             if found[1] <= self.clock():
                 del self._ids[key]
+                self._logins.pop(key, None)
                 return None
             return found[0]
+
+    def login_of(self, token: str | None) -> str | None:
+        """The login of the user `token` is known to belong to, or None."""
+        if not token or self.of(token) is None:
+            return None
+        with self._lock:
+            return self._logins.get(_key(token))
 
     def __len__(self) -> int:
         with self._lock:

@@ -19,12 +19,14 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, GetPromptResult, InputRequiredResult, Tool
 from pydantic import AnyUrl
 
+import gitea_mcp.observe as observe
 from gitea_mcp import __version__
 from gitea_mcp.domain.policy import Policy
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import CALL_ROUNDS, GiteaClient
+from gitea_mcp.observe import Notes
 from gitea_mcp.redaction import shown
-from gitea_mcp.server import quota
+from gitea_mcp.server import audit, quota
 from gitea_mcp.server.admission import TOOL_THREADS, Admission
 from gitea_mcp.settings import ConfigError, Settings
 from gitea_mcp.toolkit import envelope, registry, scopes
@@ -129,6 +131,7 @@ class ToolServer(MCPServer):
         toolsets: Sequence[Toolset] = TOOLSETS,
         per_user: quota.Quota | None = None,
         budget: Budget | None = None,
+        audit_log: audit.AuditLog | None = None,
     ) -> None:
         super().__init__(
             "gitea-issues-mcp",
@@ -147,6 +150,7 @@ class ToolServer(MCPServer):
         self._toolsets = tuple(toolsets)
         self.quota = per_user  # tool calls a minute per user (server/quota.py), None: no limit
         self.forge_budget = budget  # what the HTTP gate's own clients spend too: one budget per process
+        self._audit = audit_log
         self.middleware.append(self._advertised)
 
     async def list_tools(self) -> list[Tool]:
@@ -156,6 +160,51 @@ class ToolServer(MCPServer):
         self, name: str, arguments: dict[str, Any], context: Context | None = None
     ) -> CallToolResult | InputRequiredResult:
         arrived = time.monotonic()  # the call's time starts now: a wait for a thread is part of it
+        if not observe.on() and self._audit is None:  # neither metrics nor the audit log: nothing to note
+            return await self._call(name, arguments, context, arrived, None)
+        notes = observe.Notes()
+        noting = observe.CALL.set(notes)  # the call's thread sees the same notes (anyio copies the context)
+        outcome = observe.FAILED
+        try:
+            result = await self._call(name, arguments, context, arrived, notes)
+            outcome = _outcome(result, notes)
+            return result
+        except MCPError:
+            outcome = observe.UNSERVED
+            raise
+        finally:
+            observe.CALL.reset(noting)
+            self._observed(name if name in self._ours else None, arguments, context, outcome, arrived, notes)
+
+    def _observed(
+        self, tool: str | None, arguments: Any, context: Context | None, outcome: str, arrived: float, notes: Notes
+    ) -> None:
+        """The call counted (observe.py) and written to the audit log, once it has answered."""
+        seconds = time.monotonic() - arrived
+        label = tool or "(unserved)"  # an agent's made-up name is never a label value
+        observe.tool_call(label, outcome, seconds)
+        if observe.on():
+            observe.detailed(label, notes.user, notes.repository)
+        if self._audit is not None:
+            line = audit.record(
+                tool=tool,
+                arguments=arguments,
+                outcome=outcome,
+                seconds=seconds,
+                user=notes.user,
+                client=_client(context),
+                write_id=notes.write_id,
+                repository=notes.repository,
+            )
+            self._audit.write(line)
+
+    def _secret(self, client: GiteaClient, text: str) -> bool:
+        """Whether `text` holds the call's token or the server's: never quoted in the audit log or a label."""
+        return client.quotes_token(text) or (self._audit is not None and self._audit.holds_secret(text))
+
+    async def _call(
+        self, name: str, arguments: dict[str, Any], context: Context | None, arrived: float, notes: Notes | None
+    ) -> CallToolResult | InputRequiredResult:
         spec = self._ours.get(name)
         if spec is None:
             said = unserved(name, self._read_only, self._toolsets)
@@ -164,8 +213,13 @@ class ToolServer(MCPServer):
 
         TRIMMER.prepare()  # before the first call reads anything: once
         deps = self._deps_for(context)
+        if notes is not None:
+            notes.user = notes.user or deps.client.user_login
+            notes.repository = audit.repository(arguments, functools.partial(self._secret, deps.client))
         ungranted = scopes.ungranted(spec, deps.granted) if deps.granted is not None else None
         if ungranted is not None:
+            if notes is not None:
+                notes.refused = True
             return envelope.error(ungranted)
         client = deps.client
         if self.quota is not None and not counted(context):
@@ -179,6 +233,8 @@ class ToolServer(MCPServer):
         async with self._admission.slot(client.caller_key, wait=client.timeout) as refused:
             if refused is not None:
                 log.info("%s refused: %s", name, refused)
+                if notes is not None:
+                    notes.refused = True
                 return envelope.error(refused)
             # The tools block on HTTP: each call on a worker thread, as the SDK runs a synchronous tool; the first
             # call of a tool imports its module there too, off the event loop.
@@ -188,6 +244,8 @@ class ToolServer(MCPServer):
             result = await anyio.to_thread.run_sync(served, limiter=self._admission.limiter())
         if self._admission.idle():  # the last call running has ended: what the calls freed may soon be given back
             TRIMMER.idle(self._admission.idle)
+        if notes is not None and notes.user is None:  # learnt by the call itself (its token's user, read once)
+            notes.user = client.user_login
         return result
 
     async def get_prompt(
@@ -241,6 +299,32 @@ def counted(context: Context | None) -> bool:
     return isinstance(state, dict) and state.get(COUNTED) is True
 
 
+def _outcome(result: CallToolResult | InputRequiredResult, notes: Notes) -> str:
+    if notes.refused:
+        return observe.REFUSED
+    if not isinstance(result, CallToolResult) or not result.is_error:
+        return observe.OK
+    if (result.meta or {}).get(envelope.BAD_ARGUMENT):
+        return observe.BAD_ARGUMENT
+    return observe.TOOL_ERROR
+
+
+def _client(context: Context | None) -> str | None:
+    """The MCP client, as the audit log names it: its clientInfo where the session has it (stdio, and HTTP's
+    2026-07-28 envelope), else the User-Agent it sent over HTTP."""
+    if context is None:
+        return None
+    try:
+        params = context.session.client_params
+    except Exception:  # no session outside a request (an in-process call)
+        params = None
+    if params is not None:
+        return audit.client_of(params.client_info.name, params.client_info.version)
+    headers = context.headers or {}
+    agent = next((value for key, value in headers.items() if key.lower() == "user-agent"), None)
+    return audit.client_of(agent, None)
+
+
 def _served(
     load: Callable[[str], ToolDefinition], name: str, deps: Deps, arguments: Any, deadline: float
 ) -> CallToolResult:
@@ -283,6 +367,9 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
         headers = (ctx.headers if ctx is not None else None) or {}
         said = credential(headers.items(), settings)
         client = deps.client.with_token(said.token, said.bearer, signed_in=said.signed_in is not None)
+        noted = observe.notes()
+        if noted is not None and said.signed_in is not None:  # who signed in: the audit log's user
+            noted.user = said.signed_in
         return dataclasses.replace(deps, client=client, granted=said.granted)
 
     # Over HTTP each token is a caller with its share of the tool threads; stdio has one caller, who may use all.
@@ -299,6 +386,7 @@ def build_server(settings: Settings, client: GiteaClient | None = None) -> MCPSe
         toolsets=settings.toolsets,
         per_user=calls,
         budget=budget if client is None else None,
+        audit_log=audit.open_log(settings.audit_log, (settings.token_value(),)),
     )
 
 

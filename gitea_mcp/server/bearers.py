@@ -54,10 +54,16 @@ def asking(client: GiteaClient) -> Callable[[str], Verdict]:
             return Verdict.GOOD
         except GiteaError:
             return Verdict.UNKNOWN
-        caller.learn_user(_user_id(answer.data))  # whose it is: one share per user (gitea/users.py)
+        # Whose it is: one share per user (gitea/users.py); the login for the audit log.
+        caller.learn_user(_user_id(answer.data), _login(answer.data))
         return Verdict.GOOD
 
     return ask
+
+
+def _login(data: object) -> str | None:
+    login = data.get("login") if isinstance(data, dict) else None
+    return login if isinstance(login, str) else None
 
 
 def _user_id(data: object) -> int:

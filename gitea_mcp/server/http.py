@@ -21,7 +21,7 @@ import socket
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 import uvicorn
@@ -42,6 +42,9 @@ from gitea_mcp.server.limits import HEAD_BYTES, Guarded, Limits, Load, exception
 from gitea_mcp.server.quota import Quota
 from gitea_mcp.server.workers import run_workers
 from gitea_mcp.settings import CannotListen, Settings
+
+if TYPE_CHECKING:
+    from gitea_mcp.server.metrics import Metrics
 
 MCP_PATH = "/mcp"
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -498,7 +501,8 @@ def _discovery_routes(server: MCPServer, settings: Settings) -> None:
 _CORS = {"Access-Control-Allow-Origin": "*"}
 
 
-def serve(server: MCPServer, settings: Settings) -> None:
+def serve(server: MCPServer, settings: Settings, metrics: Metrics | None = None) -> None:
+    """HTTP mode until stopped; `metrics`, with workers, served by their parent (the sum of theirs)."""
     whole = plan(settings)
     sock = listening_socket(settings.host, settings.port)
     if settings.workers == 1:
@@ -508,7 +512,8 @@ def serve(server: MCPServer, settings: Settings) -> None:
     sock.listen(BACKLOG)
     print(startup_line(settings, sock.getsockname()[1], whole), file=sys.stderr, flush=True)
     mine = share(whole, settings.workers)
-    run_workers(settings.workers, lambda: _serve(server, settings, Load(mine), sock, announce=False), GRACE)
+    beside = metrics.beside if metrics is not None else None
+    run_workers(settings.workers, lambda: _serve(server, settings, Load(mine), sock, announce=False), GRACE, beside)
 
 
 BACKLOG = 2048  # uvicorn's own

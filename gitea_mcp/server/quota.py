@@ -16,6 +16,7 @@ import math
 
 import anyio.to_thread
 
+from gitea_mcp import observe
 from gitea_mcp.gitea.rates import Budget, Local, Rate, Shared, Store, key
 from gitea_mcp.settings import ConfigError, Settings
 
@@ -75,6 +76,7 @@ class Quota:
         if taken.granted:
             return None
         seconds = max(1, math.ceil(taken.wait))
+        observe.limit_refused("calls")  # counted; a call already running is marked refused for the audit log
         return refused(self.rate.per_minute, seconds), seconds
 
 

@@ -33,9 +33,16 @@ POLL = 0.05  # seconds between two looks at the workers
 _STOPS = (signal.SIGTERM, signal.SIGINT)
 
 
-def run_workers(count: int, work: Callable[[], None], grace: float) -> None:
+def run_workers(
+    count: int,
+    work: Callable[[], None],
+    grace: float,
+    beside: Callable[[set[int]], Callable[[], None]] | None = None,
+) -> None:
     """Fork `count` workers running `work`, wait for them all; a stop signal is passed on and then raised again
-    here once they are gone (so the parent ends as a single server would, 128 + the signal)."""
+    here once they are gone (so the parent ends as a single server would, 128 + the signal). `beside`: what the
+    parent runs while they serve (the metrics port), started once they are forked with the set of those alive (kept
+    current), and stopped by the function it returns once they are gone."""
     if threading.active_count() > 1:  # a fork copies one thread: locks another held would stay held in the child
         raise RuntimeError("worker processes must be forked before any thread starts")
     before = {signum: signal.getsignal(signum) for signum in _STOPS}
@@ -55,7 +62,12 @@ def run_workers(count: int, work: Callable[[], None], grace: float) -> None:
     stop.pids = pids
     if stop.signum is not None:
         stop.forward()
-    _wait(pids, stop, grace + MARGIN)
+    ended = beside(pids) if beside is not None else None  # threads only now: every fork is done
+    try:
+        _wait(pids, stop, grace + MARGIN)
+    finally:
+        if ended is not None:
+            ended()
     for signum, handler in before.items():
         signal.signal(signum, handler)
     if stop.signum is not None:

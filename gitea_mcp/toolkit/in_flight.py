@@ -14,7 +14,9 @@ from concurrent.futures import Future, wait
 
 from mcp_types import CallToolResult
 
+import gitea_mcp.observe as observe
 from gitea_mcp.toolkit.base import Deps, guard
+from gitea_mcp.toolkit.shared_flight import digest
 from gitea_mcp.toolkit.spec import ToolSpec
 
 
@@ -39,6 +41,9 @@ def run_once(
 
     def guarded() -> CallToolResult:
         flight = (tool.name, caller(deps), *key)
+        noted = observe.notes()
+        if noted is not None:  # the audit log's write id: the guard's own key (its Redis lock's name), a digest
+            noted.write_id = digest(flight)[:16]
         if shared is None:
             return single_flight(flight, run, rest)
         # This process's guard in front: one call per key in flight asks Redis, however many arrive here.
@@ -88,6 +93,7 @@ def single_flight(
                 break
             _WAITING[key] += 1
         asked, outcome = running
+        observe.write_guard("process", "joined" if asked == rest else "queued")
         try:
             if asked == rest:
                 return outcome.result()

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from mcp_types import CallToolResult
 
+import gitea_mcp.observe as observe
 from gitea_mcp.domain.failures import ToolFailure
 from gitea_mcp.redaction import redis_display
 
@@ -90,7 +91,9 @@ class SharedFlights:
         while (holder := self._take(lock, mine, time_left)) is not None:
             answer = self._wait_out(lock, holder, time_left)
             if answer is not None and answer[0] == asked:
+                observe.write_guard("replicas", "joined")
                 return answer[1]
+            observe.write_guard("replicas", "queued")
         try:
             result = run()
             self._leave(mine, asked, result)

@@ -23,6 +23,7 @@ from gitea_mcp.toolkit.shared_flight import SharedFlights
 from gitea_mcp.toolkit.spec import ToolSpec
 from tests.support.fake_redis import FakeRedis
 from tests.support.gitea_json import API, user
+from tests.support.observed import recording
 from tests.support.results import failed, text_of
 from tests.support.waiting import wait_until
 
@@ -95,23 +96,28 @@ def users(monkeypatch: pytest.MonkeyPatch) -> Users:
 
 
 @pytest.mark.parametrize(
-    ("rest", "runs"),
-    [pytest.param(("b",), 1, id="identical-share-one-run"), pytest.param(("other",), 2, id="alike-run-after")],
+    ("rest", "runs", "hit"),
+    [
+        pytest.param(("b",), 1, "joined", id="identical-share-one-run"),
+        pytest.param(("other",), 2, "queued", id="alike-run-after"),
+    ],
 )
 def test_a_call_with_the_key_of_one_in_flight_waits_for_it(
-    pool: ThreadPoolExecutor, rest: tuple[object, ...], runs: int
+    pool: ThreadPoolExecutor, rest: tuple[object, ...], runs: int, hit: str
 ) -> None:
     held = Held()
-    first = pool.submit(single_flight, KEY, held, ("b",))
-    held.runs(1)
-    second = pool.submit(single_flight, KEY, held, rest)
-    until_waiting(1)
-    assert held.started == 1 and not second.done()
-    held.go.set()
-    one, two = first.result(SECONDS), second.result(SECONDS)
+    with recording() as counted:
+        first = pool.submit(single_flight, KEY, held, ("b",))
+        held.runs(1)
+        second = pool.submit(single_flight, KEY, held, rest)
+        until_waiting(1)
+        assert held.started == 1 and not second.done()
+        held.go.set()
+        one, two = first.result(SECONDS), second.result(SECONDS)
     assert (held.started, held.most) == (runs, 1), "never two runs of one key at once"
     assert (one is two) is (runs == 1)
     assert text_of(two) == f"run {runs}"
+    assert counted.of("write_guard") == [("process", hit)], "the write guard's hit, counted once (metrics)"
 
 
 def test_calls_with_other_keys_run_at_once(pool: ThreadPoolExecutor) -> None:

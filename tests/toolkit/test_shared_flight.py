@@ -30,6 +30,7 @@ from tests.support import TOKEN
 from tests.support.fake_redis import FakeRedis
 from tests.support.gitea_json import LABELS, ROOT, issue
 from tests.support.mocks import optional
+from tests.support.observed import recording
 from tests.support.results import failed, ok, rows_of, text_of
 from tests.support.waiting import wait_until
 from tests.tools.test_issue_create import ISSUES, gitea, now, posts, run
@@ -105,7 +106,7 @@ def test_identical_creates_on_two_replicas_file_once_and_answer_alike(
     gitea.get(ISSUES, json=[])
     slow = slow_post(gitea, issue(301, "New bug", body="b", author="demo", created=now()))
     a, b = with_guard(deps, shared), with_guard(deps, replace(shared))
-    with ThreadPoolExecutor(2) as pool:
+    with ThreadPoolExecutor(2) as pool, recording() as counted:
         first = pool.submit(run, a, body="b")
         slow.writing()
         second = pool.submit(run, b, body="b")
@@ -113,6 +114,7 @@ def test_identical_creates_on_two_replicas_file_once_and_answer_alike(
         slow.release.set()
         one, two = first.result(), second.result()
     assert len(posts(gitea)) == 1
+    assert ("replicas", "joined") in counted.of("write_guard"), "the other replica's answer, counted (metrics)"
     assert text_of(one) == text_of(two) and ok(two)[1]["number"] == 301
     assert ok(two)[1]["outcome"] == "created", "as a call waiting in the same process is answered"
 

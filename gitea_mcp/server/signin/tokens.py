@@ -21,6 +21,7 @@ from cryptography.fernet import Fernet
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+import gitea_mcp.observe as observe
 from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.gitea.oauth import GiteaTokens, OAuthRefused
 from gitea_mcp.server.signin.clients import MAX_METADATA, BadClient, register
@@ -83,8 +84,19 @@ async def token(signin: SignIn, request: Request) -> Response:
         else:
             raise Refusal("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
     except Refusal as exc:
+        _counted(form, exc.error)
         return refusal(exc)
+    _counted(form, "ok")
     return JSONResponse(answer, headers={**NO_STORE, **CORS})
+
+
+def _counted(form: dict[str, str] | None, outcome: str) -> None:
+    """A sign-in (a code exchanged) or a refresh, by its outcome: `ok` or the OAuth error code (a bounded set)."""
+    grant = (form or {}).get("grant_type")
+    if grant == "authorization_code":
+        observe.signin(outcome)
+    elif grant == "refresh_token":
+        observe.refresh(outcome)
 
 
 def _opened(signin: SignIn, kind: Any, value: str | None, client_id: str | None) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from tests.server.signin.flow_driver import (
     pending_of,
 )
 from tests.support.fake_redis import FakeRedis
+from tests.support.observed import recording
 
 
 @pytest.fixture
@@ -120,16 +121,20 @@ def test_a_refresh_token_replayed_ends_the_sign_in_and_its_access_tokens_at_once
     """A copy of a used refresh token comes back after the grace (a thief's): the sign-in ends, and so does every
     access token of it at the next request, not an hour later when they expire."""
     signer = Signer.new(server, standin)
-    first = signer.tokens()
-    second = signer.refresh(first["refresh_token"]).json()
-    assert server.issue_list(second["access_token"]).json()["result"]["isError"] is False
-    server.clock.advance(REFRESH_GRACE + 1)
-    replayed = signer.refresh(first["refresh_token"])
-    assert replayed.status_code == 400 and replayed.json()["error"] == "invalid_grant", replayed.text
-    for access in (second["access_token"], first["access_token"]):
-        assert "ended" in _refused_at_mcp(server, access)
-    ended = signer.refresh(second["refresh_token"])
-    assert ended.status_code == 400 and "ended" in ended.json()["error_description"]
+    with recording() as counted:
+        first = signer.tokens()
+        second = signer.refresh(first["refresh_token"]).json()
+        assert server.issue_list(second["access_token"]).json()["result"]["isError"] is False
+        server.clock.advance(REFRESH_GRACE + 1)
+        replayed = signer.refresh(first["refresh_token"])
+        assert replayed.status_code == 400 and replayed.json()["error"] == "invalid_grant", replayed.text
+        for access in (second["access_token"], first["access_token"]):
+            assert "ended" in _refused_at_mcp(server, access)
+        ended = signer.refresh(second["refresh_token"])
+        assert ended.status_code == 400 and "ended" in ended.json()["error_description"]
+    # Counted for the metrics: one sign-in, one refresh that worked, two refused.
+    assert counted.of("signin") == [("ok",)]
+    assert counted.of("refresh") == [("ok",), ("invalid_grant",), ("invalid_grant",)]
 
 
 def test_a_refresh_retried_by_its_client_within_the_grace_gets_the_same_answer(
