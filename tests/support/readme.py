@@ -156,6 +156,14 @@ _SETTING_MEANINGS = {
     "--forge-requests-per-minute": "Requests a minute to Gitea for the whole deployment, paused when Gitea sends "
     "`Retry-After` or rate-limit headers; a request waits up to 2 s for room, else it is refused unsent (default "
     "600, `0` no budget).",
+    "--metrics-port": "Prometheus metrics on a port of their own (default off; the `metrics` extra), stdio or "
+    "HTTP, the workers' sum with `GITEA_MCP_WORKERS` (see [metrics](operators.md#metrics-dashboard-and-audit-log)).",
+    "--metrics-address": "The address the metrics port listens on (default `127.0.0.1`; name the pod's or "
+    "`0.0.0.0` for a scraper elsewhere).",
+    "--metrics-detailed": "`true`: also count calls by forge user and by repository (a series for each; default "
+    "`false`).",
+    "--audit-log": "One JSON line per tool call (who, which client, tool, repository, issue, outcome, write id, "
+    "duration; never a token, body or title): `off` (default), `stderr`, or a file's path.",
     "--transport": "`stdio` (default) or `http` (streamable HTTP).",
     "--host": "Where HTTP listens (default `127.0.0.1`).",
     "--port": "HTTP's port (default `8000`; `0`: any free port, named in the start-up line).",
@@ -194,10 +202,11 @@ _SETTING_MEANINGS = {
 
 def settings_tables() -> str:
     """docs/settings.md's tables: every setting the command line declares, its variables and the flag as typed."""
-    from gitea_mcp.cli.main import CONNECTION, HTTP, SIGNIN
+    from gitea_mcp.cli.main import CONNECTION, HTTP, OBSERVE, SIGNIN
 
     parts = []
-    for title, group in (("Connection", CONNECTION), ("HTTP", HTTP), ("Sign-in with the forge", SIGNIN)):
+    groups = (("Connection", CONNECTION), ("HTTP", HTTP), ("Sign-in with the forge", SIGNIN), ("Observing it", OBSERVE))
+    for title, group in groups:
         rows = ["| variable | flag | meaning |", "|---|---|---|"]
         for setting in group:
             names = f"`{setting.env[0]}`" + "".join(f" (or `{alias}`)" for alias in setting.env[1:])
