@@ -85,6 +85,9 @@ class Settings(BaseModel):
     # Whether a client may name itself by the URL of its client ID metadata document (read from the internet at
     # /authorize); off, clients register at /register or use a client ID the operator made (offline, or a proxy).
     client_metadata_documents: bool = True
+    # OpenTelemetry traces (issue 38; server/tracing.py): off unless switched on; where they go is OpenTelemetry's
+    # own configuration (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, ...).
+    traces: bool = False
 
     @field_validator("url")
     @classmethod

@@ -91,6 +91,7 @@ def checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     yield from gitea_checks(settings, client)
     if settings.redis_url is not None:
         yield check_guard(settings)
+    yield check_traces(settings)
 
 
 def gitea_checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
@@ -547,6 +548,21 @@ def check_guard(settings: Settings) -> Line:
             GUARD_FIX,
         )
     return Line("ok", f"shared write guard at {guard.where} answers: a write in flight on one replica runs once on all")
+
+
+def check_traces(settings: Settings) -> Line:
+    """Whether traces are on (GITEA_MCP_TRACES) and where they go, as serve would set them up; nothing is sent."""
+    from gitea_mcp.server import tracing  # why: only check says it; serve sets traces up itself
+
+    try:
+        said = tracing.describe(settings)
+    except ConfigError as exc:
+        return Line("fail", str(exc).removesuffix("."), "correct the OTEL_* variable named, or unset it")
+    if not settings.traces:
+        return Line("skip", f"{said}: no spans are made")
+    if tracing.sdk_missing():
+        return Line("fail", f"{said}, but OpenTelemetry's SDK is not installed: serve would not start", tracing.EXTRA)
+    return Line("ok", said)
 
 
 def check_page_size(client: GiteaClient) -> Line:

@@ -235,6 +235,12 @@ HTTP: tuple[Setting, ...] = (
         f"{','.join(_DEFAULT['trusted_proxies'])}; '*' = any, none = no proxy)",
         metavar="ADDRESSES",
     ),
+    Setting(
+        "--traces",
+        ("GITEA_MCP_TRACES",),
+        "OpenTelemetry traces, exported where OTEL_EXPORTER_OTLP_ENDPOINT says (needs the otel extra; default off)",
+        switch=True,
+    ),
 )
 # Sign-in with the forge (issue 24): on when --public-url and --oauth-client-id are set; HTTP only.
 SIGNIN: tuple[Setting, ...] = (
@@ -298,7 +304,7 @@ USES: dict[str, tuple[str, ...]] = {
     "serve": _ALL,
     # Over HTTP callers bring tokens (none is a warning); the replicas' write guard is checked when set, and the
     # sign-in set-up when one is given (it is the HTTP server's: given to check, it implies --transport http).
-    "check": (*(s.flag for s in CONNECTION), "--transport", "--redis-url", *(s.flag for s in SIGNIN)),
+    "check": (*(s.flag for s in CONNECTION), "--transport", "--redis-url", *(s.flag for s in SIGNIN), "--traces"),
     "call": tuple(s.flag for s in CONNECTION),
     # config writes the settings into the client's launch; never the token (the client asks for it).
     "config": tuple(s.flag for s in CONNECTION if s.flag != "--token"),
@@ -679,6 +685,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
     port = checked(lambda: _from(read, "--port", _port, _DEFAULT["port"]), _DEFAULT["port"])
     limits = {name: checked(lambda name=name: _limit(read, name), _DEFAULT[name]) for name in _LIMIT_FIELDS}
     documents = checked(lambda: _from(read, "--client-metadata-documents", parse_bool, True), True)
+    traces = checked(lambda: read.switch("--traces"), False)
     nothing = None if problems else serves_nothing(read_only, toolsets)  # said once the choice itself reads right
     if nothing is not None:
         problems.append(nothing)
@@ -716,6 +723,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             oauth_client_secret=_secret(signin["oauth_client_secret"]),
             oauth_key=_secret(signin["oauth_key"]),
             client_metadata_documents=documents,
+            traces=traces,
             **limits,
         )
     except ValidationError as exc:  # show only our messages, never the input (it may hold the token)

@@ -36,7 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(ns: argparse.Namespace, settings: Settings) -> int:
     # why: the MCP SDK, 0.45 s: every command module is imported for `--help`
     from gitea_mcp.server.app import build_server
+    from gitea_mcp.server.tracing import configure
 
+    configure(settings)  # before the server is built: a wrong set-up is said at start, in one sentence
     run_server(build_server(settings), settings)
     return 0
 

@@ -21,6 +21,7 @@ from pydantic import AnyUrl
 
 from gitea_mcp import __version__
 from gitea_mcp.domain.policy import Policy
+from gitea_mcp.gitea import traces
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import CALL_ROUNDS, GiteaClient
 from gitea_mcp.redaction import shown
@@ -152,13 +153,27 @@ class ToolServer(MCPServer):
         if spec is None:
             said = unserved(name, self._read_only, self._toolsets)
             raise MCPError(INVALID_PARAMS, said.message, said.data)
+        if traces.STATE.on:  # off, one flag asked (server/tracing.py)
+            from gitea_mcp.server import tracing  # why: only when traces are on
+
+            with tracing.tool_span(name, arguments) as span:
+                result, refused = await self._call(spec, arguments, context, arrived)
+                tracing.outcome(span, result, refused)
+                return result
+        return (await self._call(spec, arguments, context, arrived))[0]
+
+    async def _call(
+        self, spec: ToolSpec, arguments: dict[str, Any], context: Context | None, arrived: float
+    ) -> tuple[CallToolResult, bool]:
+        """The call's result, and whether it was refused before it ran (no slot, a scope the token lacks)."""
+        name = spec.name
         from gitea_mcp.server.memory import TRIMMER  # ctypes: on the first call, off the start-up path
 
         TRIMMER.prepare()  # before the first call reads anything: once
         deps = self._deps_for(context)
         ungranted = scopes.ungranted(spec, deps.granted) if deps.granted is not None else None
         if ungranted is not None:
-            return envelope.error(ungranted)
+            return envelope.error(ungranted), True
         client = deps.client
         # A call waits for a slot at most one GITEA_TIMEOUT, leaving it three of its four to do its work.
         # One share per forge user (two tokens of one user are one caller) where the gate learnt whose the token is
@@ -166,7 +181,7 @@ class ToolServer(MCPServer):
         async with self._admission.slot(client.caller_key, wait=client.timeout) as refused:
             if refused is not None:
                 log.info("%s refused: %s", name, refused)
-                return envelope.error(refused)
+                return envelope.error(refused), True
             # The tools block on HTTP: each call on a worker thread, as the SDK runs a synchronous tool; the first
             # call of a tool imports its module there too, off the event loop.
             # The call's one deadline, counted from its arrival, carried from here to every request it makes.
@@ -175,7 +190,7 @@ class ToolServer(MCPServer):
             result = await anyio.to_thread.run_sync(served, limiter=self._admission.limiter())
         if self._admission.idle():  # the last call running has ended: what the calls freed may soon be given back
             TRIMMER.idle(self._admission.idle)
-        return result
+        return result, False
 
     async def get_prompt(
         self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None

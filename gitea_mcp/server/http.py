@@ -31,9 +31,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gitea_mcp.gitea import traces
 from gitea_mcp.gitea.users import USERS
 from gitea_mcp.redaction import shown
-from gitea_mcp.server import discovery
+from gitea_mcp.server import discovery, tracing
 from gitea_mcp.server.addresses import Pool, address_of
 from gitea_mcp.server.app import make_client
 from gitea_mcp.server.bearers import Bearers, Verdict, asking
@@ -111,7 +112,11 @@ class RequireToken:
         for key in callers:
             self.by_caller[key] = self.by_caller.get(key, 0) + 1
         try:
-            await self._admitted(scope, receive, send, said)
+            if traces.STATE.on:  # the client's trace, continued (off: one flag asked)
+                with tracing.continued(scope["headers"]):
+                    await self._admitted(scope, receive, send, said)
+            else:
+                await self._admitted(scope, receive, send, said)
         finally:
             load.requests -= 1
             for key in callers:
@@ -531,6 +536,8 @@ def startup_line(settings: Settings, port: int, plan: Limits | None = None) -> s
     url = f"http://{host}:{port}{MCP_PATH}"
     said = f"gitea-issues-mcp: serving MCP (streamable HTTP) at {url}; auth: {auth_mode(settings)}; {_hosts(settings)}"
     whole = plan or limits(settings)
+    if settings.traces:
+        said += f"; {tracing.describe(settings)}"
     if settings.signin:  # the pool of the routes without a token, which exist with sign-in alone
         said += f"; sign-in: {whole.signin_requests} requests at once, {whole.signin_per_address} per address"
     if settings.workers == 1:
