@@ -91,7 +91,9 @@ def checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     yield from gitea_checks(settings, client)
     if settings.redis_url is not None:
         yield check_guard(settings)
-    yield check_traces(settings)
+    traces = check_traces(settings)
+    if traces is not None:
+        yield traces
 
 
 def gitea_checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
@@ -550,16 +552,21 @@ def check_guard(settings: Settings) -> Line:
     return Line("ok", f"shared write guard at {guard.where} answers: a write in flight on one replica runs once on all")
 
 
-def check_traces(settings: Settings) -> Line:
-    """Whether traces are on (GITEA_MCP_TRACES) and where they go, as serve would set them up; nothing is sent."""
+def check_traces(settings: Settings) -> Line | None:
+    """Whether traces are on (GITEA_MCP_TRACES) and where they go, as serve would set them up; nothing is sent.
+    Off is the default and goes unsaid, unless OpenTelemetry's variables show traces were wanted."""
     from gitea_mcp.server import tracing  # why: only check says it; serve sets traces up itself
 
+    if not settings.traces:
+        wanted = tracing.wanted()
+        if wanted is None:
+            return None
+        return Line("warn", f"traces off (GITEA_MCP_TRACES), though {wanted} is set: no spans are made",
+                    "set GITEA_MCP_TRACES=true to export them, or unset it")  # fmt: skip
     try:
         said = tracing.describe(settings)
     except ConfigError as exc:
         return Line("fail", str(exc).removesuffix("."), "correct the OTEL_* variable named, or unset it")
-    if not settings.traces:
-        return Line("skip", f"{said}: no spans are made")
     if tracing.sdk_missing():
         return Line("fail", f"{said}, but OpenTelemetry's SDK is not installed: serve would not start", tracing.EXTRA)
     return Line("ok", said)

@@ -93,6 +93,14 @@ def describe(settings: Settings, environ: Mapping[str, str] = os.environ) -> str
     return f"traces on as {chosen.service}, exported over OTLP/HTTP to {chosen.endpoint}"
 
 
+WANTING = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_TRACES_EXPORTER")
+
+
+def wanted(environ: Mapping[str, str] = os.environ) -> str | None:
+    """The first of OpenTelemetry's variables set that shows traces were wanted (check warns of it while off)."""
+    return next((name for name in WANTING if environ.get(name, "").strip()), None)
+
+
 def sdk_missing() -> bool:
     """Whether the `otel` extra (OpenTelemetry's SDK and its OTLP/HTTP exporter) is not installed."""
     import importlib.util  # why: only when traces are on

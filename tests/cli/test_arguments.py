@@ -37,6 +37,7 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--signin-per-address", "2", "signin_per_address", "2"),
     ("--lookups-per-address", "30", "lookups_per_address", "30"),
     ("--trusted-proxies", "10.0.0.0/8", "trusted_proxies", "10.0.0.0/8"),
+    ("--traces", None, "traces", True),
     ("--public-url", "https://mcp.example.com", "public_url", "https://mcp.example.com"),
     ("--oauth-client-id", "5b2c3e9a", "oauth_client_id", "5b2c3e9a"),
     ("--oauth-client-secret-file", "/run/secrets/c", "oauth_client_secret_file", "/run/secrets/c"),
@@ -75,7 +76,10 @@ LIMITS = [
     "--trusted-proxies",
 ]
 # --workers is serve's alone: demo runs its stand-in in threads, and a fork takes one thread along.
-HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret-file", "--redis-url", "--workers", *LIMITS]
+HTTP = [
+    "--transport", "--host", "--port", "--allowed-hosts", "--http-secret-file", "--redis-url", "--workers", *LIMITS,
+    "--traces",
+]  # fmt: skip
 # issue 24: serve and check; issue 35: client metadata documents may be turned off
 SIGNIN = [
     "--public-url",
@@ -87,7 +91,8 @@ SIGNIN = [
 # The settings each command uses (written out here, not read from the code, so a change to them is a decision).
 USED: dict[str, list[str]] = {
     "serve": CONNECTION + HTTP + SIGNIN,
-    "check": [*CONNECTION, "--transport", "--redis-url", *SIGNIN],  # check verifies the sign-in set-up
+    # check verifies the sign-in set-up, and says where traces go
+    "check": [*CONNECTION, "--transport", "--redis-url", *SIGNIN, "--traces"],
     "call": CONNECTION,
     "config": [flag for flag in CONNECTION if flag != "--token-file"],
     "demo": [

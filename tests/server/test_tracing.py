@@ -206,7 +206,7 @@ def test_a_wrong_variable_is_one_sentence(
 
 def check_traces_with(environ: dict[str, str], settings: Settings) -> Any:
     with pytest.MonkeyPatch.context() as patch:
-        for name in ("OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_ENDPOINT"):
+        for name in (*tracing.WANTING, "OTEL_EXPORTER_OTLP_PROTOCOL"):
             patch.delenv(name, raising=False)
         for name, value in environ.items():
             patch.setenv(name, value)
@@ -217,8 +217,13 @@ def test_check_says_whether_traces_are_on_and_where_they_go() -> None:
     on = check_traces_with({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"}, ON)
     assert (on.mark, on.text) == ("ok", "traces on as gitea-issues-mcp, exported over OTLP/HTTP to "
                                   "http://collector:4318/v1/traces")  # fmt: skip
-    off = check_traces_with({}, OFF)
-    assert (off.mark, off.text) == ("skip", "traces off (GITEA_MCP_TRACES): no spans are made")
+    # Off is the default, unsaid; unless OpenTelemetry's own variables show traces were wanted.
+    assert check_traces_with({}, OFF) is None
+    off = check_traces_with({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"}, OFF)
+    assert (off.mark, off.text, off.fix) == (
+        "warn", "traces off (GITEA_MCP_TRACES), though OTEL_EXPORTER_OTLP_ENDPOINT is set: no spans are made",
+        "set GITEA_MCP_TRACES=true to export them, or unset it",
+    )  # fmt: skip
 
 
 def test_without_the_extra_serve_and_check_say_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
