@@ -38,7 +38,9 @@ def run(ns: argparse.Namespace, settings: Settings) -> int:
     from gitea_mcp.server.app import build_server
     from gitea_mcp.server.tracing import configure
 
-    configure(settings)  # before the server is built: a wrong set-up is said at start, in one sentence
+    # Before the server is built, so a wrong set-up is said at start in one sentence; with worker processes each
+    # starts its own exporter once forked (server/http.py).
+    configure(settings, export=settings.transport != "http" or settings.workers == 1)
     run_server(build_server(settings), settings)
     return 0
 

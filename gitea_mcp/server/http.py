@@ -461,7 +461,14 @@ def serve(server: MCPServer, settings: Settings) -> None:
     sock.listen(BACKLOG)
     print(startup_line(settings, sock.getsockname()[1], whole), file=sys.stderr, flush=True)
     mine = share(whole, settings.workers)
-    run_workers(settings.workers, lambda: _serve(server, settings, Load(mine), sock, announce=False), GRACE)
+    run_workers(settings.workers, lambda: _worker(server, settings, Load(mine), sock), GRACE)
+
+
+def _worker(server: MCPServer, settings: Settings, load: Load, sock: socket.socket) -> None:
+    """One worker process, once forked: its own trace exporter (a thread, which a fork would not carry), then
+    serving."""
+    tracing.exporting()
+    _serve(server, settings, load, sock, announce=False)
 
 
 BACKLOG = 2048  # uvicorn's own
@@ -478,6 +485,11 @@ def _serve(server: MCPServer, settings: Settings, load: Load, sock: socket.socke
             if self.started and announce:  # said once the port is bound, so the line is true when it appears
                 port = _bound_port(self) or settings.port
                 print(startup_line(settings, port, load.limits), file=sys.stderr, flush=True)
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().shutdown(sockets)
+            # The last spans sent: a stop ends the process with os._exit (cli._stop), which runs no atexit.
+            await anyio.to_thread.run_sync(tracing.flush)
 
     bearers = Bearers(asking(make_client(settings, warn=False)), per_address=settings.lookups_per_address)
     config = uvicorn.Config(

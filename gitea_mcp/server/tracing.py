@@ -112,9 +112,12 @@ def sdk_missing() -> bool:
         return True
 
 
-def configure(settings: Settings, environ: Mapping[str, str] = os.environ) -> None:
+def configure(settings: Settings, environ: Mapping[str, str] = os.environ, export: bool = True) -> None:
     """Turn traces on at start when the settings or the process ask for it; exporting as OpenTelemetry's variables
-    say. A set-up that cannot work is a ConfigError (one sentence), never a traceback at the first span."""
+    say. A set-up that cannot work is a ConfigError (one sentence), never a traceback at the first span.
+
+    `export` False: checked and switched on, the exporter left for `exporting` to start in each worker process
+    (GITEA_MCP_WORKERS): its thread must not exist when the workers are forked, and would not survive the fork."""
     from opentelemetry import trace  # why: with the SDK at serve time; the API comes with the MCP SDK
 
     if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
@@ -125,8 +128,31 @@ def configure(settings: Settings, environ: Mapping[str, str] = os.environ) -> No
     chosen = plan(environ)
     if sdk_missing():
         raise ConfigError(f"GITEA_MCP_TRACES is on but OpenTelemetry's SDK is not installed: {EXTRA}")
-    trace.set_tracer_provider(_provider(chosen))
+    if export:
+        trace.set_tracer_provider(_provider(chosen))
     traces.switch(True)
+
+
+def exporting(environ: Mapping[str, str] = os.environ) -> None:
+    """In a worker process, once forked: the exporter `configure(export=False)` left out, if traces are on."""
+    from opentelemetry import trace  # why: only when traces are on
+
+    if traces.STATE.on and isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+        trace.set_tracer_provider(_provider(plan(environ)))
+
+
+FLUSH_MILLISECONDS = 2_000  # at a stop: the spans still waiting for their batch, sent within this
+
+
+def flush() -> None:
+    """The spans still waiting sent before the process stops (a stop ends it with os._exit: no atexit runs)."""
+    if not traces.STATE.on:
+        return
+    from opentelemetry import trace  # why: only when traces are on
+
+    provider: Any = trace.get_tracer_provider()
+    if hasattr(provider, "force_flush"):
+        provider.force_flush(FLUSH_MILLISECONDS)
 
 
 def _provider(chosen: Plan) -> Any:
