@@ -1296,8 +1296,9 @@ def bench_workers(seconds: float) -> None:
         totals[workers] = (sum(m[0] for m in each), sum(m[1] for m in each))
         record(f"HTTP {workers} worker{'s' * (workers > 1)}, {WORKER_CLIENTS} clients: req/s, per worker; errors",
                f"{run.rate:.0f}/s, {run.rate / workers:.0f}/s; {run.errors}", "no errors", run.errors == 0)  # fmt: skip
+        sizes = ", ".join(f"{m[0] / 1024:.0f}" for m in each)
         record("  server CPU a call; a core's ceiling; RSS of each process (MiB)",
-               f"{ours_ms:.1f} ms; {1000 / ours_ms:.0f}/s; {', '.join(f'{m[0] / 1024:.0f}' for m in each)}")  # fmt: skip
+               f"{ours_ms:.1f} ms; {1000 / ours_ms:.0f}/s; {sizes}")  # fmt: skip
     extra_rss = (totals[3][0] - totals[2][0]) / 1024
     budget = floor_rss / 1024 + WORKER_BUDGET_MIB
     record("memory per extra worker: ΣRSS(3 workers) − ΣRSS(2)", f"{extra_rss:.1f} MiB",
