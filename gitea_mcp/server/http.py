@@ -488,8 +488,8 @@ def _serve(server: MCPServer, settings: Settings, load: Load, sock: socket.socke
 
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
             await super().shutdown(sockets)
-            # The last spans sent: a stop ends the process with os._exit (cli._stop), which runs no atexit.
-            await anyio.to_thread.run_sync(tracing.flush)
+            if traces.STATE.on:  # the last spans sent: a stop ends the process with os._exit, which runs no atexit
+                await anyio.to_thread.run_sync(tracing.flush)
 
     bearers = Bearers(asking(make_client(settings, warn=False)), per_address=settings.lookups_per_address)
     config = uvicorn.Config(
