@@ -508,11 +508,17 @@ def percentile(samples: list[float], q: float) -> float:
 
 
 def http_load(
-    base: str, clients: int, seconds: float, wait_out_busy: bool = False, latencies: list[float] | None = None
+    base: str,
+    clients: int,
+    seconds: float,
+    wait_out_busy: bool = False,
+    latencies: list[float] | None = None,
+    call: dict[str, Any] | None = None,
 ) -> LoadRun:
-    """`clients` threads, each its own connection, POSTing issue_list to /mcp back to back for `seconds`;
-    `wait_out_busy`: a 503 is waited out as its Retry-After says, as a polite client does; `latencies`, when
-    given, receives each call's time."""
+    """`clients` threads, each its own connection, POSTing `call` (issue_list of 10 rows unless given) to /mcp back
+    to back for `seconds`; `wait_out_busy`: a 503 is waited out as its Retry-After says, as a polite client does;
+    `latencies`, when given, receives each call's time."""
+    call = LIST10 if call is None else call
     latencies = [] if latencies is None else latencies
     errors, busy = [0], [0]
     lock = threading.Lock()
@@ -523,7 +529,7 @@ def http_load(
         while time.monotonic() < deadline:
             start = time.perf_counter()
             try:
-                response = http.post(f"{base}/mcp", json=LIST10, headers=mcp_headers(), timeout=30)
+                response = http.post(f"{base}/mcp", json=call, headers=mcp_headers(), timeout=30)
                 if wait_out_busy and response.status_code == 503:
                     with lock:
                         busy[0] += 1
@@ -545,7 +551,7 @@ def http_load(
                    busy[0])  # fmt: skip
 
 
-def http_load_processes(base: str, clients: int, seconds: float) -> LoadRun:
+def http_load_processes(base: str, clients: int, seconds: float, call: dict[str, Any] | None = None) -> LoadRun:
     """http_load's clients spread over LOAD_PROCESSES processes (spawned, so none inherits this one's threads),
     all starting at one moment; 503s are waited out. `cpu`: the seconds of CPU the clients' processes used."""
     parts = [clients // LOAD_PROCESSES + (i < clients % LOAD_PROCESSES) for i in range(LOAD_PROCESSES)]
@@ -553,17 +559,19 @@ def http_load_processes(base: str, clients: int, seconds: float) -> LoadRun:
     start_at = time.time() + 3.0  # after every process has started and imported requests
     context = multiprocessing.get_context("spawn")
     with context.Pool(len(parts)) as pool:
-        done = pool.starmap(_load_part, [(base, n, seconds, start_at) for n in parts])
+        done = pool.starmap(_load_part, [(base, n, seconds, start_at, call) for n in parts])
     latencies = [x for part in done for x in part[0]]
     return LoadRun(len(latencies) / seconds, percentile(latencies, 0.50), percentile(latencies, 0.99),
                    sum(p[1] for p in done), sum(p[2] for p in done), sum(p[3] for p in done))  # fmt: skip
 
 
-def _load_part(base: str, clients: int, seconds: float, start_at: float) -> tuple[list[float], int, int, float]:
+def _load_part(
+    base: str, clients: int, seconds: float, start_at: float, call: dict[str, Any] | None = None
+) -> tuple[list[float], int, int, float]:
     """One load process: its latencies, errors, 503s waited out and CPU seconds."""
     time.sleep(max(0.0, start_at - time.time()))
     cpu, kept = time.process_time(), list[float]()
-    run = http_load(base, clients, seconds, wait_out_busy=True, latencies=kept)
+    run = http_load(base, clients, seconds, wait_out_busy=True, latencies=kept, call=call)
     return kept, run.errors, run.busy, time.process_time() - cpu
 
 
@@ -1417,7 +1425,157 @@ SECTIONS = (
     "answers",
     "lockdown",
     "limits",
+    "workers",
+    "traces",
 )
+# --- 9. per-worker cost (issue 38) ---------------------------------------------------------------------------
+# Beside the floor served over HTTP (stateless JSON, one process): HTTP requests a second per worker, and what one
+# more worker costs in memory. For GITEA_MCP_WORKERS=1, 2 and 3 in turn, a server (read-only: more than one worker
+# without Redis must be) against the stand-in in a process of its own takes WORKER_CLIENTS clients' 10-row
+# issue_list calls for --http-seconds; then each of its processes' resident memory (VmRSS) is read, and their PSS
+# (a page shared by n processes counted 1/n in each: what the machine spends). With one worker the server is one
+# process; from two on it is a supervisor and the workers it forked. One more worker costs ΣRSS(3) − ΣRSS(2),
+# every page it maps counted, the pages its fork shares with the others too (an upper bound); by PSS, ΣPSS(3) −
+# ΣPSS(2). The floor's figure is its one process's RSS after the same load of its own one-tool calls: what one more
+# server on the SDK costs where nothing is shared. Budget (issue 38): an extra worker ≤ the floor + 10 MiB.
+WORKER_CLIENTS = 8
+WORKER_BUDGET_MIB = 10.0
+
+
+def server_pids(server: HttpChild) -> list[int]:
+    """The server's processes: the one process, or the supervisor and its workers."""
+    pid = server.process.pid
+    return [pid, *(int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]
+
+
+def memory_kb(pid: int) -> tuple[int, int]:
+    """VmRSS and PSS of `pid`, in kB (PSS 0 where smaps_rollup cannot be read: the server is not dumpable, so only
+    root reads it)."""
+    rss = int(next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                   if line.startswith("VmRSS:")).split()[1])  # fmt: skip
+    try:
+        rollup = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+        pss = int(next(line for line in rollup if line.startswith("Pss:")).split()[1])
+    except (OSError, StopIteration):
+        pss = 0
+    return rss, pss
+
+
+def floor_http_load(seconds: float) -> tuple[LoadRun, int, float]:
+    """The floor over streamable HTTP under WORKER_CLIENTS clients of its ping (a 4,500-byte answer): the run, its
+    RSS (kB) after, and its CPU ms a call."""
+    port = reserved_port()
+    process = subprocess.Popen([*FLOOR, "http", str(port)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)  # fmt: skip
+    base, call = f"http://127.0.0.1:{port}", tool_call("ping", **FLOOR_ANSWER)
+    try:
+        for _ in range(200):  # until it listens
+            try:
+                requests.post(f"{base}/mcp", json=call, headers=mcp_headers(), timeout=5)
+                break
+            except requests.ConnectionError:
+                time.sleep(0.05)
+        before = cpu_ns(process.pid)
+        run = http_load_processes(base, WORKER_CLIENTS, seconds, call)
+        cpu_ms = (cpu_ns(process.pid) - before) / 1e6 / max(1.0, run.rate * seconds)
+        return run, memory_kb(process.pid)[0], cpu_ms
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def bench_workers(seconds: float) -> None:
+    # On a machine of two cores the clients, the stand-in and the workers share them, so the req/s a worker reaches
+    # says more about the machine than the server: a core's ceiling (1 s of CPU / the CPU a call) is said beside it.
+    floor, floor_rss, floor_ms = floor_http_load(seconds)
+    record(f"the floor over HTTP, {WORKER_CLIENTS} clients: req/s (one process), RSS after",
+           f"{floor.rate:.0f}/s, {floor_rss / 1024:.1f} MiB")  # fmt: skip
+    record("  its CPU a call; a core's ceiling", f"{floor_ms:.1f} ms; {1000 / floor_ms:.0f}/s")
+    totals: dict[int, tuple[int, int]] = {}
+    for workers in (1, 2, 3):
+        extra = {"GITEA_MCP_WORKERS": str(workers), "GITEA_READ_ONLY": "true"}
+        with StandInProcess() as forge, HttpChild(forge, None, 0, **extra) as server:
+            spent = _cpu_spent(server, forge)
+            run = http_load_processes(server.base, WORKER_CLIENTS, seconds)
+            ours_ms = (_cpu_spent(server, forge, spent)[0] / 1e6) / max(1.0, run.rate * seconds)
+            each = [memory_kb(pid) for pid in server_pids(server)]
+        totals[workers] = (sum(m[0] for m in each), sum(m[1] for m in each))
+        record(f"HTTP {workers} worker{'s' * (workers > 1)}, {WORKER_CLIENTS} clients: req/s, per worker; errors",
+               f"{run.rate:.0f}/s, {run.rate / workers:.0f}/s; {run.errors}", "no errors", run.errors == 0)  # fmt: skip
+        sizes = ", ".join(f"{m[0] / 1024:.0f}" for m in each)
+        record("  server CPU a call; a core's ceiling; RSS of each process (MiB)",
+               f"{ours_ms:.1f} ms; {1000 / ours_ms:.0f}/s; {sizes}")  # fmt: skip
+    extra_rss = (totals[3][0] - totals[2][0]) / 1024
+    budget = floor_rss / 1024 + WORKER_BUDGET_MIB
+    record("memory per extra worker: ΣRSS(3 workers) − ΣRSS(2)", f"{extra_rss:.1f} MiB",
+           f"≤ floor + {WORKER_BUDGET_MIB:.0f} = {budget:.0f} MiB", extra_rss <= budget)  # fmt: skip
+    if totals[3][1] and totals[2][1]:
+        extra_pss = (totals[3][1] - totals[2][1]) / 1024
+        record("  by PSS (shared pages counted once): ΣPSS(3) − ΣPSS(2)", f"{extra_pss:.1f} MiB")
+    first = (totals[2][0] - totals[1][0]) / 1024
+    record("  the first extra, with the supervisor: ΣRSS(2) − ΣRSS(1)", f"{first:.1f} MiB")
+
+
+# --- 10. traces off (issue 38) ---------------------------------------------------------------------------------
+# What tracing costs a call when it is off (GITEA_MCP_TRACES unset), budget 0.05 ms of CPU, and what it costs on.
+# Off, the code asks one flag (`gitea.traces.STATE.on`) at the HTTP gate, at the tool call, for each forge request
+# and for each batch of reads sent at once, and does nothing else: the cost is those reads, timed in a loop of a
+# million, times the reads of one issue_get (its forge requests counted from its spans when on, each counted twice
+# to cover the batches, plus the gate and the call). A whole call's CPU varies by more than the budget from one
+# call to the next, so the A/B of whole calls below measures what tracing on costs, not the flag.
+TRACES_OFF_BUDGET = 0.05e-3  # seconds of CPU a call
+TRACED_CALL = {"owner": "acme", "name": "widgets", "number": 2}  # issue_get: six requests, worker threads among them
+
+
+async def _call_cpus(server: Any, calls: int, on: Callable[[int], bool]) -> tuple[list[float], list[float]]:
+    """Each call's process CPU (this process: the stand-in is another), split by whether traces were `on` for it."""
+    from gitea_mcp.gitea import traces
+
+    for _ in range(20):  # warm: imports, connections, the catalogue
+        await server.call_tool("issue_get", TRACED_CALL)
+    off, traced = [], []
+    for number in range(calls):
+        traces.switch(on(number))
+        before = time.process_time()
+        result = await server.call_tool("issue_get", TRACED_CALL)
+        spent = time.process_time() - before
+        (traced if on(number) else off).append(spent)
+        assert not result.is_error, result.content
+    traces.switch(False)
+    return off, traced
+
+
+def bench_traces(calls: int) -> None:
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from gitea_mcp.gitea import traces
+    from gitea_mcp.server.app import build_server
+
+    with StandInProcess() as forge:
+        settings = Settings(url=forge.url, token=SecretStr(DEMO_TOKEN), allowed_owners=frozenset({"acme"}))
+        server = build_server(settings)
+        off_alone, _ = anyio.run(_call_cpus, server, calls, lambda n: False)
+        counted = InMemorySpanExporter()  # kept in memory: an OTLP export's encoding and sending are left out
+        provider = TracerProvider()
+        provider.add_span_processor(BatchSpanProcessor(counted))
+        trace.set_tracer_provider(provider)
+        off, on = anyio.run(_call_cpus, server, 2 * calls, lambda n: n % 2 == 1)  # interleaved: noise hits both
+        provider.force_flush()
+    forge_requests = sum(s.kind is trace.SpanKind.CLIENT for s in counted.get_finished_spans()) / max(1, len(on))
+    reads = 2 * forge_requests + 2
+    flag = min(timeit.repeat("traces.STATE.on", globals={"traces": traces}, number=1_000_000, repeat=5)) / 1_000_000
+    cost = reads * flag
+    record(f"tracing off: the flag read {reads:.0f}× a call (issue_get, {forge_requests:.0f} forge requests)",
+           f"{cost * 1000:.5f} ms", f"≤ {TRACES_OFF_BUDGET * 1000:.2f} ms CPU", cost <= TRACES_OFF_BUDGET)  # fmt: skip
+    m_alone, m_off, m_on = (statistics.median(x) * 1000 for x in (off_alone, off, on))
+    record(f"  issue_get in process, CPU (median of {calls}): off, no provider", f"{m_alone:.2f} ms")
+    record("  off with a provider installed; on (spans kept in memory)", f"{m_off:.2f}; {m_on:.2f} ms")
+    record("  what tracing on adds to a call", f"{m_on - m_off:.2f} ms")
+
+
 
 
 def main() -> int:
@@ -1433,6 +1591,9 @@ def main() -> int:
     parser.add_argument("--signin-calls", type=int, default=200, help="calls of each token in the signin section")
     parser.add_argument("--cpu-calls", type=int, default=300, help="calls of each kind in the cpu section")
     parser.add_argument("--edge-calls", type=int, default=200, help="/mcp calls beside the edge section's slow clients")
+    parser.add_argument(
+        "--traces-calls", type=int, default=300, help="issue_get calls of each kind in the traces section"
+    )
     parser.add_argument("--quick", action="store_true", help="the abuse section's long load for 10 s, not 60")
     args = parser.parse_args()
     seconds = 10.0 if args.quick else args.abuse_seconds
@@ -1454,6 +1615,8 @@ def main() -> int:
             ("answers", "the largest answers (issue 35)", bench_largest_answers),
             ("lockdown", "lockdown (issue 37)", lambda: bench_lockdown(forge)),
             ("limits", "the per-user limit and the forge budget (issue 38)", bench_limits),
+            ("workers", "per-worker cost beside the floor (issue 38)", lambda: bench_workers(args.http_seconds)),
+            ("traces", "traces off and on (issue 38)", lambda: bench_traces(args.traces_calls)),
         ]
         for key, title, run in sections:
             if args.only is None or key in args.only:

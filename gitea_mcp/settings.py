@@ -103,6 +103,9 @@ class Settings(BaseModel):
     metrics_detailed: bool = False
     # The audit log: None (off, the default), "stderr", or a file's path (server/audit.py).
     audit_log: str | None = None
+    # OpenTelemetry traces (issue 38; server/tracing.py): off unless switched on; where they go is OpenTelemetry's
+    # own configuration (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, ...).
+    traces: bool = False
 
     @field_validator("url")
     @classmethod

@@ -95,6 +95,9 @@ def checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     yield limits_line(settings)
     if settings.redis_url is not None:
         yield check_guard(settings)
+    traces = check_traces(settings)
+    if traces is not None:
+        yield traces
     if settings.metrics_port is not None or settings.audit_log is not None:
         yield check_metrics(settings)
         yield check_audit(settings)
@@ -637,6 +640,26 @@ def check_audit(settings: Settings) -> Line:
             "give GITEA_MCP_AUDIT_LOG a file this user may write in an existing directory, or stderr, or off",
         )
     return Line("ok", f"audit log: one JSON line per tool call, appended to {shown(where, 200)}")
+
+
+def check_traces(settings: Settings) -> Line | None:
+    """Whether traces are on (GITEA_MCP_TRACES) and where they go, as serve would set them up; nothing is sent.
+    Off is the default and goes unsaid, unless OpenTelemetry's variables show traces were wanted."""
+    from gitea_mcp.server import tracing  # why: only check says it; serve sets traces up itself
+
+    if not settings.traces:
+        wanted = tracing.wanted()
+        if wanted is None:
+            return None
+        return Line("warn", f"traces off (GITEA_MCP_TRACES), though {wanted} is set: no spans are made",
+                    "set GITEA_MCP_TRACES=true to export them, or unset it")  # fmt: skip
+    try:
+        said = tracing.describe(settings)
+    except ConfigError as exc:
+        return Line("fail", str(exc).removesuffix("."), "correct the OTEL_* variable named, or unset it")
+    if tracing.sdk_missing():
+        return Line("fail", f"{said}, but OpenTelemetry's SDK is not installed: serve would not start", tracing.EXTRA)
+    return Line("ok", said)
 
 
 def check_page_size(client: GiteaClient) -> Line:

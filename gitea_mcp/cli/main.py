@@ -299,7 +299,7 @@ SIGNIN: tuple[Setting, ...] = (
         metavar="BOOL",
     ),
 )
-# Metrics and the audit log (issue 38): off by default; in every mode, stdio too.
+# Metrics, traces and the audit log (issue 38): off by default; in every mode, stdio too.
 OBSERVE: tuple[Setting, ...] = (
     Setting(
         "--metrics-port",
@@ -317,6 +317,12 @@ OBSERVE: tuple[Setting, ...] = (
         "--metrics-detailed",
         ("GITEA_MCP_METRICS_DETAILED",),
         "also count calls by user and by repository (a series for each: mind the cardinality)",
+        switch=True,
+    ),
+    Setting(
+        "--traces",
+        ("GITEA_MCP_TRACES",),
+        "OpenTelemetry traces, exported where OTEL_EXPORTER_OTLP_ENDPOINT says (needs the otel extra; default off)",
         switch=True,
     ),
     Setting(
@@ -747,6 +753,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
     trusted = checked(lambda: _from(read, "--lockdown-trusted", parse_trusted, frozenset()), frozenset())
     metrics_port = checked(lambda: _from(read, "--metrics-port", _port, None), None)
     detailed = checked(lambda: read.switch("--metrics-detailed"), False)
+    traces = checked(lambda: read.switch("--traces"), False)
     nothing = None if problems else serves_nothing(read_only, toolsets)  # said once the choice itself reads right
     if nothing is not None:
         problems.append(nothing)
@@ -790,6 +797,7 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
             metrics_address=read.value("--metrics-address") or _DEFAULT["metrics_address"],
             metrics_detailed=detailed,
             audit_log=read.value("--audit-log"),
+            traces=traces,
             **limits,
         )
     except ValidationError as exc:  # show only our messages, never the input (it may hold the token)

@@ -40,7 +40,11 @@ def run(ns: argparse.Namespace, settings: Settings) -> int:
     metrics = started_metrics(settings)
     # why: the MCP SDK, 0.45 s: every command module is imported for `--help`
     from gitea_mcp.server.app import build_server
+    from gitea_mcp.server.tracing import configure
 
+    # Before the server is built, so a wrong set-up is said at start in one sentence; with worker processes each
+    # starts its own exporter once forked (server/http.py).
+    configure(settings, export=settings.transport != "http" or settings.workers == 1)
     run_server(build_server(settings), settings, metrics=metrics)
     return 0
 

@@ -3,6 +3,7 @@ reads, never for writes."""
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import enum
 import functools
@@ -25,7 +26,7 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 import gitea_mcp.observe as observe
-from gitea_mcp.gitea import outbound
+from gitea_mcp.gitea import outbound, traces
 from gitea_mcp.gitea.errors import (
     PLAIN_HTTP_TO_TLS,
     GiteaError,
@@ -325,12 +326,27 @@ class GiteaClient:
         once, never retried (a code is spent by its first use), no token header. The status and the JSON body
         (None when it is not JSON); a transport failure is the GiteaError `_transport_error` tells apart."""
         self._spend(method, path)
+        if not traces.STATE.on:
+            return self._site(method, path, form, {})
+        where, _ = traces.route(path.strip("/").split("/"))
+        with traces.request_span(method, where, None, urlsplit(self._api).netloc, 0) as span:
+            headers: dict[str, str] = {}
+            traces.inject(headers)
+            try:
+                status, data = self._site(method, path, form, headers)
+            except GiteaError as exc:
+                traces.unanswered(span, exc)
+                raise
+            traces.answered(span, status)
+            return status, data
+
+    def _site(self, method: str, path: str, form: dict[str, str] | None, headers: dict[str, str]) -> tuple[int, Any]:
         timeout = self._timeout_now(method, path)
         sent = time.monotonic()
         deadline = sent + timeout
         site = self._api.removesuffix("/api/v1")
         try:
-            response = outbound.send_form(self._shared.session(), method, site + path, form, timeout)
+            response = outbound.send_form(self._shared.session(), method, site + path, form, timeout, headers)
             with response:
                 content = read_body(response, deadline, FORGE.max_document)
         except outbound.failures().any as exc:
@@ -397,7 +413,11 @@ class GiteaClient:
         # runs its reads one after another, never waiting in the queue behind reads that are not its own.
         if len(calls) <= 1 or threading.current_thread().name.startswith(_WORKER):
             return [call() for call in calls]
-        futures = [self._shared.pool().submit(call) for call in calls[1:]]
+        pool = self._shared.pool()
+        if traces.STATE.on:  # each worker's requests are children of the caller's span: its context goes with them
+            futures = [pool.submit(contextvars.copy_context().run, call) for call in calls[1:]]
+        else:
+            futures = [pool.submit(call) for call in calls[1:]]
         try:
             first = calls[0]()
         finally:
@@ -425,7 +445,10 @@ class GiteaClient:
         attempts = self._retry.attempts if retry else 1
         deadline = self._retry_deadline()
         for attempt in range(1, attempts + 1):
-            outcome = self._attempt(method, path, params, body)
+            if traces.STATE.on:
+                outcome = self._traced(method, path, params, body, segments, attempt - 1)
+            else:
+                outcome = self._attempt(method, path, params, body, self._headers())
             if isinstance(outcome, ApiResponse):
                 return outcome
             error = outcome
@@ -449,7 +472,28 @@ class GiteaClient:
             deadline = now + self.call_budget
         return deadline if self._retry.budget is None else min(deadline, now + self._retry.budget)
 
-    def _attempt(self, method: str, path: str, params: Params | None, body: Any) -> ApiResponse | GiteaError:
+    def _traced(
+        self, method: str, path: str, params: Params | None, body: Any, segments: Sequence[Segment], resend: int
+    ) -> ApiResponse | GiteaError:
+        """`_attempt` in a span of its own (gitea/traces.py), its trace context sent on to the forge."""
+        where, repository = traces.route(segments)
+        with traces.request_span(method, where, repository, urlsplit(self._api).netloc, resend) as span:
+            headers = self._headers()
+            traces.inject(headers)
+            try:
+                outcome = self._attempt(method, path, params, body, headers)
+            except GiteaError as exc:  # not sent at all: out of the call's time
+                traces.unanswered(span, exc)
+                raise
+            if isinstance(outcome, GiteaError):
+                traces.unanswered(span, outcome)
+            else:
+                traces.answered(span, outcome.status)
+            return outcome
+
+    def _attempt(
+        self, method: str, path: str, params: Params | None, body: Any, headers: dict[str, str]
+    ) -> ApiResponse | GiteaError:
         """One request: the parsed answer, or the error (whose `retry_after` is what the server asked to wait)."""
         self._spend(method, path)
         timeout = self._timeout_now(method, path)
@@ -457,7 +501,7 @@ class GiteaClient:
         deadline = sent + timeout
         try:
             # Streamed: the body is read here, against a deadline and a size cap.
-            response = self._shared.send(method, self._api + path, _query(params), body, self._headers(), timeout)
+            response = self._shared.send(method, self._api + path, _query(params), body, headers, timeout)
             with response:
                 answer = _Answer(response.status_code, response.headers, read_body(response, deadline, MAX_BODY))
         except outbound.failures().any as exc:

@@ -167,13 +167,21 @@ def send(
     )
 
 
-def send_form(session: Session, method: str, url: str, form: dict[str, str] | None, timeout: float) -> Response:
-    """A request outside the API (a form posted, a document read): streamed, never redirected."""
+def send_form(
+    session: Session,
+    method: str,
+    url: str,
+    form: dict[str, str] | None,
+    timeout: float,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """A request outside the API (a form posted, a document read): streamed, never redirected; `headers`: more
+    of them (a trace's `traceparent`)."""
     return session.request(
         method,
         url,
         data=form,
-        headers={"Accept": "application/json"},
+        headers={"Accept": "application/json", **(headers or {})},
         timeout=timeout,
         allow_redirects=REDIRECTS,
         stream=True,

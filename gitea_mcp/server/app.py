@@ -22,6 +22,7 @@ from pydantic import AnyUrl
 import gitea_mcp.observe as observe
 from gitea_mcp import __version__
 from gitea_mcp.domain.policy import Policy
+from gitea_mcp.gitea import traces
 from gitea_mcp.gitea.catalog import Catalog
 from gitea_mcp.gitea.client import CALL_ROUNDS, GiteaClient
 from gitea_mcp.observe import Notes
@@ -209,6 +210,20 @@ class ToolServer(MCPServer):
         if spec is None:
             said = unserved(name, self._read_only, self._toolsets)
             raise MCPError(INVALID_PARAMS, said.message, said.data)
+        if traces.STATE.on:  # off, one flag asked (server/tracing.py)
+            from gitea_mcp.server import tracing  # why: only when traces are on
+
+            with tracing.tool_span(name, arguments) as span:
+                result, refused = await self._run(spec, arguments, context, arrived, notes)
+                tracing.outcome(span, result, refused)
+                return result
+        return (await self._run(spec, arguments, context, arrived, notes))[0]
+
+    async def _run(
+        self, spec: ToolSpec, arguments: dict[str, Any], context: Context | None, arrived: float, notes: Notes | None
+    ) -> tuple[CallToolResult, bool]:
+        """The call's result, and whether it was refused before it ran (no slot, a scope the token lacks)."""
+        name = spec.name
         from gitea_mcp.server.memory import TRIMMER  # ctypes: on the first call, off the start-up path
 
         TRIMMER.prepare()  # before the first call reads anything: once
@@ -220,13 +235,13 @@ class ToolServer(MCPServer):
         if ungranted is not None:
             if notes is not None:
                 notes.refused = True
-            return envelope.error(ungranted)
+            return envelope.error(ungranted), True
         client = deps.client
         if self.quota is not None and not counted(context):
             over = await self.quota.refusal(client.caller_key)
             if over is not None:
                 log.info("%s refused: %s", name, over[0])
-                return envelope.error(over[0])
+                return envelope.error(over[0]), True
         # A call waits for a slot at most one GITEA_TIMEOUT, leaving it three of its four to do its work.
         # One share per forge user (two tokens of one user are one caller) where the gate learnt whose the token is
         # (server/bearers.py), per token where it could not (gitea/users.py).
@@ -235,7 +250,7 @@ class ToolServer(MCPServer):
                 log.info("%s refused: %s", name, refused)
                 if notes is not None:
                     notes.refused = True
-                return envelope.error(refused)
+                return envelope.error(refused), True
             # The tools block on HTTP: each call on a worker thread, as the SDK runs a synchronous tool; the first
             # call of a tool imports its module there too, off the event loop.
             # The call's one deadline, counted from its arrival, carried from here to every request it makes.
@@ -246,7 +261,7 @@ class ToolServer(MCPServer):
             TRIMMER.idle(self._admission.idle)
         if notes is not None and notes.user is None:  # learnt by the call itself (its token's user, read once)
             notes.user = client.user_login
-        return result
+        return result, False
 
     async def get_prompt(
         self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None

@@ -31,9 +31,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gitea_mcp.gitea import traces
 from gitea_mcp.gitea.users import USERS
 from gitea_mcp.redaction import shown
-from gitea_mcp.server import discovery
+from gitea_mcp.server import discovery, tracing
 from gitea_mcp.server.addresses import Pool, address_of
 from gitea_mcp.server.app import COUNTED, budget_of, make_client
 from gitea_mcp.server.bearers import Bearers, Verdict, asking
@@ -118,7 +119,11 @@ class RequireToken:
         for key in callers:
             self.by_caller[key] = self.by_caller.get(key, 0) + 1
         try:
-            await self._admitted(scope, receive, send, said)
+            if traces.STATE.on:  # the client's trace, continued (off: one flag asked)
+                with tracing.continued(scope["headers"]):
+                    await self._admitted(scope, receive, send, said)
+            else:
+                await self._admitted(scope, receive, send, said)
         finally:
             load.requests -= 1
             for key in callers:
@@ -513,7 +518,14 @@ def serve(server: MCPServer, settings: Settings, metrics: Metrics | None = None)
     print(startup_line(settings, sock.getsockname()[1], whole), file=sys.stderr, flush=True)
     mine = share(whole, settings.workers)
     beside = metrics.beside if metrics is not None else None
-    run_workers(settings.workers, lambda: _serve(server, settings, Load(mine), sock, announce=False), GRACE, beside)
+    run_workers(settings.workers, lambda: _worker(server, settings, Load(mine), sock), GRACE, beside)
+
+
+def _worker(server: MCPServer, settings: Settings, load: Load, sock: socket.socket) -> None:
+    """One worker process, once forked: its own trace exporter (a thread, which a fork would not carry), then
+    serving."""
+    tracing.exporting()
+    _serve(server, settings, load, sock, announce=False)
 
 
 BACKLOG = 2048  # uvicorn's own
@@ -530,6 +542,11 @@ def _serve(server: MCPServer, settings: Settings, load: Load, sock: socket.socke
             if self.started and announce:  # said once the port is bound, so the line is true when it appears
                 port = _bound_port(self) or settings.port
                 print(startup_line(settings, port, load.limits), file=sys.stderr, flush=True)
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().shutdown(sockets)
+            if traces.STATE.on:  # the last spans sent: a stop ends the process with os._exit, which runs no atexit
+                await anyio.to_thread.run_sync(tracing.flush)
 
     asker = make_client(settings, warn=False, budget=budget_of(server))
     bearers = Bearers(asking(asker), per_address=settings.lookups_per_address)
@@ -589,6 +606,8 @@ def startup_line(settings: Settings, port: int, plan: Limits | None = None) -> s
     url = f"http://{host}:{port}{MCP_PATH}"
     said = f"gitea-issues-mcp: serving MCP (streamable HTTP) at {url}; auth: {auth_mode(settings)}; {_hosts(settings)}"
     whole = plan or limits(settings)
+    if settings.traces:
+        said += f"; {tracing.describe(settings)}"
     if settings.signin:  # the pool of the routes without a token, which exist with sign-in alone
         said += f"; sign-in: {whole.signin_requests} requests at once, {whole.signin_per_address} per address"
     if settings.workers == 1:

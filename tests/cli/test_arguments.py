@@ -39,6 +39,7 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--calls-per-minute", "120", "calls_per_minute", "120"),
     ("--forge-requests-per-minute", "900", "forge_requests_per_minute", "900"),
     ("--trusted-proxies", "10.0.0.0/8", "trusted_proxies", "10.0.0.0/8"),
+    ("--traces", None, "traces", True),
     ("--public-url", "https://mcp.example.com", "public_url", "https://mcp.example.com"),
     ("--oauth-client-id", "5b2c3e9a", "oauth_client_id", "5b2c3e9a"),
     ("--oauth-client-secret-file", "/run/secrets/c", "oauth_client_secret_file", "/run/secrets/c"),
@@ -79,7 +80,10 @@ LIMITS = [
     "--forge-requests-per-minute",
 ]
 # --workers is serve's alone: demo runs its stand-in in threads, and a fork takes one thread along.
-HTTP = ["--transport", "--host", "--port", "--allowed-hosts", "--http-secret-file", "--redis-url", "--workers", *LIMITS]
+HTTP = [
+    "--transport", "--host", "--port", "--allowed-hosts", "--http-secret-file", "--redis-url", "--workers", *LIMITS,
+    "--traces",
+]  # fmt: skip
 # issue 24: serve and check; issue 35: client metadata documents may be turned off
 SIGNIN = [
     "--public-url",

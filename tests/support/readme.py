@@ -164,6 +164,9 @@ _SETTING_MEANINGS = {
     "`false`).",
     "--audit-log": "One JSON line per tool call (who, which client, tool, repository, issue, outcome, write id, "
     "duration; never a token, body or title): `off` (default), `stderr`, or a file's path.",
+    "--traces": "OpenTelemetry traces of tool calls and forge requests, carrying on a client's `traceparent`; "
+    "exported over OTLP/HTTP where the standard `OTEL_EXPORTER_OTLP_ENDPOINT` says, as `OTEL_SERVICE_NAME`; needs "
+    "the `otel` extra (default off; see [traces](operators.md#traces)).",
     "--transport": "`stdio` (default) or `http` (streamable HTTP).",
     "--host": "Where HTTP listens (default `127.0.0.1`).",
     "--port": "HTTP's port (default `8000`; `0`: any free port, named in the start-up line).",
@@ -205,7 +208,12 @@ def settings_tables() -> str:
     from gitea_mcp.cli.main import CONNECTION, HTTP, OBSERVE, SIGNIN
 
     parts = []
-    groups = (("Connection", CONNECTION), ("HTTP", HTTP), ("Sign-in with the forge", SIGNIN), ("Observing it", OBSERVE))
+    groups = (
+        ("Connection", CONNECTION),
+        ("HTTP", HTTP),
+        ("Sign-in with the forge", SIGNIN),
+        ("Metrics, traces and the audit log", OBSERVE),
+    )
     for title, group in groups:
         rows = ["| variable | flag | meaning |", "|---|---|---|"]
         for setting in group:
