@@ -176,7 +176,7 @@ def probes(container: dict[str, Any], env: dict[str, dict[str, Any]], passed: Ca
     for kind in ("readinessProbe", "livenessProbe"):
         probe = (container.get(kind) or {}).get("httpGet") or {}
         if probe.get("path") != HEALTH_PATH or str(named_port(container, probe.get("port"))) != listens:
-            raise ChartFailure(f"{kind} is not GET {HEALTH_PATH} on the port the server listens on ({listens}): {probe}")
+            raise ChartFailure(f"{kind} is not GET {HEALTH_PATH} on the server's port ({listens}): {probe}")
     passed(f"readiness and liveness: GET {HEALTH_PATH} on port {listens}, where the server listens (0.0.0.0)")
 
 
@@ -234,13 +234,14 @@ def scaled(
     elif budgets:
         raise ChartFailure("one replica under a PodDisruptionBudget: every node drain would block on it")
     guard = "Redis set" if "GITEA_MCP_REDIS_URL" in env else "no Redis"
-    passed(
-        f"replicas {least}..{most} ({'autoscaler' if autoscaler else 'fixed'}), {guard}, "
-        f"{'a disruption budget of ' + str(budgets[0]['spec']['maxUnavailable']) if budgets else 'no disruption budget'}"
-    )
+    budget_line = f"maxUnavailable {budgets[0]['spec']['maxUnavailable']}" if budgets else "no disruption budget"
+    passed(f"replicas {least}..{most} ({'autoscaler' if autoscaler else 'fixed'}), {guard}, {budget_line}")
 
 
-def served(service: dict[str, Any], pod: dict[str, Any], container: dict[str, Any], passed: Callable[[str], None]) -> None:
+Passed = Callable[[str], None]
+
+
+def served(service: dict[str, Any], pod: dict[str, Any], container: dict[str, Any], passed: Passed) -> None:
     selector = service["spec"]["selector"]
     labels = pod["metadata"]["labels"]
     if not selector or any(labels.get(key) != wanted for key, wanted in selector.items()):
@@ -249,7 +250,7 @@ def served(service: dict[str, Any], pod: dict[str, Any], container: dict[str, An
     passed(f"the Service selects the pods and reaches ports {ports}")
 
 
-def metrics(service: dict[str, Any], container: dict[str, Any], env: dict[str, dict[str, Any]], passed: Callable[[str], None]) -> None:
+def metrics(service: dict[str, Any], container: dict[str, Any], env: dict[str, dict[str, Any]], passed: Passed) -> None:
     port = value(env, "GITEA_MCP_METRICS_PORT")
     if port is None:
         if any(entry.get("name") == "metrics" for entry in container.get("ports", [])):
@@ -275,7 +276,7 @@ def refusals(helm: str, values: Path, passed: Callable[[str], None]) -> None:
         if done.returncode == 0 or words not in done.stderr:
             raise ChartFailure(f"helm template {' '.join(flags)} was not refused with {words!r}: {done.stderr[:300]}")
         said = done.stderr.strip().splitlines()[-1]
-        passed(f"refused {' '.join(flags)}: {said[said.find(words) - 40 if said.find(words) > 40 else 0:][:140]}")
+        passed(f"refused {' '.join(flags)}: {said[said.find(words) - 40 if said.find(words) > 40 else 0 :][:140]}")
 
 
 if __name__ == "__main__":
