@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import socket
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ class Balancer:
     url: str = ""
     routed: list[int] = field(default_factory=list)  # the backend index of each connection, in order
     refused: int = 0  # connections a backend refused, passed to the next
+    active: Counter[int] = field(default_factory=Counter)  # connections open now, by backend (one request each here)
     _turn: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _listener: socket.socket | None = None
@@ -55,14 +57,19 @@ class Balancer:
                 continue
             with self._lock:
                 self.routed.append(index)
+                self.active[index] += 1
             break
-        if upstream is None:  # every backend refused: the client sees its connection closed
+        else:  # every backend refused: the client sees its connection closed
             client.close()
             return
         upstream.settimeout(None)
         done = threading.Event()
-        threading.Thread(target=_pipe, args=(upstream, client, done), daemon=True).start()
+        back = threading.Thread(target=_pipe, args=(upstream, client, done), daemon=True)
+        back.start()
         _pipe(client, upstream, done)
+        back.join()
+        with self._lock:
+            self.active[index] -= 1
 
     def close(self) -> None:
         if self._listener is not None:
