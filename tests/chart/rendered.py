@@ -275,8 +275,8 @@ def refusals(helm: str, values: Path, passed: Callable[[str], None]) -> None:
         )
         if done.returncode == 0 or words not in done.stderr:
             raise ChartFailure(f"helm template {' '.join(flags)} was not refused with {words!r}: {done.stderr[:300]}")
-        said = done.stderr.strip().splitlines()[-1]
-        passed(f"refused {' '.join(flags)}: {said[said.find(words) - 40 if said.find(words) > 40 else 0 :][:140]}")
+        said = next(line for line in done.stderr.splitlines() if words in line)
+        passed(f"refused {' '.join(flags)}: {said.split('): ', 1)[-1]}")
 
 
 if __name__ == "__main__":
