@@ -48,7 +48,7 @@ REFUSALS: list[tuple[list[str], str]] = [
     (["--set", "redis.url=redis://:hunter2@redis:6379/0"], "redis.url holds a password"),
     (["--set", "secrets.httpSecret.existingSecret=http"], "secrets.token is not"),
     (["--set", "signin.publicUrl=https://mcp.example.com"], "signin.oauthClientId together"),
-    (["--set", "server.env.GITEA_TOKEN=abc"], "name its Secret under secrets"),
+    (["--set", "server.env.GITEA_TOKEN=abc"], "set it there (a secret under secrets or redis)"),
     (["--set", "gitea.url="], "gitea.url is empty"),
 ]
 
