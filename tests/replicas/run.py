@@ -45,6 +45,7 @@ from tests.image.smoke import PROTOCOL, SmokeFailure, alive, docker_out, wait_fo
 from tests.replicas.balancer import Balancer, balancer
 from tests.support.ports import reserved_port
 from tests.support.processes import stop
+from tests.support.proxy import Proxy, _Server
 from tests.support.waiting import NeverHappened, wait_until
 
 # Set to True once the change that adds each is merged (GITEA_MCP_METRICS_PORT / _HOST; GITEA_MCP_CALLS_PER_MINUTE).
@@ -59,6 +60,50 @@ ANSWER_SECONDS = 120.0  # a client's retries for one call: above the lease of a 
 FORGE_LATENCY = 0.2  # seconds the stand-in takes per request, so that writes are in flight when the kill comes
 KILL_IN_FLIGHT = 2  # the victim is killed with at least this many calls in flight on it
 PER_MINUTE = 5  # GITEA_MCP_CALLS_PER_MINUTE for check 5
+
+
+class HoldingProxy(Proxy):
+    """Between the replicas and the forge: passes everything on; once armed, the next create's answer is held after
+    the forge has filed the issue, until released — so a replica can be killed with its write done and unanswered."""
+
+    def __init__(self, upstream: str) -> None:
+        super().__init__(upstream)
+        self.armed = threading.Event()
+        self.committed = threading.Event()
+        self.release = threading.Event()
+
+    def forward(
+        self, method: str, path: str, headers: dict[str, str], body: bytes
+    ) -> tuple[int, dict[str, str], bytes]:
+        answer = super().forward(method, path, headers, body)
+        if method == "POST" and path.split("?")[0].endswith("/issues") and self.armed.is_set():
+            self.armed.clear()
+            self.committed.set()
+            self.release.wait(ANSWER_SECONDS)
+        return answer
+
+
+class _QuietServer(_Server):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """The held answer's replica was killed on purpose: its socket is gone, and saying so is noise."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+@contextmanager
+def holding_proxy(upstream: str) -> Iterator[HoldingProxy]:
+    proxy = HoldingProxy(upstream)
+    server = _QuietServer(proxy)
+    proxy.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield proxy
+    finally:
+        proxy.release.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
 
 
 class Failed(Exception):
@@ -122,9 +167,10 @@ def run(image: str, docker: str, calls: int, threads: int) -> tuple[int, list[st
 
     with ExitStack() as stack:
         forge = stack.enter_context(StandIn(latency=FORGE_LATENCY))
+        between = stack.enter_context(holding_proxy(forge.url))
         redis_url = stack.enter_context(redis_server())
         extra = {"GITEA_MCP_CALLS_PER_MINUTE": str(PER_MINUTE)} if LIMITS_IN else {}
-        replicas = stack.enter_context(containers(docker, image, forge.url, redis_url, extra))
+        replicas = stack.enter_context(containers(docker, image, between.url, redis_url, extra))
         lb = stack.enter_context(balancer([("127.0.0.1", replica.port) for replica in replicas]))
         print(f"balancer at {lb.url} in front of {', '.join(r.url for r in replicas)}", flush=True)
         healthy(lb, replicas, docker, passed)
@@ -139,6 +185,7 @@ def run(image: str, docker: str, calls: int, threads: int) -> tuple[int, list[st
             pending.append("per-user limits shared (set LIMITS_IN once GITEA_MCP_CALLS_PER_MINUTE is in)")
         figures["memory"] = memory(docker, replicas)
         figures["kill_under_load"] = kill_under_load(lb, forge, docker, replicas, calls, threads, passed)
+        figures["kill_after_the_write"] = kill_after_the_write(lb, forge, between, docker, replicas, passed)
     for line in pending:
         print(f"not run: {line}", flush=True)
     return checks, pending, figures
@@ -375,6 +422,52 @@ def kill_under_load(
         "slowest_call_seconds": round(tally.slowest, 1),
         "connections_by_replica": {str(k): v for k, v in sorted(routes.items())},
         "connections_refused_and_passed_on": lb.refused,
+    }
+
+
+def kill_after_the_write(
+    lb: Balancer,
+    forge: StandIn,
+    between: HoldingProxy,
+    docker: str,
+    replicas: list[Replica],
+    passed: Callable[[str], None],
+) -> dict[str, Any]:
+    """The worst moment: the forge has filed the issue, the replica that sent it dies before answering, holding the
+    write's lock. The client's retry lands on another replica, waits out the lock's lease, and must find the issue
+    filed (already_existed), not file it again."""
+    title = f"i38 replicas: killed after the write {os.getpid()}"
+    arguments = {"owner": "acme", "name": "widgets", "title": title, "body": "Filed, then its replica died."}
+    tally = Tally()
+    before_posts = posts(forge)
+    between.armed.set()
+    started = time.monotonic()
+    with ThreadPoolExecutor(1) as pool:
+        answer = pool.submit(until_answered, lb.url, arguments, tally)
+        wait_until(between.committed.is_set, 30, "the create reaching the forge")
+        holder = next(index for index, count in lb.active.items() if count > 0)
+        victim = replicas[holder]
+        docker_out(docker, "kill", victim.name)
+        between.release.set()
+        content = answer.result()
+    seconds = time.monotonic() - started
+    issues, sent = filed(forge, title), posts(forge) - before_posts
+    if issues != [content.get("number")] or sent != 1:
+        raise Failed(f"killed after the write: issues {issues}, {sent} POSTs, answered {content}")
+    passed(
+        f"replica {holder} killed after its create reached the forge, before it answered: the retry on another "
+        f"replica waited out the lock ({tally.requests} requests, {seconds:.1f} s) and answered #{issues[0]} "
+        f"{content.get('outcome')}; 1 POST, 1 issue"
+    )
+    return {
+        "killed_replica": holder,
+        "requests": tally.requests,
+        "cut": tally.cut,
+        "tool_errors_retried": dict(tally.tool_errors),
+        "seconds": round(seconds, 1),
+        "outcome": content.get("outcome"),
+        "forge_posts": sent,
+        "issues_filed": len(issues),
     }
 
 
