@@ -95,9 +95,7 @@ def _pipe(source: socket.socket, sink: socket.socket, done: threading.Event) -> 
 def balancer(backends: list[tuple[str, int]]) -> Iterator[Balancer]:
     """The balancer listening on a port of 127.0.0.1 the kernel chose, for the `with` block."""
     lb = Balancer(backends)
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(128)
+    listener = socket.create_server(("127.0.0.1", 0), backlog=128)  # listening at once: the port is ours
     lb._listener = listener
     lb.url = f"http://127.0.0.1:{listener.getsockname()[1]}"
     thread = threading.Thread(target=lb.serve, daemon=True)
