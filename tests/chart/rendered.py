@@ -257,7 +257,7 @@ def metrics(service: dict[str, Any], container: dict[str, Any], env: dict[str, d
             raise ChartFailure("a metrics port is exposed but GITEA_MCP_METRICS_PORT is not set")
         passed("metrics off: no metrics port")
         return
-    if str(named_port(container, "metrics")) != port or value(env, "GITEA_MCP_METRICS_HOST") != "0.0.0.0":
+    if str(named_port(container, "metrics")) != port or value(env, "GITEA_MCP_METRICS_ADDRESS") != "0.0.0.0":
         raise ChartFailure(f"metrics on port {port} but not as the container's port named metrics on 0.0.0.0")
     if not any(entry["name"] == "metrics" for entry in service["spec"]["ports"]):
         raise ChartFailure("metrics are on but the Service has no port named metrics")

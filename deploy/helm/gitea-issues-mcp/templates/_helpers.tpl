@@ -99,7 +99,7 @@ is one whose pods start. Mirrors gitea_mcp/settings.py (check_workers, check_sig
 {{- if not (hasPrefix "GITEA_" $name) -}}
 {{- fail (printf "server.env has %s, which is not a setting of the server: name settings by their environment variable (GITEA_...)" $name) -}}
 {{- end -}}
-{{- if has $name (list "GITEA_TOKEN" "GITEA_ACCESS_TOKEN" "GITEA_MCP_HTTP_SECRET" "GITEA_MCP_OAUTH_KEY" "GITEA_MCP_OAUTH_CLIENT_SECRET" "GITEA_MCP_REDIS_URL" "GITEA_URL" "GITEA_HOST" "GITEA_ALLOWED_OWNERS" "GITEA_MCP_TRANSPORT" "GITEA_MCP_HOST" "GITEA_MCP_PORT" "GITEA_MCP_ALLOWED_HOSTS" "GITEA_MCP_WORKERS" "GITEA_MCP_PUBLIC_URL" "GITEA_MCP_OAUTH_CLIENT_ID" "GITEA_MCP_METRICS_HOST" "GITEA_MCP_METRICS_PORT") -}}
+{{- if has $name (list "GITEA_TOKEN" "GITEA_ACCESS_TOKEN" "GITEA_MCP_HTTP_SECRET" "GITEA_MCP_OAUTH_KEY" "GITEA_MCP_OAUTH_CLIENT_SECRET" "GITEA_MCP_REDIS_URL" "GITEA_URL" "GITEA_HOST" "GITEA_ALLOWED_OWNERS" "GITEA_MCP_TRANSPORT" "GITEA_MCP_HOST" "GITEA_MCP_PORT" "GITEA_MCP_ALLOWED_HOSTS" "GITEA_MCP_WORKERS" "GITEA_MCP_PUBLIC_URL" "GITEA_MCP_OAUTH_CLIENT_ID" "GITEA_MCP_METRICS_ADDRESS" "GITEA_MCP_METRICS_PORT") -}}
 {{- fail (printf "server.env has %s, a secret or a setting the chart sets from its own values: set it there (a secret under secrets or redis)" $name) -}}
 {{- end -}}
 {{- end -}}
