@@ -56,6 +56,8 @@ from tests.support.waiting import NeverHappened, wait_until
 METRICS_IN = False
 LIMITS_IN = False
 
+METRICS_PORT = "GITEA_MCP_METRICS_PORT"
+METRICS = {METRICS_PORT: "each"}
 REPLICAS = 3
 REDIS_PASSWORD = "replicas-guard-pw-3"
 FORGE_TIMEOUT = "3"  # GITEA_TIMEOUT: a dead replica's write lock lapses after 4 x 3 + 15 = 27 s, not 135 s
@@ -146,10 +148,13 @@ def main(argv: list[str] | None = None) -> int:
     # (docs/operators.md, "Helm chart and three replicas"): 45 stays inside what the server promises.
     parser.add_argument("--calls", type=int, default=45, help="distinct creates in the load with the kill")
     parser.add_argument("--threads", type=int, default=6, help="clients sending them at once")
+    parser.add_argument("--metrics", action="store_true", help="run check 3 as if METRICS_IN were True")
+    parser.add_argument("--limits", action="store_true", help="run check 6 as if LIMITS_IN were True")
     args = parser.parse_args(argv)
     started = time.monotonic()
     try:
-        count, pending, figures = run(args.image, args.docker, args.calls, args.threads)
+        enabled = Enabled(METRICS_IN or args.metrics, LIMITS_IN or args.limits)
+        count, pending, figures = run(args.image, args.docker, args.calls, args.threads, enabled)
     except (Failed, SmokeFailure) as failure:
         print(f"replicas test FAILED: {failure}", flush=True)
         return 1
@@ -159,7 +164,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def run(image: str, docker: str, calls: int, threads: int) -> tuple[int, list[str], dict[str, Any]]:
+@dataclass(frozen=True)
+class Enabled:
+    """The checks that need another change's settings, on or off."""
+
+    metrics: bool
+    limits: bool
+
+
+def run(image: str, docker: str, calls: int, threads: int, on: Enabled) -> tuple[int, list[str], dict[str, Any]]:
     checks = 0
     pending: list[str] = []
     figures: dict[str, Any] = {"replicas": REPLICAS, "image": image}
@@ -173,30 +186,29 @@ def run(image: str, docker: str, calls: int, threads: int) -> tuple[int, list[st
         forge = stack.enter_context(StandIn(latency=FORGE_LATENCY))
         between = stack.enter_context(holding_proxy(forge.url))
         redis_url = stack.enter_context(redis_server())
-        # With the limits in, the load runs without them (one user's 45 creates a minute is what they stop); check 5
+        # With the limits in, the load runs without them (one user's 45 creates a minute is what they stop); check 6
         # starts three replicas of its own with the limit set.
         unlimited = {"GITEA_MCP_CALLS_PER_MINUTE": "0", "GITEA_MCP_FORGE_REQUESTS_PER_MINUTE": "0"}
-        replicas = stack.enter_context(
-            containers(docker, image, between.url, redis_url, unlimited if LIMITS_IN else {})
-        )
+        settings = (unlimited if on.limits else {}) | (METRICS if on.metrics else {})
+        replicas = stack.enter_context(containers(docker, image, between.url, redis_url, settings))
         lb = stack.enter_context(balancer([("127.0.0.1", replica.port) for replica in replicas]))
         print(f"balancer at {lb.url} in front of {', '.join(r.url for r in replicas)}", flush=True)
         healthy(lb, replicas, docker, passed)
         figures["retried_write"] = retried_write(lb, forge, passed)
-        if METRICS_IN:
+        if on.metrics:
             metrics_from_each(replicas, passed)
         else:
-            pending.append("metrics from each replica (set METRICS_IN once GITEA_MCP_METRICS_PORT is in)")
+            pending.append("metrics from each replica (--metrics, or METRICS_IN, once GITEA_MCP_METRICS_PORT is in)")
         figures["memory"] = memory(docker, replicas)
         figures["kill_under_load"] = kill_under_load(lb, forge, docker, replicas, calls, threads, passed)
         figures["kill_after_the_write"] = kill_after_the_write(lb, forge, between, docker, replicas, passed)
-        if LIMITS_IN:
+        if on.limits:
             limited = {"GITEA_MCP_CALLS_PER_MINUTE": str(PER_MINUTE)}
             fresh = stack.enter_context(containers(docker, image, forge.url, redis_url, limited, "limited"))
             lb_limited = stack.enter_context(balancer([("127.0.0.1", replica.port) for replica in fresh]))
             limits_shared(lb_limited, passed)
         else:
-            pending.append("per-user limits shared (set LIMITS_IN once GITEA_MCP_CALLS_PER_MINUTE is in)")
+            pending.append("per-user limits shared (--limits, or LIMITS_IN, once GITEA_MCP_CALLS_PER_MINUTE is in)")
     for line in pending:
         print(f"not run: {line}", flush=True)
     return checks, pending, figures
@@ -256,10 +268,10 @@ def containers(
                 "GITEA_MCP_HOST": "127.0.0.1",  # host networking: never beyond this machine
                 "GITEA_MCP_PORT": str(port),
                 "GITEA_MCP_REDIS_URL": redis_url,
-                **extra,
+                **{key: value for key, value in extra.items() if key != METRICS_PORT},
             }
-            if METRICS_IN:
-                settings |= {"GITEA_MCP_METRICS_ADDRESS": "127.0.0.1", "GITEA_MCP_METRICS_PORT": str(metrics_port)}
+            if extra.get(METRICS_PORT) == "each":  # a port of its own for each replica, on loopback
+                settings |= {"GITEA_MCP_METRICS_ADDRESS": "127.0.0.1", METRICS_PORT: str(metrics_port)}
             flags = [flag for key, value in settings.items() for flag in ("-e", f"{key}={value}")]
             hardening = ["--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
             stack.callback(_remove, docker, replica.name)
