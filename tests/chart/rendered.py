@@ -233,7 +233,10 @@ def scaled(
             raise ChartFailure(f"the budget's maxUnavailable must be from 1 to {least - 1}: {budget}")
     elif budgets:
         raise ChartFailure("one replica under a PodDisruptionBudget: every node drain would block on it")
-    guard = "Redis set" if "GITEA_MCP_REDIS_URL" in env else "no Redis"
+    rolling = deployment["spec"]["strategy"].get("rollingUpdate") or {}
+    if shared and "GITEA_MCP_REDIS_URL" not in env and rolling.get("maxSurge") != 0:
+        raise ChartFailure(f"without Redis a rollout must not run two pods at once (maxSurge 0): {rolling}")
+    guard = "Redis set" if "GITEA_MCP_REDIS_URL" in env else "no Redis, rollouts one pod at a time"
     budget_line = f"maxUnavailable {budgets[0]['spec']['maxUnavailable']}" if budgets else "no disruption budget"
     passed(f"replicas {least}..{most} ({'autoscaler' if autoscaler else 'fixed'}), {guard}, {budget_line}")
 
