@@ -73,6 +73,8 @@ class Balancer:
 
     def close(self) -> None:
         if self._listener is not None:
+            with suppress(OSError):  # wakes the accept() waiting in serve(); close alone would not
+                self._listener.shutdown(socket.SHUT_RDWR)
             self._listener.close()
 
 
