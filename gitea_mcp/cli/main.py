@@ -668,10 +668,11 @@ def from_environment(setting: Setting) -> tuple[str | None, str]:
     guess, and the first one winning would quietly drop the other."""
     found = [(name, os.environ[name]) for name in (*setting.env, *setting.aliases) if name in os.environ]
     found += [(name, read_secret(os.environ[name], name)) for name in setting.alias_files if os.environ.get(name)]
-    if setting.flag in _NOT_BLANK:
+    if setting.flag in _NOT_BLANK:  # said before any conflict: it is the cause, and names the variable as set
         for name, value in found:
-            if not value.strip():
-                raise ConfigError(placeholder_problem(name, value) or f"{name} is empty")
+            problem = placeholder_problem(name, value, examples=setting.flag != "--oauth-key")
+            if problem is not None:
+                raise ConfigError(problem + ".")
     found = [(name, value) for name, value in found if value]
     if not found:
         return None, setting.env[0]
