@@ -43,7 +43,7 @@ from gitea_mcp.toolkit.registry import serves_nothing
 
 PROG = "gitea-issues-mcp"
 # Subcommands whose module exists under gitea_mcp/cli/; serve is the default.
-COMMANDS = ("serve", "demo", "check", "config", "call")
+COMMANDS = ("serve", "demo", "check", "config", "call", "signin-setup")
 DEFAULT_COMMAND = "serve"
 # The settings' defaults, declared once, in Settings: the flags' help and the reading of flags both say these.
 _DEFAULT: dict[str, Any] = {name: field.default for name, field in Settings.model_fields.items()}
@@ -61,7 +61,7 @@ EXIT_CODES = (
     "130 Ctrl-C, 143 SIGTERM"
 )
 # Commands that work without a configured Gitea (they bring their own or need none).
-NO_SETTINGS: frozenset[str] = frozenset({"demo", "config"})
+NO_SETTINGS: frozenset[str] = frozenset({"demo", "config", "signin-setup"})
 
 
 def _env(*names: str) -> str | None:
@@ -73,7 +73,7 @@ def _env(*names: str) -> str | None:
 
 
 def _command(name: str) -> ModuleType:
-    return importlib.import_module(f"gitea_mcp.cli.{name}")
+    return importlib.import_module(f"gitea_mcp.cli.{name.replace('-', '_')}")  # signin-setup: cli/signin_setup.py
 
 
 @dataclass(frozen=True)
@@ -331,6 +331,18 @@ USES: dict[str, tuple[str, ...]] = {
     # config writes the settings into the client's launch; never the token (the client asks for it).
     "config": tuple(s.flag for s in CONNECTION if s.flag != "--token"),
     "demo": ("--log-level", *_SERVE_ONLY),  # the stand-in brings URL, token and owners; the rest with --serve
+    # The forge's application for sign-in: where it is, whose token makes it, and what the sign-in will be.
+    "signin-setup": (
+        "--url",
+        "--token",
+        "--timeout",
+        "--log-level",
+        "--ca-bundle",
+        "--insecure",
+        "--public-url",
+        "--oauth-client-id",
+        "--oauth-key",
+    ),
 }
 # Why a command would ignore a flag, said when it refuses one.
 _WHY_NOT: dict[str, str] = {
@@ -338,6 +350,7 @@ _WHY_NOT: dict[str, str] = {
     "call": "it runs one tool in this process and serves nothing",
     "config": "the client starts the server on stdio; for a remote server use --remote URL (sign-in) or --http URL",
     "demo": "it brings its own Gitea stand-in, token and owners",
+    "signin-setup": "it makes the forge's OAuth2 application and serves nothing",
 }
 
 
