@@ -246,3 +246,10 @@ def test_a_url_for_host_is_refused_naming_the_gitea_url(monkeypatch: pytest.Monk
     with pytest.raises(ConfigError) as refused:
         settings_from(parse_args(["--host", "https://gitea.com", "--transport", "http"]))
     assert "--host 'https://gitea.com' is a URL" in str(refused.value) and "--url or GITEA_URL" in str(refused.value)
+
+
+@pytest.mark.slow
+def test_check_lists_an_unknown_variable_among_its_lines(tmp_path: Path) -> None:
+    done = _run(["check"], tmp_path, **CLOSED_GITEA, GITEA_URLL="x")
+    assert "GITEA_URLL is set but is no setting of this server, and is ignored; did you mean GITEA_URL?" in done.stdout
+    assert "warning: GITEA_URLL" not in done.stderr  # said once, among check's lines
