@@ -6,6 +6,7 @@ import binascii
 import hmac
 import ipaddress
 import os
+import re
 from base64 import urlsafe_b64decode
 from urllib.parse import urlsplit
 
@@ -110,6 +111,8 @@ class Settings(BaseModel):
     @field_validator("url")
     @classmethod
     def _normalise_url(cls, value: str) -> str:
+        if value.strip():  # unset is said by the reading of the settings, in its own words
+            _refuse_placeholder("GITEA_URL", value)
         url = value.strip().rstrip("/")
         # Users paste the API root as often as the site root; both mean the same server.
         for suffix in ("/api/v1", "/api"):
@@ -140,12 +143,20 @@ class Settings(BaseModel):
         text = value.get_secret_value().strip()
         if not text:
             return None
+        _refuse_placeholder("GITEA_TOKEN", text)
         if any(char.isspace() for char in text) or not text.isprintable():
             raise ValueError(
                 "GITEA_TOKEN contains spaces or control characters inside it; paste the token alone (the 40 "
                 "characters Gitea showed)"
             )
         return SecretStr(text)
+
+    @field_validator("http_secret")
+    @classmethod
+    def _http_secret(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            _refuse_placeholder("GITEA_MCP_HTTP_SECRET", value.get_secret_value())
+        return value
 
     @field_validator("ca_bundle")
     @classmethod
@@ -233,12 +244,16 @@ class Settings(BaseModel):
     @field_validator("public_url")
     @classmethod
     def _public_url(cls, value: str | None) -> str | None:
+        if value is not None and value.strip():
+            _refuse_placeholder("GITEA_MCP_PUBLIC_URL", value)
         return check_public_url(value.strip()) if value is not None and value.strip() else None
 
     @field_validator("oauth_client_id")
     @classmethod
     def _client_id(cls, value: str | None) -> str | None:
         text = (value or "").strip()
+        if text:
+            _refuse_placeholder("GITEA_MCP_OAUTH_CLIENT_ID", text)
         if TOKEN_SHAPED.fullmatch(text):
             raise ValueError(
                 "GITEA_MCP_OAUTH_CLIENT_ID looks like an access token (a long run of hex digits); paste the Client ID "
@@ -262,6 +277,8 @@ class Settings(BaseModel):
     @classmethod
     def _client_secret(cls, value: SecretStr | None) -> SecretStr | None:
         text = value.get_secret_value().strip() if value is not None else ""
+        if text:
+            _refuse_placeholder("GITEA_MCP_OAUTH_CLIENT_SECRET", text)
         if any(char.isspace() for char in text) or not text.isprintable():
             raise ValueError(
                 "GITEA_MCP_OAUTH_CLIENT_SECRET contains spaces or control characters inside it; paste the Client "
@@ -275,6 +292,7 @@ class Settings(BaseModel):
         text = value.get_secret_value().strip() if value is not None else ""
         if not text:
             return None
+        _refuse_placeholder("GITEA_MCP_OAUTH_KEY", text, examples=False)
         signin_keys(text)  # refused here, at start, not at the first sign-in
         return SecretStr(text)
 
@@ -343,6 +361,54 @@ class Settings(BaseModel):
 
     def token_value(self) -> str | None:
         return self.token.get_secret_value() if self.token else None
+
+
+# Unexpanded variables as MCP clients leave them: ${VAR} (and ${VAR:-x}, VS Code's ${env:VAR} and ${input:id}),
+# $VAR, %VAR% (Windows), {env:VAR} (OpenCode), {{ var }} (templates). Gitea's tokens, client IDs and secrets, and
+# our URL-safe base64 keys, hold none of $ % { < — so no real value matches.
+_VARIABLE = re.compile(
+    r"\$\{(?:env:|input:)?(?P<a>[A-Za-z_][A-Za-z0-9_.-]*)[^}]*\}"
+    r"|^\$(?P<b>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|%(?P<c>[A-Za-z_][A-Za-z0-9_]*)%"
+    r"|\{env:(?P<d>[A-Za-z_][A-Za-z0-9_]*)\}"
+    r"|\{\{\s*(?P<e>[^}]*?)\s*\}\}"
+)
+# An example's placeholder left in: <token>, <your personal access token>, your-token-here, YOUR_TOKEN, changeme.
+_EXAMPLE = re.compile(
+    r"(?i:(?:your|my)[-_ ]\S*|\S*[-_ ]here|changeme|change[-_]me|placeholder|x{3,}|todo|null|undefined)"
+)
+_ANGLED = re.compile(r"<[^<>]*>")
+
+
+def placeholder_problem(name: str, value: str, examples: bool = True) -> str | None:
+    """The sentence that names the client-side cause when `value` is no value but a placeholder: a variable the MCP
+    client did not expand, an example's placeholder, or nothing at all; None for a value. `name`: the setting as it
+    was given (GITEA_TOKEN, or "the token in the Authorization header"). `examples` False: only unexpanded
+    variables and blanks (a random key may spell a word)."""
+    text = value.strip()
+    if not text:
+        return (
+            f"{name} is set but empty: the MCP client most likely put in a variable that is not set in the "
+            "environment it starts from; set it there (and restart the client), or write the value itself in the "
+            f"client's configuration, or remove {name}"
+        )
+    found = _VARIABLE.search(text)
+    if found is not None:
+        variable = next(group for group in found.groups() if group is not None) or "the variable"
+        return (
+            f"{name} is {shown(text, 80)}, a variable the MCP client did not expand: a client passes the text as "
+            f"written when {variable} is not set in the environment it starts from; set {variable} there (and restart "
+            "the client), or write the value itself in the client's configuration"
+        )
+    if examples and (_EXAMPLE.fullmatch(text) or _ANGLED.search(text)):
+        return f"{name} is {shown(text, 80)}, an example's placeholder, not a value: write the real one in its place"
+    return None
+
+
+def _refuse_placeholder(name: str, value: str | None, examples: bool = True) -> None:
+    problem = placeholder_problem(name, value, examples) if value is not None else None
+    if problem is not None:
+        raise ValueError(problem)
 
 
 def parse_owner_list(raw: str | None) -> frozenset[str]:
@@ -530,6 +596,12 @@ def check_public_url(url: str) -> str:
         raise ValueError(
             "GITEA_MCP_PUBLIC_URL must be the origin alone, without a path, query or fragment (the server serves "
             f"/mcp and its sign-in pages at the root): write it as {_PUBLIC_URL_FORM}"
+        )
+    if parts.scheme == "http" and parts.hostname == "localhost":
+        raise ValueError(
+            f"GITEA_MCP_PUBLIC_URL {shown(url)} names localhost, which a browser or client may resolve to ::1 or to "
+            "127.0.0.1 while the server listens on one of them, and Gitea matches the redirect URI as written; write "
+            "the address itself: http://127.0.0.1:PORT"
         )
     if parts.scheme == "http" and parts.hostname != "127.0.0.1":
         raise ValueError(

@@ -67,10 +67,12 @@ def _settings(
                      "'http://mcp.example.com' is plain http on a host other than 127.0.0.1: sign-in codes and tokens "
                      "would cross the network in the clear; use https (a TLS proxy in front), or "
                      "http://127.0.0.1:PORT for a trial", id="plain-http"),
+        # Issue 39: localhost is loopback, so "in the clear" was the wrong reason; the name's two addresses are the
+        # right one.
         pytest.param({"GITEA_MCP_PUBLIC_URL": "http://localhost:8000"}, "GITEA_MCP_PUBLIC_URL 'http://localhost:8000' "
-                     "is plain http on a host other than 127.0.0.1: sign-in codes and tokens would cross the network "
-                     "in the clear; use https (a TLS proxy in front), or http://127.0.0.1:PORT for a trial",
-                     id="plain-http-localhost"),
+                     "names localhost, which a browser or client may resolve to ::1 or to 127.0.0.1 while the server "
+                     "listens on one of them, and Gitea matches the redirect URI as written; write the address itself: "
+                     "http://127.0.0.1:PORT", id="plain-http-localhost"),
         pytest.param({"GITEA_MCP_PUBLIC_URL": "mcp.example.com"}, "GITEA_MCP_PUBLIC_URL must be an origin such as "
                      "https://mcp.example.com (or http://127.0.0.1:PORT for a trial) (got 'mcp.example.com')",
                      id="no-scheme"),

@@ -78,6 +78,12 @@ def run(ns: argparse.Namespace, settings: Settings) -> int:
     lines: list[Line] = []
     marks = _marks(sys.stdout.encoding)
     print(f"gitea-issues-mcp check: {display_url(settings.url)}", flush=True)
+    from gitea_mcp.cli.main import environment_notes  # why: main imports each command module; no cycle at load
+
+    reported, _ = environment_notes()  # those refused stopped check before it began
+    for line in [Line("warn", sentence, "remove it, or rename it as said") for sentence in reported]:
+        lines.append(line)
+        print(render_line(line, settings, marks), flush=True)
     for line in checks(settings, make_client(settings)):
         lines.append(line)
         print(render_line(line, settings, marks), flush=True)

@@ -8,7 +8,9 @@ import sys
 
 from gitea_mcp.cli import client_entries
 from gitea_mcp.cli.launch import LAUNCHERS, launch
-from gitea_mcp.cli.main import seconds  # the server's own reading, naming the flag or the variable as given
+
+# The server's own reading, naming the flag or the variable as given, other servers' names included.
+from gitea_mcp.cli.main import SETTINGS, from_environment, seconds
 from gitea_mcp.domain.toolsets import TOOLSETS, Toolset
 from gitea_mcp.redaction import shown
 from gitea_mcp.settings import (
@@ -71,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def setup_from(ns: argparse.Namespace) -> client_entries.Setup:
     """Values from the flags or environment when set, placeholders otherwise; the token is never read."""
-    url = ns.url or os.environ.get("GITEA_URL") or os.environ.get("GITEA_HOST") or client_entries.PLACEHOLDER_URL
+    url = ns.url or from_environment(SETTINGS["--url"])[0] or client_entries.PLACEHOLDER_URL
     owners = ns.allowed_owners or os.environ.get("GITEA_ALLOWED_OWNERS") or client_entries.PLACEHOLDER_OWNERS
     how = launch(ns.launcher)
     remote = ns.remote or ns.http
@@ -87,7 +89,7 @@ def carried(ns: argparse.Namespace) -> tuple[tuple[str, str], ...]:
     (exit 2), with the server's own sentence; the CA file gets its absolute path, as the client runs elsewhere.
     """
     found: list[tuple[str, str]] = []
-    read_only = _flag_or_bool(ns.read_only, "GITEA_READ_ONLY")
+    read_only = _flag_or_bool(ns.read_only, "--read-only")
     if read_only:
         found.append(("GITEA_READ_ONLY", "true"))
     toolsets = _toolsets(ns.toolsets, read_only)
@@ -103,12 +105,12 @@ def carried(ns: argparse.Namespace) -> tuple[tuple[str, str], ...]:
                 f"GITEA_CA_BUNDLE={shown(ca_bundle, 200)} is not a readable file; give the path of a PEM file"
             )
         found.append(("GITEA_CA_BUNDLE", os.path.abspath(ca_bundle)))
-    if _flag_or_bool(ns.insecure, "GITEA_INSECURE"):
+    if _flag_or_bool(ns.insecure, "--insecure"):
         found.append(("GITEA_INSECURE", "true"))
     level = parse_log_level(ns.log_level or os.environ.get("GITEA_LOG_LEVEL"))
     if level != DEFAULT_LOG_LEVEL:
         found.append(("GITEA_LOG_LEVEL", level))
-    if _flag_or_bool(ns.lockdown, "GITEA_LOCKDOWN"):
+    if _flag_or_bool(ns.lockdown, "--lockdown"):
         found.append(("GITEA_LOCKDOWN", "true"))
     if trusted := _trusted(ns.lockdown_trusted):
         found.append(("GITEA_LOCKDOWN_TRUSTED", ",".join(trusted)))
@@ -124,8 +126,12 @@ def _trusted(flag: str | None) -> list[str]:
         raise ConfigError(str(exc)) from None
 
 
-def _flag_or_bool(flag: bool | None, name: str) -> bool:
-    return flag if flag is not None else parse_bool(os.environ.get(name), name)
+def _flag_or_bool(flag: bool | None, option: str) -> bool:
+    """The switch as the server reads it: GITEA_READONLY=true (the official Go server's) is read-only too."""
+    if flag is not None:
+        return flag
+    raw, name = from_environment(SETTINGS[option])
+    return parse_bool(raw, name)
 
 
 def _toolsets(flag: str | None, read_only: bool) -> tuple[Toolset, ...]:

@@ -22,6 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 from pydantic import SecretStr, ValidationError
 
 from gitea_mcp import __version__
+from gitea_mcp.cli import foreign
 from gitea_mcp.domain.toolsets import TOOLSETS
 from gitea_mcp.redaction import shown
 from gitea_mcp.settings import (
@@ -37,12 +38,13 @@ from gitea_mcp.settings import (
     parse_owner_list,
     parse_toolsets,
     parse_trusted,
+    placeholder_problem,
 )
 from gitea_mcp.toolkit.registry import serves_nothing
 
 PROG = "gitea-issues-mcp"
 # Subcommands whose module exists under gitea_mcp/cli/; serve is the default.
-COMMANDS = ("serve", "demo", "check", "config", "call")
+COMMANDS = ("serve", "demo", "check", "config", "call", "signin-setup")
 DEFAULT_COMMAND = "serve"
 # The settings' defaults, declared once, in Settings: the flags' help and the reading of flags both say these.
 _DEFAULT: dict[str, Any] = {name: field.default for name, field in Settings.model_fields.items()}
@@ -60,7 +62,7 @@ EXIT_CODES = (
     "130 Ctrl-C, 143 SIGTERM"
 )
 # Commands that work without a configured Gitea (they bring their own or need none).
-NO_SETTINGS: frozenset[str] = frozenset({"demo", "config"})
+NO_SETTINGS: frozenset[str] = frozenset({"demo", "config", "signin-setup"})
 
 
 def _env(*names: str) -> str | None:
@@ -72,7 +74,7 @@ def _env(*names: str) -> str | None:
 
 
 def _command(name: str) -> ModuleType:
-    return importlib.import_module(f"gitea_mcp.cli.{name}")
+    return importlib.import_module(f"gitea_mcp.cli.{name.replace('-', '_')}")  # signin-setup: cli/signin_setup.py
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,11 @@ class Setting:
     switch: bool = False  # a flag without a value (`--read-only`)
     metavar: str | None = None
     secret: bool = False
+    # Other Gitea/Forgejo MCP servers' names for the same setting (docs/migrating.md), read after `env`: a move from
+    # one of them keeps every setting it had, and one of theirs set beside ours to another value stops the start.
+    aliases: tuple[str, ...] = ()
+    # Their variables naming a file that holds the secret (`GITEA_ACCESS_TOKEN_FILE`), read after the aliases.
+    alias_files: tuple[str, ...] = ()
 
     @property
     def typed(self) -> str:
@@ -104,9 +111,21 @@ class Setting:
 
 
 CONNECTION: tuple[Setting, ...] = (
-    Setting("--url", ("GITEA_URL", "GITEA_HOST"), "Gitea base URL, e.g. https://gitea.example.com", metavar="URL"),
     Setting(
-        "--token", ("GITEA_TOKEN", "GITEA_ACCESS_TOKEN"), "file holding the access token", metavar="FILE", secret=True
+        "--url",
+        ("GITEA_URL", "GITEA_HOST"),
+        "Gitea base URL, e.g. https://gitea.example.com",
+        metavar="URL",
+        aliases=("FORGEJO_URL", "FORGEJO_BASE_URL"),
+    ),
+    Setting(
+        "--token",
+        ("GITEA_TOKEN", "GITEA_ACCESS_TOKEN"),
+        "file holding the access token",
+        metavar="FILE",
+        secret=True,
+        aliases=("FORGEJO_ACCESS_TOKEN", "FORGEJO_TOKEN"),
+        alias_files=("GITEA_ACCESS_TOKEN_FILE",),
     ),
     Setting(
         "--allowed-owners",
@@ -114,7 +133,7 @@ CONNECTION: tuple[Setting, ...] = (
         "comma-separated owners agents may use, '*' for all",
         metavar="OWNERS",
     ),
-    Setting("--read-only", ("GITEA_READ_ONLY",), "offer no write tools", switch=True),
+    Setting("--read-only", ("GITEA_READ_ONLY",), "offer no write tools", switch=True, aliases=("GITEA_READONLY",)),
     Setting(
         "--toolsets",
         ("GITEA_TOOLSETS",),
@@ -149,7 +168,13 @@ CONNECTION: tuple[Setting, ...] = (
     ),
 )
 HTTP: tuple[Setting, ...] = (
-    Setting("--transport", ("GITEA_MCP_TRANSPORT",), "stdio (default) or http", metavar="{stdio,http}"),
+    Setting(
+        "--transport",
+        ("GITEA_MCP_TRANSPORT",),
+        "stdio (default) or http",
+        metavar="{stdio,http}",
+        aliases=("MCP_MODE",),
+    ),
     Setting("--host", ("GITEA_MCP_HOST",), f"address to listen on (default {_DEFAULT['host']})", metavar="HOST"),
     Setting(
         "--port",
@@ -270,12 +295,14 @@ SIGNIN: tuple[Setting, ...] = (
         ("GITEA_MCP_PUBLIC_URL",),
         "the origin clients reach, e.g. https://mcp.example.com (http only for 127.0.0.1); turns on sign-in",
         metavar="URL",
+        aliases=("GITEA_OAUTH_PUBLIC_URL",),
     ),
     Setting(
         "--oauth-client-id",
         ("GITEA_MCP_OAUTH_CLIENT_ID",),
         "Client ID of the OAuth2 application registered in Gitea for sign-in",
         metavar="ID",
+        aliases=("GITEA_OAUTH_CLIENT_ID",),
     ),
     Setting(
         "--oauth-client-secret",
@@ -283,6 +310,7 @@ SIGNIN: tuple[Setting, ...] = (
         "file holding its Client Secret, for a confidential application",
         metavar="FILE",
         secret=True,
+        alias_files=("GITEA_OAUTH_CLIENT_SECRET_FILE",),
     ),
     Setting(
         "--oauth-key",
@@ -373,6 +401,18 @@ USES: dict[str, tuple[str, ...]] = {
     # config writes the settings into the client's launch; never the token (the client asks for it).
     "config": tuple(s.flag for s in CONNECTION if s.flag != "--token"),
     "demo": ("--log-level", *_SERVE_ONLY),  # the stand-in brings URL, token and owners; the rest with --serve
+    # The forge's application for sign-in: where it is, whose token makes it, and what the sign-in will be.
+    "signin-setup": (
+        "--url",
+        "--token",
+        "--timeout",
+        "--log-level",
+        "--ca-bundle",
+        "--insecure",
+        "--public-url",
+        "--oauth-client-id",
+        "--oauth-key",
+    ),
 }
 # Why a command would ignore a flag, said when it refuses one.
 _WHY_NOT: dict[str, str] = {
@@ -380,6 +420,7 @@ _WHY_NOT: dict[str, str] = {
     "call": "it runs one tool in this process and serves nothing",
     "config": "the client starts the server on stdio; for a remote server use --remote URL (sign-in) or --http URL",
     "demo": "it brings its own Gitea stand-in, token and owners",
+    "signin-setup": "it makes the forge's OAuth2 application and serves nothing",
 }
 
 
@@ -600,6 +641,8 @@ def _resolve(name: str, flags: dict[str, bool]) -> str | None:
 
 
 def _unknown(name: str, flags: dict[str, bool], command: str | None, after: list[str]) -> str:
+    if name in foreign.FLAG_HINTS:  # another Gitea/Forgejo MCP server's flag (docs/migrating.md)
+        return f"unknown flag {name} (another Gitea MCP server's); {foreign.FLAG_HINTS[name]}"
     long_flags = [flag for flag in flags if flag.startswith("--")]
     from difflib import get_close_matches  # only after a mistake: not at start-up
 
@@ -685,10 +728,7 @@ class _Reader:
             return (given if isinstance(given, str) else str(given)), flag
         if flag not in self.uses:
             return None, setting.env[0]
-        for name in setting.env:
-            if os.environ.get(name):
-                return os.environ[name], name
-        return None, setting.env[0]
+        return from_environment(setting)
 
     def value(self, flag: str) -> str | None:
         return self.raw(flag)[0]
@@ -698,6 +738,40 @@ class _Reader:
             return True
         raw, name = self.raw(flag)
         return parse_bool(raw, name)
+
+
+# Settings whose value set to nothing is a client's unexpanded variable, never a choice (placeholders are refused).
+_NOT_BLANK = ("--url", "--token", "--http-secret", "--public-url", "--oauth-client-id", "--oauth-client-secret",
+              "--oauth-key")  # fmt: skip
+
+
+def from_environment(setting: Setting) -> tuple[str | None, str]:
+    """The setting's value in the environment and the variable holding it: ours first, then other servers' names
+    for it (docs/migrating.md). Two of them holding different values stop the start: which was meant is not ours to
+    guess, and the first one winning would quietly drop the other."""
+    found = [(name, os.environ[name]) for name in (*setting.env, *setting.aliases) if name in os.environ]
+    found += [(name, read_secret(os.environ[name], name)) for name in setting.alias_files if os.environ.get(name)]
+    if setting.flag in _NOT_BLANK:  # said before any conflict: it is the cause, and names the variable as set
+        for name, value in found:
+            problem = placeholder_problem(name, value, examples=setting.flag != "--oauth-key")
+            if problem is not None:
+                raise ConfigError(problem + ".")
+    found = [(name, value) for name, value in found if value]
+    if not found:
+        return None, setting.env[0]
+    first, value = found[0]
+    for other, theirs in found[1:]:
+        if theirs.strip() != value.strip():
+            raise ConfigError(_both(first, other))
+    return value, first
+
+
+def _both(ours: str, other: str) -> str:
+    whose = f"the name {foreign.ORIGIN[other]} gives it" if other in foreign.ORIGIN else "another name for it"
+    return (
+        f"{ours} and {other} are both set, to different values, and both mean one setting ({other} is {whose}); "
+        "keep one of them, or give both the same value."
+    )
 
 
 def read_secret(path: str, flag: str) -> str:
@@ -766,6 +840,13 @@ def settings_from(ns: argparse.Namespace, uses: Sequence[str] | None = None) -> 
         raise ConfigError(
             "--redis-url carries a password, which every user of this machine can read on the command line (ps); "
             "set GITEA_MCP_REDIS_URL in the environment instead."
+        )
+    listen, listen_from = read.raw("--host")
+    if listen and listen.strip().lower().startswith(("http://", "https://")):
+        # The official Go server's --host (and GITEA_HOST) is the Gitea URL; here it is where HTTP mode listens.
+        raise ConfigError(
+            f"{_named(listen_from, listen)} is a URL, but {listen_from} here is the address HTTP mode listens on "
+            "(e.g. 127.0.0.1); the Gitea URL goes in --url or GITEA_URL (the official Go server's --host)."
         )
     hosts = read.value("--allowed-hosts") or ""
     proxies = read.value("--trusted-proxies")
@@ -853,8 +934,42 @@ def _from(read: _Reader, flag: str, convert: Any, default: Any) -> Any:
 
 def configure_logging(level: str | None) -> None:
     # stdout is the MCP protocol channel: every log line goes to stderr.
-    name = parse_log_level(level or _env("GITEA_LOG_LEVEL"))
+    name = parse_log_level(level or _env("GITEA_LOG_LEVEL") or _debug())
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, name), format="%(levelname)s %(name)s: %(message)s")
+
+
+def _debug() -> str | None:
+    """The other servers' debug switches (GITEA_DEBUG=true) as the level they mean; against a level set here to
+    another, one sentence naming both."""
+    on = [name for name in foreign.DEBUG_SWITCHES if parse_bool(os.environ.get(name), name)]
+    return "DEBUG" if on else None
+
+
+def _debug_agrees(level: str | None) -> None:
+    wanted = level or _env("GITEA_LOG_LEVEL")
+    for name in foreign.DEBUG_SWITCHES:
+        if parse_bool(os.environ.get(name), name) and wanted and parse_log_level(wanted) != "DEBUG":
+            given = f"--log-level {wanted}" if level else f"GITEA_LOG_LEVEL={shown(wanted)}"
+            raise ConfigError(
+                f"{given} and {name}=true are both set, and {name} (a setting of {foreign.ORIGIN[name]}) means "
+                "GITEA_LOG_LEVEL=DEBUG; keep one of them."
+            )
+
+
+def known_variables() -> frozenset[str]:
+    """Every variable some setting reads, ours and the aliases."""
+    return frozenset(name for s in SETTINGS.values() for name in (*s.env, *s.aliases, *s.alias_files)) | frozenset(
+        _READ_ELSEWHERE
+    )
+
+
+# Read outside the Setting declarations: the stand-in's version (demo) and the other servers' debug switches.
+_READ_ELSEWHERE = ("GITEA_VERSION", *foreign.DEBUG_SWITCHES)
+
+
+def environment_notes() -> tuple[list[str], list[str]]:
+    """(reported, refused): the GITEA_*/FORGEJO_* variables this server does not read (foreign.notes)."""
+    return foreign.notes(os.environ, known_variables())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -883,7 +998,9 @@ def _main(argv: Sequence[str] | None) -> int:
     ns = parse_args(sys.argv[1:] if argv is None else argv)
     module = _command(ns.command)
     try:
+        _debug_agrees(ns.log_level)
         configure_logging(ns.log_level)
+        _report_environment(ns.command)
         settings = None if ns.command in NO_SETTINGS else settings_from(ns)
         code: int = module.run(ns, settings)
     except CannotListen as exc:
@@ -893,6 +1010,17 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return USAGE
     return code
+
+
+def _report_environment(command: str) -> None:
+    """Variables this server does not read, said on stderr before anything else (check says them among its lines);
+    one whose loss would offer more than it allowed stops the commands that use settings."""
+    reported, refused = environment_notes()
+    if refused and command not in NO_SETTINGS:
+        raise ConfigError("; ".join(refused) + ".")
+    if command != "check":
+        for sentence in reported + refused:
+            print(f"{PROG}: warning: {sentence}", file=sys.stderr)
 
 
 def _stop_quietly_on_signals() -> None:

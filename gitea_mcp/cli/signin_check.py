@@ -102,7 +102,7 @@ def check_app(settings: Settings, client: GiteaClient) -> list[Line]:
             )
         ]
     try:
-        apps = _applications(client)
+        apps = applications(client)
     except GiteaError as exc:
         if lacks_scope(exc):
             return [
@@ -128,7 +128,8 @@ def check_app(settings: Settings, client: GiteaClient) -> list[Line]:
     return _app_lines(settings, app, callback)
 
 
-def _applications(client: GiteaClient) -> list[dict[str, Any]]:
+def applications(client: GiteaClient) -> list[dict[str, Any]]:
+    """The token owner's OAuth2 applications, every page (signin-setup reads them too)."""
     found: list[dict[str, Any]] = []
     for page in range(1, MAX_PAGES + 1):
         response = client.get(["user", "applications", "oauth2"], {"page": page, "limit": PAGE})

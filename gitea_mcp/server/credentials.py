@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gitea_mcp.settings import Settings
+from gitea_mcp.settings import Settings, placeholder_problem
 
 if TYPE_CHECKING:
     from gitea_mcp.server.signin.seal import Sealer
@@ -67,6 +67,9 @@ def credential(headers: Iterable[tuple[str, str]], settings: Settings, clock: Cl
     if found is None:
         return Credential(None, f"malformed Authorization header: {_ONE}")
     token = found.group(1)
+    placeholder = placeholder_problem("the token in the Authorization header", token)
+    if placeholder is not None:  # never asked of Gitea: its 401 would blame the token, not the client's config
+        return Credential(None, placeholder, invalid_token=True)
     if settings.signin:
         return _signed_in(token, settings, clock)
     return Credential(token, bearer=True)

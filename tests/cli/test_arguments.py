@@ -53,6 +53,7 @@ OPERANDS: dict[str, list[str]] = {
     "check": [],
     "config": ["vscode"],
     "call": ["issue_list"],
+    "signin-setup": [],
 }
 CONNECTION = [
     "--url",
@@ -109,6 +110,18 @@ USED: dict[str, list[str]] = {
         "--port",
         "--allowed-hosts",
         *LIMITS,
+    ],
+    # issue 39: the forge's OAuth2 application for sign-in; no owners, nothing served
+    "signin-setup": [
+        "--url",
+        "--token-file",
+        "--timeout",
+        "--log-level",
+        "--ca-bundle",
+        "--insecure",
+        "--public-url",
+        "--oauth-client-id",
+        "--oauth-key-file",
     ],
 }
 PAIRS = [(command, flag) for command in COMMANDS for flag, *_ in FLAGS]
@@ -181,7 +194,8 @@ def test_an_unknown_command_is_named_with_the_closest(
         main(argv)
     out, err = capfd.readouterr()
     assert exited.value.code == USAGE and out == ""
-    assert err == f"gitea-issues-mcp: {said} Commands: serve, demo, check, config, call.\n", "one line, on stderr"
+    commands = "serve, demo, check, config, call, signin-setup"
+    assert err == f"gitea-issues-mcp: {said} Commands: {commands}.\n", "one line, on stderr"
 
 
 @pytest.mark.parametrize("argv", [["--version"], *([command, "--version"] for command in COMMANDS)])

@@ -332,6 +332,8 @@ def _stdio_env(client: str, out: str, err: str) -> dict[str, str]:
 NON_DEFAULT = {
     "read-only-flag": (["--read-only"], {}, "GITEA_READ_ONLY", "true"),
     "read-only-env": ([], {"GITEA_READ_ONLY": "yes"}, "GITEA_READ_ONLY", "true"),
+    # Issue 39: the official Go server's name, carried under ours (it was dropped, and the client offered writes).
+    "read-only-go-name": ([], {"GITEA_READONLY": "true"}, "GITEA_READ_ONLY", "true"),
     "timeout-flag": (["--timeout", "5"], {}, "GITEA_TIMEOUT", "5"),
     "timeout-env": ([], {"GITEA_TIMEOUT": "12.5"}, "GITEA_TIMEOUT", "12.5"),
     "ca-bundle-flag": (["--ca-bundle", "ca.pem"], {}, "GITEA_CA_BUNDLE", "{cwd}/ca.pem"),

@@ -145,6 +145,8 @@ HELP = {
     "serve": (["--url", "--token-file", "--read-only", "--transport", *HTTP_ONLY], []),
     "check": (["--url", "--token-file", "--read-only", "--transport"], HTTP_ONLY),
     "call": (["--url", "--token-file", "--read-only", "--json"], ["--transport", *HTTP_ONLY]),
+    "signin-setup": (["--url", "--token-file", "--public-url", "--oauth-client-id", "--rotate", "--public"],
+                     ["--read-only", "--transport", "--oauth-client-secret-file", *HTTP_ONLY]),
     "config": (["--url", "--allowed-owners", "--launcher"], ["--token-file", "--transport", *HTTP_ONLY]),
     "demo": (["--serve", "--read-only", "--port"], ["--url", "--token-file", "--allowed-owners", "--http-secret-file"]),
 }  # fmt: skip

@@ -163,6 +163,39 @@ def test_an_application_registered_by_api_shows_its_secret_once(account: Account
     assert http.call("DELETE", f"/user/applications/oauth2/{made.body['id']}", account.token).status == 204
 
 
+def test_applications_are_listed_and_read_without_their_secret_and_an_update_makes_a_new_one(
+    account: Account, http: Http, new_app: Callable[..., App]
+) -> None:
+    """What `signin-setup` relies on (issue 39): the list and `GET …/{id}` show `"client_secret": ""`, a PATCH
+    replaces the fields, redirect URIs required as on creation, and answers with a new secret; the old one is
+    refused from then on, which is why the command changes an existing application only when told to rotate."""
+    app = new_app(confidential=True)
+    listed = http.call("GET", "/user/applications/oauth2", account.token, params={"page": 1, "limit": 50})
+    assert listed.status == 200 and listed.total is not None and listed.total >= 1 and "Link" not in listed.headers
+    mine = next(row for row in listed.body if row["client_id"] == app.client_id)
+    assert (
+        mine["client_secret"] == "" and mine["confidential_client"] is True and mine["redirect_uris"] == [app.redirect]
+    )
+    one = http.call("GET", f"/user/applications/oauth2/{app.id}", account.token)
+    assert one.status == 200 and one.body == mine
+    uris = [app.redirect, "https://mcp.example.test/callback"]
+    no_uris = http.call("PATCH", f"/user/applications/oauth2/{app.id}", account.token, json={"name": "x"})
+    assert (no_uris.status, no_uris.message) == (422, "[RedirectURIs]: Required")
+    body = {"name": "renamed", "redirect_uris": uris, "confidential_client": True}
+    updated = http.call("PATCH", f"/user/applications/oauth2/{app.id}", account.token, json=body)
+    assert updated.status == 200, updated.text
+    assert updated.body["client_id"] == app.client_id and updated.body["redirect_uris"] == uris
+    assert updated.body["client_secret"].startswith("gto_") and updated.body["client_secret"] != app.secret
+    old = token(account.url, {"grant_type": "authorization_code", "client_id": app.client_id,
+                              "client_secret": app.secret, "code": "none", "code_verifier": "x" * 43})  # fmt: skip
+    assert old.status_code == 400 and old.json() == {
+        "error": "unauthorized_client",
+        "error_description": "invalid client secret",
+    }
+    missing = http.call("GET", "/user/applications/oauth2/999999999", account.token)
+    assert missing.status == 404
+
+
 # -- authorization code with PKCE ---------------------------------------------------------------------------------
 
 

@@ -133,6 +133,18 @@ class OAuthProvider:
         self.apps[app.client_id] = app
         return app, secret
 
+    def update_app(self, app: OAuthApp, name: str, redirect_uris: list[str], confidential: bool) -> str:
+        """Gitea's UpdateOauth2Application: the fields replaced, and a new secret made (the old one no longer
+        works), shown once."""
+        secret = "gto_" + _base32(32)
+        app.name, app.redirect_uris, app.confidential, app.secret_hash = (
+            name,
+            redirect_uris,
+            confidential,
+            _hash(secret),
+        )
+        return secret
+
     def delete_app(self, app: OAuthApp) -> None:
         """Its grants go with it, and with them every token issued under them."""
         self.apps.pop(app.client_id, None)
