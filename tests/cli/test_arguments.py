@@ -20,6 +20,8 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--log-level", "DEBUG", "log_level", "DEBUG"),
     ("--ca-bundle", "/etc/ca.pem", "ca_bundle", "/etc/ca.pem"),
     ("--insecure", None, "insecure", True),
+    ("--lockdown", None, "lockdown", True),
+    ("--lockdown-trusted", "release-bot", "lockdown_trusted", "release-bot"),
     ("--transport", "http", "transport", "http"),
     ("--host", "0.0.0.0", "host", "0.0.0.0"),
     ("--port", "8001", "port", "8001"),
@@ -39,7 +41,11 @@ FLAGS: list[tuple[str, str | None, str, Any]] = [
     ("--calls-per-minute", "120", "calls_per_minute", "120"),
     ("--forge-requests-per-minute", "900", "forge_requests_per_minute", "900"),
     ("--trusted-proxies", "10.0.0.0/8", "trusted_proxies", "10.0.0.0/8"),
+    ("--metrics-port", "9100", "metrics_port", "9100"),
+    ("--metrics-address", "0.0.0.0", "metrics_address", "0.0.0.0"),
+    ("--metrics-detailed", None, "metrics_detailed", True),
     ("--traces", None, "traces", True),
+    ("--audit-log", "stderr", "audit_log", "stderr"),
     ("--public-url", "https://mcp.example.com", "public_url", "https://mcp.example.com"),
     ("--oauth-client-id", "5b2c3e9a", "oauth_client_id", "5b2c3e9a"),
     ("--oauth-client-secret-file", "/run/secrets/c", "oauth_client_secret_file", "/run/secrets/c"),
@@ -65,6 +71,8 @@ CONNECTION = [
     "--log-level",
     "--ca-bundle",
     "--insecure",
+    "--lockdown",
+    "--lockdown-trusted",
 ]
 LIMITS = [
     "--calls-per-token",
@@ -83,8 +91,9 @@ LIMITS = [
 # --workers is serve's alone: demo runs its stand-in in threads, and a fork takes one thread along.
 HTTP = [
     "--transport", "--host", "--port", "--allowed-hosts", "--http-secret-file", "--redis-url", "--workers", *LIMITS,
-    "--traces",
 ]  # fmt: skip
+# issue 38: metrics, traces and the audit log, in every mode (stdio too); check says each
+OBSERVE = ["--metrics-port", "--metrics-address", "--metrics-detailed", "--traces", "--audit-log"]
 # issue 24: serve and check; issue 35: client metadata documents may be turned off
 SIGNIN = [
     "--public-url",
@@ -95,9 +104,17 @@ SIGNIN = [
 ]
 # The settings each command uses (written out here, not read from the code, so a change to them is a decision).
 USED: dict[str, list[str]] = {
-    "serve": CONNECTION + HTTP + SIGNIN,
-    # check verifies the sign-in set-up, and says the per-user limit and the forge budget in force
-    "check": [*CONNECTION, "--transport", "--redis-url", *SIGNIN, "--calls-per-minute", "--forge-requests-per-minute"],
+    "serve": CONNECTION + HTTP + SIGNIN + OBSERVE,
+    # check verifies the sign-in set-up, and says the per-user limit, the forge budget and what is observed
+    "check": [
+        *CONNECTION,
+        "--transport",
+        "--redis-url",
+        *SIGNIN,
+        "--calls-per-minute",
+        "--forge-requests-per-minute",
+        *OBSERVE,
+    ],
     "call": CONNECTION,
     "config": [flag for flag in CONNECTION if flag != "--token-file"],
     "demo": [
@@ -129,7 +146,7 @@ PAIRS = [(command, flag) for command in COMMANDS for flag, *_ in FLAGS]
 
 def test_the_table_covers_every_global_flag_and_command() -> None:
     listed = {flag for flag in _value_flags(build_parser()) if flag not in ("-h", "--help", "--version")}
-    assert listed == {flag for flag, *_ in FLAGS} == set(CONNECTION + HTTP + SIGNIN)
+    assert listed == {flag for flag, *_ in FLAGS} == set(CONNECTION + HTTP + SIGNIN + OBSERVE)
     assert set(OPERANDS) == set(USED) == set(COMMANDS)
 
 

@@ -40,7 +40,8 @@ def written_entry(client: str, *argv: str) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr
     if client == "codex":
         return dict(tomllib.loads(done.stdout)["mcp_servers"]["gitea"])
-    return dict(json.loads(done.stdout)["servers" if client == "vscode" else "mcpServers"]["gitea"])
+    table = {"vscode": "servers", "zed": "context_servers"}.get(client, "mcpServers")  # each client's own key
+    return dict(json.loads(done.stdout)[table]["gitea"])
 
 
 def client_environment(entry: dict[str, Any]) -> dict[str, str]:

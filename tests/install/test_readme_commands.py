@@ -8,7 +8,6 @@ from the README (.ci/run, checked in tests/test_readme.py).
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 import os
 import re
@@ -27,7 +26,8 @@ from gitea_mcp.toolkit import registry
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-SETTINGS = sorted(set(re.findall(r'"(GITEA_[A-Z_]+)"', inspect.getsource(cli))))
+# Every variable a setting is read from, as declared; other servers' names read as aliases are docs/migrating.md's.
+SETTINGS = sorted({name for setting in cli.SETTINGS.values() for name in setting.env})
 TOOLS = {spec.name for spec in registry.every()}
 
 
