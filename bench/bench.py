@@ -322,7 +322,8 @@ class HttpChild:
     (`ulimit -n`) when given; its port is the one its start-up line names. Stopped by its pid in `stop`."""
 
     def __init__(self, forge: StandIn | StandInProcess, files: int | None = None, port: int = 0, **extra: str) -> None:
-        env = {**os.environ, **env_for(forge.url), "GITEA_TOKEN": "", **extra}
+        # No server token: each caller brings its own (an empty GITEA_TOKEN is refused as an unset placeholder).
+        env = {key: value for key, value in {**os.environ, **env_for(forge.url), **extra}.items() if key != "GITEA_TOKEN"}
         command = [*OURS, "--transport", "http", "--host", "127.0.0.1", "--port", str(port)]
         self.err = tempfile.TemporaryFile()  # noqa: SIM115 (closed in stop) a file, not a pipe: nothing drains it
         limit = None if files is None else functools.partial(_limit_files, files)
