@@ -29,6 +29,7 @@ from pydantic_core import PydanticCustomError
 from gitea_mcp.domain.failures import BadArgument
 from gitea_mcp.domain.policy import MAX_LABEL_NAMES, MAX_LIMIT, MAX_NUMBER, too_many_labels
 from gitea_mcp.redaction import shown
+from gitea_mcp.toolkit.lockdown import TITLE_MARK
 
 MAX_PAGE = 10_000
 
@@ -71,6 +72,27 @@ class Capped:
 # Rows per page: policy.cap_limit caps it; the schema says so in the fewest bytes (agents read it every turn).
 Limit = Annotated[int, Strict(), Field(ge=1, description=f"Capped at {MAX_LIMIT}."), Capped(MAX_LIMIT)]
 Flag = Annotated[bool, Strict()]  # true or false: not "yes", not 1
+
+
+def unmarked(title: str) -> str:
+    """A title a write tool was given, without the marks lockdown puts before titles it shows (`TITLE_MARK`,
+    compared exactly): copied from an answer into issue_update or issue_create, a mark would be written into the
+    forge's title, and marked again on the next read. Taken off whether lockdown is on here or not (another server
+    may have shown the title), and every leading one: a title that carries a mark already (written back by another
+    client, or typed by its author) reads with two, and only the title under them is the issue's. Blanks around a
+    mark do not count, as titles are sent stripped; a mark anywhere else, or spelt otherwise, is the title's own."""
+    rest = title.lstrip()
+    if not rest.startswith(TITLE_MARK) and rest.rstrip() != TITLE_MARK.rstrip():
+        return title
+    while rest.startswith(TITLE_MARK):
+        rest = rest[len(TITLE_MARK) :].lstrip()
+    return "" if rest.rstrip() == TITLE_MARK.rstrip() else rest
+
+
+# An issue's title on a write: unmarked at parsing, so the write guard's key, the duplicate check and the payload
+# all see the title the forge should keep. A mark alone leaves it empty, which the tool refuses as any empty title.
+Title = Annotated[str, AfterValidator(unmarked)]
+
 # One schema type (array) for portability; a comma-separated string is accepted too.
 Names = Annotated[
     list[str], BeforeValidator(split_names), WithJsonSchema({"type": "array", "items": {"type": "string"}})

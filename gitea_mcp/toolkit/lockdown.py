@@ -35,7 +35,8 @@ if TYPE_CHECKING:  # Gitea's JSON models and the reads (their class creation ~10
     from gitea_mcp.gitea.client import GiteaClient
     from gitea_mcp.gitea.models import Comment, Issue, PullReview, PullReviewComment, Team, TimelineEntry, User
 
-# What a title opened by a user without write access starts with, in both faces.
+# What a title opened by a user without write access starts with, in both faces; never written back: the write
+# tools take it off a title they are given (toolkit/arguments.py, `unmarked`).
 TITLE_MARK = "(untrusted author) "
 TTL = 60.0
 ENTRIES = 4_096

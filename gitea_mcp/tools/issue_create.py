@@ -27,7 +27,7 @@ from gitea_mcp.toolkit import (
     writes,
     written,
 )
-from gitea_mcp.toolkit.arguments import Arguments, Flag, LabelNames, Names, Owner, RepoName
+from gitea_mcp.toolkit.arguments import Arguments, Flag, LabelNames, Names, Owner, RepoName, Title
 from gitea_mcp.toolkit.assignees import nearest
 from gitea_mcp.toolkit.base import Deps, ToolDefinition
 from gitea_mcp.toolkit.spec import ToolSpec
@@ -49,7 +49,7 @@ NAME = SPEC.name
 class CreateArgs(Arguments):
     owner: Owner
     name: RepoName
-    title: str
+    title: Title
     body: Annotated[str, Field(description="Markdown.")] = ""
     labels: LabelNames = Field(default_factory=list, description="Names.")
     assignees: Names = Field(default_factory=list, description="Usernames.")

@@ -30,7 +30,7 @@ from gitea_mcp.toolkit import (
     writes,
     written,
 )
-from gitea_mcp.toolkit.arguments import Arguments, LabelNames, Names, Number, Owner, RepoName
+from gitea_mcp.toolkit.arguments import Arguments, LabelNames, Names, Number, Owner, RepoName, Title
 from gitea_mcp.toolkit.assignees import nearest
 from gitea_mcp.toolkit.base import Deps, ToolDefinition, guard
 from gitea_mcp.toolkit.dependencies import Ref
@@ -63,7 +63,7 @@ class UpdateArgs(Arguments):
     owner: Owner
     name: RepoName
     number: Number
-    title: str | None = None
+    title: Title | None = None
     body: Annotated[str | None, Field(description="Replaces the body.")] = None
     state: NewState | None = None
     labels: Annotated[LabelNames | None, Field(description="The whole new set.")] = None

@@ -115,3 +115,21 @@ def test_a_listing_marks_the_non_writers_issue(guarded: Agent, oracle: Oracle, w
 def test_without_lockdown_every_comment_is_shown(target: Target, world: World, thread: Thread) -> None:
     answer = Agent(target, world, "writer").call("issue_get", owner=world.org, name=world.repo, number=thread.number)
     assert comments_by(answer) == thread.bodies
+
+
+def test_a_marked_title_sent_back_is_written_without_the_mark(
+    target: Target, oracle: Oracle, world: World, thread: Thread
+) -> None:
+    """The writer's agent, under lockdown (its token confirms no one, so every title is marked), retitles the
+    outsider's issue from the title it read: Gitea keeps the title without the mark, and the next read marks it
+    once."""
+    agent = locked(Agent(target, world, "writer"))
+    read = agent.call("issue_get", owner=world.org, name=world.repo, number=thread.number, max_chars=0)
+    assert read.data["title"].startswith(TITLE_MARK), read
+    retitled = read.data["title"] + " (triaged)"
+    updated = agent.call("issue_update", owner=world.org, name=world.repo, number=thread.number, title=retitled)
+    assert updated.data["outcome"] == "updated", updated
+    held = oracle.issue(thread.number)["title"]
+    assert held == retitled.removeprefix(TITLE_MARK) and TITLE_MARK not in held
+    again = agent.call("issue_get", owner=world.org, name=world.repo, number=thread.number, max_chars=0)
+    assert again.data["title"] == TITLE_MARK + held, again

@@ -7,8 +7,17 @@ from typing import Any, Literal, get_args, get_origin
 import pytest
 from pydantic import BaseModel
 
-from gitea_mcp.toolkit.arguments import argument_schemas, compact_schema, inline_defs, input_schema, nullable, parse
+from gitea_mcp.toolkit.arguments import (
+    argument_schemas,
+    compact_schema,
+    inline_defs,
+    input_schema,
+    nullable,
+    parse,
+    unmarked,
+)
 from gitea_mcp.toolkit.base import Deps, ToolDefinition
+from gitea_mcp.toolkit.lockdown import TITLE_MARK
 from gitea_mcp.tools import issue_comment, issue_create, issue_get, issue_list, issue_search, issue_update
 from tests.support import tool_cases
 from tests.support.results import failed
@@ -103,6 +112,40 @@ def test_names_take_an_array_or_a_comma_string_in_every_tool(given: object, labe
     assert parse("issue_create", issue_create.CreateArgs, {**NEW, "assignees": given}).assignees == labels
     assert parse("issue_update", issue_update.UpdateArgs, {**ISSUE, "labels": given}).labels == labels
     assert parse("issue_list", issue_list.ListArgs, {**REPO, "milestones": given}).milestones == labels
+
+
+MARK = TITLE_MARK  # lockdown's mark before a title, "(untrusted author) "
+
+
+@pytest.mark.parametrize(
+    ("given", "sent"),
+    [
+        (MARK + "Crash on save", "Crash on save"),
+        (MARK + MARK + "Crash on save", "Crash on save"),  # a mark already in the forge's title, marked again
+        (f"  {MARK} {MARK}Crash on save", "Crash on save"),  # blanks around marks: titles are sent stripped
+        (MARK, ""),  # the mark alone: an empty title, refused by the tool
+        (MARK.rstrip(), ""),
+        (MARK + MARK.rstrip(), ""),
+        ("Crash on save", "Crash on save"),
+        ("  Crash on save ", "  Crash on save "),  # no mark: untouched (the tool strips it as before)
+        (f"Crash {MARK}on save", f"Crash {MARK}on save"),  # in the middle: the title's own words
+        (f"Crash on save {MARK}", f"Crash on save {MARK}"),
+        (MARK.upper() + "Crash", MARK.upper() + "Crash"),  # compared exactly: spelt otherwise, it is not the mark
+        (MARK.rstrip() + "Crash", MARK.rstrip() + "Crash"),
+        ("[untrusted author] Crash", "[untrusted author] Crash"),
+        ("", ""),
+    ],
+)
+def test_a_title_loses_lockdowns_leading_marks_and_nothing_else(given: str, sent: str) -> None:
+    assert unmarked(given) == sent
+    assert parse("issue_create", issue_create.CreateArgs, {**NEW, "title": given}).title == sent
+    assert parse("issue_update", issue_update.UpdateArgs, {**ISSUE, "title": given}).title == sent
+
+
+def test_the_mark_changes_no_schema() -> None:
+    """Taken off when parsed, said nowhere: the title's schema is plain text, the bytes agents read unchanged."""
+    assert argument_schemas(issue_create.CreateArgs)["properties"]["title"] == {"type": "string"}
+    assert argument_schemas(issue_update.UpdateArgs)["properties"]["title"] == {"type": "string"}
 
 
 def test_null_is_not_given() -> None:

@@ -14,6 +14,7 @@ import responses
 
 from gitea_mcp.toolkit import in_flight, writes
 from gitea_mcp.toolkit.base import Deps
+from gitea_mcp.toolkit.lockdown import TITLE_MARK
 from gitea_mcp.tools import issue_create
 from tests.support.gitea_json import API, HIGH, LABELS, LOW, MILESTONES, api_error, issue, label, org_label, user
 from tests.support.mocks import optional
@@ -98,6 +99,7 @@ def test_a_refused_assignee_is_told_with_the_nearest_login(
         ),
         ({"milestone": "v9"}, "milestone 'v9' does not exist in acme/widgets. Milestones there: 'v1.0', 'v1.1'"),
         ({"title": "   "}, "title is empty"),
+        ({"title": TITLE_MARK}, "title is empty; give the issue a one-line title."),
         ({"due_date": "soon"}, "due_date='soon' is not a date"),
     ],
 )
@@ -215,6 +217,31 @@ def test_identical_creates_in_flight_file_once(gitea: responses.RequestsMock, de
         results = [first.result(), second.result()]
     assert [ok(result)[1]["number"] for result in results] == [301, 301]
     assert len(posts(gitea)) == 1
+
+
+def test_a_create_with_lockdowns_mark_and_one_without_in_flight_file_once(
+    gitea: responses.RequestsMock, deps: Deps
+) -> None:
+    """The mark is taken off before the write guard's key is made: a retry that copied the title from a marked
+    answer is the same write as the call without it, and the forge gets the title unmarked."""
+    gitea.get(ISSUES, json=[])
+    entered, release = threading.Event(), threading.Event()
+
+    def slow_post(request: Any) -> tuple[int, dict[str, str], str]:
+        entered.set()
+        release.wait(3)
+        return 201, {}, json.dumps(issue(301, "New bug", body="b", author="demo", created=now()))
+
+    gitea.add_callback(responses.POST, ISSUES, callback=slow_post)
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(run, deps, title=TITLE_MARK + "New bug", body="b")
+        assert entered.wait(3), "the first call is writing"
+        second = pool.submit(run, deps, title="New bug", body="b")
+        until_waiting(1)  # the second call has arrived and waits for the first: one key
+        release.set()
+        results = [first.result(), second.result()]
+    assert [ok(result)[1]["number"] for result in results] == [301, 301]
+    assert [post["title"] for post in posts(gitea)] == ["New bug"]
 
 
 @pytest.mark.parametrize(

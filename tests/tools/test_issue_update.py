@@ -17,6 +17,7 @@ import responses
 
 from gitea_mcp.toolkit import dependencies, in_flight, shared_flight, writes
 from gitea_mcp.toolkit.base import Deps
+from gitea_mcp.toolkit.lockdown import TITLE_MARK
 from gitea_mcp.toolkit.shared_flight import SharedFlights
 from gitea_mcp.tools import issue_update
 from tests.support.fake_redis import FakeRedis
@@ -342,6 +343,7 @@ def test_no_change_sends_nothing(gitea: responses.RequestsMock, deps: Deps) -> N
         ({}, "nothing to change"),
         ({"state": "done"}, "state='done' is not valid; use one of: open, closed"),
         ({"title": "  "}, "title cannot be empty"),
+        ({"title": TITLE_MARK}, "title cannot be empty; leave it out to keep the current title."),
         ({"labels": ["bug"], "add_labels": ["ui"]}, "not both"),
         ({"add_labels": ["bugz"]}, "label 'bugz' does not exist"),
         ({"milestone": "v9"}, "milestone 'v9' does not exist"),

@@ -4,14 +4,19 @@ faces; trust read from the forge as Gitea grants it, failing closed, cached; off
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import responses
 
+from gitea_mcp.domain.policy import Policy
+from gitea_mcp.gitea.catalog import Catalog
+from gitea_mcp.gitea.client import GiteaClient, RetryPolicy
+from gitea_mcp.standin import DEMO_ALL_TOKEN, StandIn
 from gitea_mcp.toolkit.base import Deps
 from gitea_mcp.toolkit.lockdown import TITLE_MARK, Lockdown
-from gitea_mcp.tools import issue_get, issue_list, issue_search
+from gitea_mcp.tools import issue_create, issue_get, issue_list, issue_search, issue_update
 from tests.support.gitea_json import API, api_error, comment, issue, permission, team, user
 from tests.support.results import ok
 from tests.support.rounds import Rounds
@@ -159,3 +164,72 @@ def test_a_cold_issue_get_costs_one_round_more_and_a_warm_one_none(deps: Deps, c
         gitea.seen.clear()
         get(deps)
         assert gitea.count == 1 and len(gitea.seen) == cold - 4, [t.path for t in gitea.seen]
+
+
+# The mark is never written back (toolkit/arguments.py, `unmarked`), on the stand-in: what it was sent is recorded.
+WIDGETS = {"owner": "acme", "name": "widgets"}
+CAROLS = 328  # an issue carol opened in acme/widgets, where she only reads: marked under lockdown
+
+
+@pytest.fixture
+def forge() -> Iterator[StandIn]:
+    with StandIn() as standin:
+        yield standin
+
+
+def on(forge: StandIn, lockdown: Lockdown | None = None) -> Deps:
+    """demo's token with every scope: it confirms every verdict in acme/widgets (demo administers it)."""
+    client = GiteaClient(forge.url, DEMO_ALL_TOKEN, timeout=10, retry=RetryPolicy(attempts=1))
+    return Deps(client=client, policy=Policy(frozenset({"acme"})), catalog=Catalog(), lockdown=lockdown)
+
+
+def sent(forge: StandIn, method: str, end: str) -> list[Any]:
+    """The bodies of the `method` requests the stand-in received on a path ending `end`."""
+    return [request.body for request in forge.requests if request.method == method and request.path.endswith(end)]
+
+
+def stored_title(forge: StandIn, number: int) -> str:
+    found = forge.store.get_issue("acme", "widgets", number)
+    assert found is not None
+    return found.title
+
+
+def test_a_marked_title_edited_and_sent_back_is_written_without_the_mark(forge: StandIn) -> None:
+    """The agent reads carol's issue marked, edits the title it read and sends it back: the forge gets it
+    without the mark, and the next read marks it once, not twice."""
+    deps = on(forge, Lockdown())
+    _, read = ok(issue_get.TOOL.call(deps, {**WIDGETS, "number": CAROLS}))
+    assert read["title"].startswith(TITLE_MARK) and not stored_title(forge, CAROLS).startswith(TITLE_MARK)
+    plain = stored_title(forge, CAROLS) + " on phones"
+    forge.clear_requests()
+    ok(issue_update.TOOL.call(deps, {**WIDGETS, "number": CAROLS, "title": read["title"] + " on phones"}))
+    assert sent(forge, "PATCH", f"/issues/{CAROLS}") == [{"title": plain}]
+    assert stored_title(forge, CAROLS) == plain
+    _, again = ok(issue_get.TOOL.call(deps, {**WIDGETS, "number": CAROLS}))
+    assert again["title"] == TITLE_MARK + plain
+
+
+def test_a_marked_title_sent_back_unchanged_changes_nothing(forge: StandIn) -> None:
+    deps = on(forge, Lockdown())
+    _, read = ok(issue_get.TOOL.call(deps, {**WIDGETS, "number": CAROLS}))
+    before = stored_title(forge, CAROLS)
+    _, data = ok(issue_update.TOOL.call(deps, {**WIDGETS, "number": CAROLS, "title": read["title"]}))
+    assert data["outcome"] == "unchanged" and sent(forge, "PATCH", f"/issues/{CAROLS}") == []
+    assert stored_title(forge, CAROLS) == before
+
+
+def test_a_title_marked_by_another_server_is_unmarked_with_lockdown_off_here(forge: StandIn) -> None:
+    ok(issue_update.TOOL.call(on(forge), {**WIDGETS, "number": 3, "title": TITLE_MARK * 2 + "Renamed elsewhere"}))
+    assert sent(forge, "PATCH", "/issues/3") == [{"title": "Renamed elsewhere"}]
+    assert stored_title(forge, 3) == "Renamed elsewhere"
+
+
+def test_a_follow_up_filed_with_a_marked_title_and_again_without_is_filed_once(forge: StandIn) -> None:
+    """The duplicate check compares the title unmarked: the retry without the mark finds the issue filed."""
+    deps = on(forge, Lockdown())
+    args = {**WIDGETS, "body": "Split from #328."}
+    _, first = ok(issue_create.TOOL.call(deps, {**args, "title": TITLE_MARK + "Follow-up: mobile layout"}))
+    _, second = ok(issue_create.TOOL.call(deps, {**args, "title": "Follow-up: mobile layout"}))
+    assert [body["title"] for body in sent(forge, "POST", "/repos/acme/widgets/issues")] == ["Follow-up: mobile layout"]
+    assert (first["outcome"], second["outcome"], second["number"]) == ("created", "already_existed", first["number"])
+    assert first["title"] == second["title"] == "Follow-up: mobile layout"  # demo writes here: not marked
