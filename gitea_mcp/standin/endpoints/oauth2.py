@@ -21,8 +21,9 @@ from gitea_mcp.standin.oauth.model import OAuthApp
 APP_FIELDS = {"name": "string", "confidential_client": "bool", "skip_secondary_authorization": "bool"}
 
 
-def create_app(call: Call) -> Response:
-    owner = call.require_token()
+def _app_form(call: Call) -> tuple[dict[str, Any], list[str]]:
+    """The body of a create or an update, bound and refused as Gitea binds CreateOAuth2ApplicationOptions (both
+    routes take it): the form, and its redirect URIs."""
     skips = call.profile.oauth_app_skips_secondary_authorization
     fields = APP_FIELDS if skips else {k: v for k, v in APP_FIELDS.items() if k != "skip_secondary_authorization"}
     form = bind(call, "CreateOAuth2ApplicationOptions", fields)
@@ -33,10 +34,19 @@ def create_app(call: Call) -> Response:
         raise ApiError(422, "[RedirectURIs]: Required")
     if not isinstance(uris, list) or not all(isinstance(uri, str) for uri in uris):
         raise ApiError(422, "[]: json: cannot unmarshal into Go struct field of type []string")
-    provider = call.store.oauth
-    app, secret = provider.create_app(owner.login, form["name"], list(uris), bool(form.get("confidential_client")))
-    if skips:
+    return form, list(uris)
+
+
+def _skip_secondary(call: Call, app: OAuthApp, form: dict[str, Any]) -> None:
+    if call.profile.oauth_app_skips_secondary_authorization:
         app.skip_secondary_authorization = bool(form.get("skip_secondary_authorization"))
+
+
+def create_app(call: Call) -> Response:
+    owner = call.require_token()
+    form, uris = _app_form(call)
+    app, secret = call.store.oauth.create_app(owner.login, form["name"], uris, bool(form.get("confidential_client")))
+    _skip_secondary(call, app, form)
     return json_response(_app(call, app, secret), 201)
 
 
@@ -62,19 +72,9 @@ def update_app(call: Call) -> Response:
     app = _own_app(call)
     if app is None:
         return _not_found(call)
-    skips = call.profile.oauth_app_skips_secondary_authorization
-    fields = APP_FIELDS if skips else {k: v for k, v in APP_FIELDS.items() if k != "skip_secondary_authorization"}
-    form = bind(call, "CreateOAuth2ApplicationOptions", fields)
-    if not form.get("name"):
-        raise ApiError(422, "[Name]: Required")
-    uris = form.get("redirect_uris")
-    if uris is None:
-        raise ApiError(422, "[RedirectURIs]: Required")
-    if not isinstance(uris, list) or not all(isinstance(uri, str) for uri in uris):
-        raise ApiError(422, "[]: json: cannot unmarshal into Go struct field of type []string")
-    secret = call.store.oauth.update_app(app, form["name"], list(uris), bool(form.get("confidential_client")))
-    if skips:
-        app.skip_secondary_authorization = bool(form.get("skip_secondary_authorization"))
+    form, uris = _app_form(call)
+    secret = call.store.oauth.update_app(app, form["name"], uris, bool(form.get("confidential_client")))
+    _skip_secondary(call, app, form)
     return json_response(_app(call, app, secret))
 
 
