@@ -7,6 +7,7 @@ both file; an agent that retries while its first call still runs does exactly th
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from concurrent.futures import Future, wait
 from mcp_types import CallToolResult
 
 import gitea_mcp.observe as observe
+from gitea_mcp.gitea.errors import GiteaError
 from gitea_mcp.toolkit.base import Deps, guard
 from gitea_mcp.toolkit.shared_flight import digest
 from gitea_mcp.toolkit.spec import ToolSpec
@@ -55,10 +57,13 @@ def run_once(
 def caller(deps: Deps) -> str:
     """Whose write this is: the forge user (its id), so that two tokens of one user, a refreshed sign-in or another
     replica meet on the same key. Over HTTP the gate has learnt it, asking Gitea whose each new token is
-    (gitea/users.py); stdio has one token. Across replicas an unknown user is looked up first: a round trip more,
-    once an hour for a token, where its write would otherwise not meet the same user's on another replica."""
-    if deps.client.user_id is None and deps.flights is not None:
-        deps.catalog.me(deps.client)
+    (gitea/users.py). Where it is not known yet it is looked up first (a round trip once an hour for a token, which
+    the write's own duplicate check makes anyway): a key taken from the token while the first call learns the user
+    would change under a second identical call, which then files again. A token Gitea will not say the user of
+    (no read:user) stays its own caller; the write's own read of the user then says what the token lacks."""
+    if deps.client.user_id is None:
+        with contextlib.suppress(GiteaError):
+            deps.catalog.me(deps.client)
     return deps.client.caller_key
 
 

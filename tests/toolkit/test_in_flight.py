@@ -232,24 +232,51 @@ def test_calls_alike_here_ask_the_shared_guard_once(pool: ThreadPoolExecutor, de
 
 
 @pytest.mark.parametrize(
-    ("flights", "known", "asked"),
+    ("flights", "known", "answer", "expected_user"),
     [
-        pytest.param(False, False, False, id="one-process-unknown-user-is-its-token"),
-        pytest.param(True, False, True, id="replicas-unknown-user-is-looked-up"),
-        pytest.param(True, True, False, id="replicas-known-user"),
+        pytest.param(False, False, 200, True, id="one-process-unknown-user-is-looked-up"),
+        pytest.param(True, False, 200, True, id="replicas-unknown-user-is-looked-up"),
+        pytest.param(False, True, None, True, id="one-process-known-user"),
+        pytest.param(True, True, None, True, id="replicas-known-user"),
+        pytest.param(False, False, 403, False, id="no-read-user-is-its-token"),
     ],
 )
-def test_whose_write_it_is(mocked: responses.RequestsMock, deps: Deps, flights: bool, known: bool, asked: bool) -> None:
-    """Across replicas an unknown user is looked up (`GET /user`), so two tokens of one user meet on one key there
-    too; in one process the token stands for its user until the gate or a write has learnt whose it is."""
-    if asked:
+def test_whose_write_it_is(
+    mocked: responses.RequestsMock, deps: Deps, flights: bool, known: bool, answer: int | None, expected_user: bool
+) -> None:
+    """An unknown user is looked up (`GET /user`) before the key is made, in one process as across replicas: a key
+    that changed once the first call learnt whose the token is would let an identical second call file again. A
+    token Gitea will not name the user of stays its own caller."""
+    if answer == 200:
         mocked.get(f"{API}/user", json=user("demo", 5))
+    elif answer is not None:
+        mocked.get(
+            f"{API}/user",
+            status=answer,
+            json={"message": "token does not have at least one of required scope(s), required=[read:user]"},
+        )
     if known:
         deps.client.learn_user(5)
     with_flights = shared(deps, FakeRedis()) if flights else deps
-    expected = f"{API}|user:5" if known or asked else deps.client.cache_key
+    expected = f"{API}|user:5" if expected_user else deps.client.cache_key
     assert caller(with_flights) == expected
-    assert len(mocked.calls) == int(asked)
+    assert len(mocked.calls) == int(answer is not None)
+
+
+def test_a_second_identical_create_meets_the_first_while_it_learns_whose_the_token_is(
+    pool: ThreadPoolExecutor, mocked: responses.RequestsMock, deps: Deps
+) -> None:
+    """The key is the same before and after the first call learns the user: the second call waits on the first
+    instead of running (it once keyed on the token first and on the user after, and filed twice)."""
+    mocked.get(f"{API}/user", json=user("demo", 5))
+    held = Held()
+    first = pool.submit(run_once, deps, CREATE, False, KEY, held, ("b",))
+    held.runs(1)
+    deps.client.learn_user(5)  # what the first call's duplicate check learns on its way, as the write runs
+    second = pool.submit(run_once, deps, CREATE, False, KEY, held, ("b",))
+    until_waiting(1)
+    held.go.set()
+    assert text_of(first.result(SECONDS)) == text_of(second.result(SECONDS)) == "run 1"
 
 
 def test_the_in_process_table_is_empty_between_calls() -> None:
