@@ -40,7 +40,7 @@ from gitea_mcp.gitea.errors import (
 from gitea_mcp.gitea.outbound import speaks_tls
 from gitea_mcp.gitea.release import ServerInfo
 from gitea_mcp.redaction import redis_display, shown
-from gitea_mcp.settings import ConfigError, Settings
+from gitea_mcp.settings import ConfigError, Settings, public_url_unreachable
 from gitea_mcp.toolkit import scopes
 from gitea_mcp.toolkit.registry import every, offered
 from gitea_mcp.toolkit.render import counted
@@ -98,6 +98,9 @@ def run_checks(settings: Settings, client: GiteaClient) -> list[Line]:
 def checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     """Each check in order, each line as soon as it is known; the replicas' write guard last, when one is set."""
     yield from gitea_checks(settings, client)
+    reach = public_url_line(settings)
+    if reach is not None:
+        yield reach
     yield limits_line(settings)
     if settings.redis_url is not None:
         yield check_guard(settings)
@@ -107,6 +110,13 @@ def checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     if settings.metrics_port is not None or settings.audit_log is not None:
         yield check_metrics(settings)
         yield check_audit(settings)
+
+
+def public_url_line(settings: Settings) -> Line | None:
+    """A warning when GITEA_MCP_PUBLIC_URL cannot reach the port serve would listen on (GITEA_MCP_HOST and
+    GITEA_MCP_PORT as check reads them; any free port, 0, is not judged); nothing otherwise."""
+    found = public_url_unreachable(settings, settings.port)
+    return None if found is None else Line("warn", f"sign-in: {found[0]}", found[1])
 
 
 def limits_line(settings: Settings) -> Line:
