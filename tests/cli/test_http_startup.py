@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import re
 import signal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ import requests
 from pydantic import SecretStr
 
 from gitea_mcp.server.http import startup_line
-from gitea_mcp.settings import Settings
+from gitea_mcp.settings import Settings, public_url_unreachable
 from tests.cli.process import CLOSED_GITEA, Running, clean_env
 from tests.support.ports import refusing_port
 
@@ -155,3 +156,28 @@ def test_a_public_url_on_another_port_is_warned_about_once_listening(
             running.signal(signal.SIGTERM, within=15)  # workers stop as one server does, 2 cores shared
         finally:
             running.kill()
+
+
+def test_the_operators_guide_shows_the_lines_as_printed() -> None:
+    """docs/operators.md quotes a start-up line and the public-URL warning: they are what the server prints."""
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "operators.md").read_text(encoding="utf-8")
+    team = Settings(
+        url="https://g.example",
+        allowed_owners=frozenset({"acme"}),
+        transport="http",
+        host="0.0.0.0",
+        allowed_hosts=("mcp.example.com:*",),
+        redis_url=SecretStr("redis://redis.tools.svc:6379/0"),
+    )
+    assert f"\n{startup_line(team, 8000)}\n" in guide
+    trial = Settings(
+        url="https://g.example",
+        allowed_owners=frozenset({"acme"}),
+        transport="http",
+        public_url="http://127.0.0.1:9000",
+        oauth_client_id=SIGNIN_ENV["GITEA_MCP_OAUTH_CLIENT_ID"],
+        oauth_key=SecretStr(SIGNIN_ENV["GITEA_MCP_OAUTH_KEY"]),
+    )
+    unreachable = public_url_unreachable(trial, 8000)
+    assert unreachable is not None
+    assert f"\ngitea-issues-mcp: warning: {'; '.join(unreachable)}\n" in guide
