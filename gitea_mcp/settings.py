@@ -612,6 +612,38 @@ def check_public_url(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}".lower()
 
 
+_THIS_MACHINE = ("127.0.0.1", "::1", "localhost")
+
+
+def public_url_unreachable(settings: Settings, port: int) -> tuple[str, str] | None:
+    """Why clients that follow GITEA_MCP_PUBLIC_URL cannot reach this server listening on `port` (the bound port;
+    0, not bound yet, is not judged), and the remedy; None when they may. Only a public URL naming this listener's
+    host (loopback, or the listen address) is judged: any other host is a proxy's, which may serve https, or any
+    port, in front of it. The server speaks plain HTTP, so plain http must name its port, and https cannot be on it."""
+    if settings.public_url is None or port == 0:
+        return None
+    parts = urlsplit(settings.public_url)
+    host = (parts.hostname or "").casefold()
+    if host not in _THIS_MACHINE and host != settings.host.strip("[]").casefold():
+        return None
+    public_port = parts.port or (443 if parts.scheme == "https" else 80)
+    named = f"[{host}]" if ":" in host else host
+    if parts.scheme == "http" and public_port != port:
+        return (
+            f"GITEA_MCP_PUBLIC_URL {settings.public_url} names port {public_port}, but this server listens on port "
+            f"{port}: clients, and Gitea's redirect after sign-in, would not reach it",
+            f"set GITEA_MCP_PUBLIC_URL=http://{named}:{port}, or listen on port {public_port} (--port, GITEA_MCP_PORT)",
+        )
+    if parts.scheme == "https" and public_port == port:
+        return (
+            f"GITEA_MCP_PUBLIC_URL {settings.public_url} is https on the port this server listens on ({port}), but "
+            "the server speaks plain HTTP there: clients would open TLS and get no answer",
+            "name the TLS proxy in front of it (its own port or host) in GITEA_MCP_PUBLIC_URL, or for a trial "
+            f"http://127.0.0.1:{port}",
+        )
+    return None
+
+
 def signin_keys(raw: str) -> list[bytes]:
     """`GITEA_MCP_OAUTH_KEY`: one or more comma-separated URL-safe base64 keys of 32 bytes. A wrong entry is named by
     its position, never quoted (it is a secret)."""

@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
 from gitea_mcp.cli.main import main, parse_args, settings_from
-from gitea_mcp.settings import ConfigError, Settings
+from gitea_mcp.settings import ConfigError, Settings, public_url_unreachable
 
 KEY = base64.urlsafe_b64encode(bytes(range(32))).decode()
 OLD_KEY = base64.urlsafe_b64encode(bytes(range(32, 64))).decode()
@@ -201,3 +202,62 @@ def test_client_metadata_documents_are_on_unless_turned_off(
 def test_a_doubtful_client_metadata_documents_stops_the_start(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ConfigError, match="GITEA_MCP_CLIENT_METADATA_DOCUMENTS='treu' is not true or false"):
         _settings(monkeypatch, {**BASE, **SIGNIN, "GITEA_MCP_CLIENT_METADATA_DOCUMENTS": "treu"})
+
+
+OTHER_PORT = "names port 9000, but this server listens on port 8000"
+TLS_ON_PLAIN = "is https on the port this server listens on (8000), but the server speaks plain HTTP there"
+
+
+@pytest.mark.parametrize(
+    ("public_url", "host", "port", "said"),
+    [
+        pytest.param("http://127.0.0.1:8000", "127.0.0.1", 8000, None, id="http-same-port"),
+        pytest.param("http://127.0.0.1:9000", "127.0.0.1", 8000, OTHER_PORT, id="http-other-port"),
+        pytest.param("http://127.0.0.1", "127.0.0.1", 8000, OTHER_PORT.replace("9000", "80"), id="http-on-80"),
+        pytest.param("http://127.0.0.1:80", "127.0.0.1", 80, None, id="http-80-on-80"),
+        pytest.param("http://127.0.0.1:9000", "0.0.0.0", 8000, OTHER_PORT, id="http-loopback-all-interfaces"),
+        pytest.param("https://127.0.0.1:8000", "127.0.0.1", 8000, TLS_ON_PLAIN, id="https-own-port"),
+        pytest.param("https://localhost:8000", "127.0.0.1", 8000, TLS_ON_PLAIN, id="https-localhost-own-port"),
+        pytest.param("https://[::1]:8000", "::1", 8000, TLS_ON_PLAIN, id="https-ipv6-own-port"),
+        pytest.param("https://10.0.0.5:8000", "10.0.0.5", 8000, TLS_ON_PLAIN, id="https-listen-address-own-port"),
+        pytest.param("https://MCP.example.com:8000", "mcp.Example.com", 8000, TLS_ON_PLAIN, id="https-listen-name"),
+        pytest.param("https://localhost", "127.0.0.1", 443, TLS_ON_PLAIN.replace("8000", "443"), id="https-on-443"),
+        # A TLS proxy on this machine, on a port of its own: how sign-in is meant to be run.
+        pytest.param("https://127.0.0.1:8443", "127.0.0.1", 8000, None, id="https-local-proxy"),
+        pytest.param("https://localhost", "127.0.0.1", 8000, None, id="https-local-proxy-443"),
+        pytest.param("https://10.0.0.5:8443", "10.0.0.5", 8000, None, id="https-listen-address-other-port"),
+        # Another host is a proxy's, which may serve any scheme on any port.
+        pytest.param("https://mcp.example.com", "0.0.0.0", 8000, None, id="proxy"),
+        pytest.param("https://mcp.example.com:8000", "0.0.0.0", 8000, None, id="proxy-same-port-number"),
+        pytest.param("https://mcp.example.com:8000", "10.0.0.5", 8000, None, id="proxy-other-host"),
+        # Any free port: nothing to compare with until it is bound.
+        pytest.param("http://127.0.0.1:9000", "127.0.0.1", 0, None, id="any-free-port"),
+    ],
+)
+def test_a_public_url_that_cannot_reach_the_listener_is_warned_about(
+    public_url: str, host: str, port: int, said: str | None
+) -> None:
+    settings = Settings(
+        url="https://g.example",
+        allowed_owners=frozenset({"acme"}),
+        transport="http",
+        host=host,
+        port=port,
+        public_url=public_url,
+        oauth_client_id=CLIENT_ID,
+        oauth_key=SecretStr(KEY),
+    )
+    found = public_url_unreachable(settings, port)
+    if said is None:
+        assert found is None
+        return
+    assert found is not None
+    cause, remedy = found
+    assert cause.startswith(f"GITEA_MCP_PUBLIC_URL {settings.public_url} ")
+    assert said in cause, cause
+    assert remedy and "\n" not in cause + remedy
+
+
+def test_no_public_url_is_nothing_to_warn_about() -> None:
+    settings = Settings(url="https://g.example", allowed_owners=frozenset({"acme"}), transport="http")
+    assert public_url_unreachable(settings, 8000) is None

@@ -40,7 +40,7 @@ from gitea_mcp.gitea.errors import (
 from gitea_mcp.gitea.outbound import speaks_tls
 from gitea_mcp.gitea.release import ServerInfo
 from gitea_mcp.redaction import redis_display, shown
-from gitea_mcp.settings import ConfigError, Settings
+from gitea_mcp.settings import ConfigError, Settings, public_url_unreachable
 from gitea_mcp.toolkit import scopes
 from gitea_mcp.toolkit.registry import every, offered
 from gitea_mcp.toolkit.render import counted
@@ -98,6 +98,9 @@ def run_checks(settings: Settings, client: GiteaClient) -> list[Line]:
 def checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     """Each check in order, each line as soon as it is known; the replicas' write guard last, when one is set."""
     yield from gitea_checks(settings, client)
+    reach = public_url_line(settings)
+    if reach is not None:
+        yield reach
     yield limits_line(settings)
     if settings.redis_url is not None:
         yield check_guard(settings)
@@ -107,6 +110,13 @@ def checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     if settings.metrics_port is not None or settings.audit_log is not None:
         yield check_metrics(settings)
         yield check_audit(settings)
+
+
+def public_url_line(settings: Settings) -> Line | None:
+    """A warning when GITEA_MCP_PUBLIC_URL cannot reach the port serve would listen on (GITEA_MCP_HOST and
+    GITEA_MCP_PORT as check reads them; any free port, 0, is not judged); nothing otherwise."""
+    found = public_url_unreachable(settings, settings.port)
+    return None if found is None else Line("warn", f"sign-in: {found[0]}", found[1])
 
 
 def limits_line(settings: Settings) -> Line:
@@ -157,7 +167,7 @@ def gitea_checks(settings: Settings, client: GiteaClient) -> Iterator[Line]:
     writes = _writes_offered(settings)
     access = Access(token.login) if write.mark != "fail" and writes and settings.token else None
     if read.mark == "ok":
-        yield from check_owners(settings, client, access)
+        yield from check_owners(settings, client, access, token.login)
     else:
         yield Line("skip", "owners not checked: issues cannot be read")
     yield from lockdown_checks(settings, client)
@@ -474,17 +484,22 @@ ACCESS_SAMPLE = 50  # issues read per owner: their repositories are the ones pro
 MAX_PROBED = 10  # repositories probed per owner: those of its newest issues first
 
 
-def check_owners(settings: Settings, client: GiteaClient, access: Access | None = None) -> Iterator[Line]:
+def check_owners(
+    settings: Settings, client: GiteaClient, access: Access | None = None, login: str | None = None
+) -> Iterator[Line]:
+    """Per allowed owner: whether it exists and its issues are visible, and with `access` whether the token's user
+    may change them. `login`: the token's user (None when not known), who may change issues in every repository it
+    owns, so an owner that is that user is never a warning, issues or none."""
     if settings.allow_all_owners:
         fix = "name the owners instead, e.g. GITEA_ALLOWED_OWNERS=acme,alice"
         unknown = f", and whether {access.who} may change issues is checked for none of them" if access else ""
         yield Line("warn", f"GITEA_ALLOWED_OWNERS='*': every owner this token can see is allowed{unknown}", fix)
         return
     for owner in sorted(settings.allowed_owners):  # one owner's lines at a time, as they are known
-        yield from _check_owner(client, owner, access)
+        yield from _check_owner(client, owner, access, login)
 
 
-def _check_owner(client: GiteaClient, owner: str, access: Access | None) -> list[Line]:
+def _check_owner(client: GiteaClient, owner: str, access: Access | None, login: str | None) -> list[Line]:
     # The issue search needs only read:issue, unlike /users and /orgs (read:user, read:organization), and it
     # answers 400 for an owner that does not exist. Its rows name their repositories (without permissions).
     params: dict[str, str | int] = {"owner": owner, "limit": ACCESS_SAMPLE, "type": "issues", "state": "all"}
@@ -499,6 +514,8 @@ def _check_owner(client: GiteaClient, owner: str, access: Access | None) -> list
         fix = "if its repositories are private, set GITEA_TOKEN to a token of a user who can see them"
         text = f"owner {owner}: exists, but no issues of its repositories are visible without a token (public "
         return [Line("warn", text + "repositories only)", fix)]
+    if (response.total == 0 or not repos) and _is_user(owner, login):
+        return [Line("ok", f"owner {owner}: no issues yet; {_own(login)}")]
     if response.total == 0 or not repos:
         unknown = f", so whether {access.who} may change issues there is not known" if access else ""
         fix = "if its repositories are private, give the token's user access to them"
@@ -506,6 +523,15 @@ def _check_owner(client: GiteaClient, owner: str, access: Access | None) -> list
     count = "issues" if response.total is None else counted(response.total, "issue")
     lines = [Line("ok", f"owner {owner}: {count} (open and closed) visible in its repositories")]
     return lines + ([_check_access(client, owner, repos[:MAX_PROBED], access)] if access else [])
+
+
+def _is_user(owner: str, login: str | None) -> bool:
+    """Whether the owner is the token's user: logins are case-insensitive in Gitea and Forgejo."""
+    return login is not None and owner.casefold() == login.casefold()
+
+
+def _own(login: str | None) -> str:
+    return f"the token's own user: @{login} may change issues in every repository it owns"
 
 
 def _repositories(rows: object) -> list[tuple[str, str]]:

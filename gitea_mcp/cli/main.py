@@ -387,10 +387,13 @@ _SERVE_ONLY = ("--read-only", "--toolsets", "--timeout", "--transport", "--host"
 USES: dict[str, tuple[str, ...]] = {
     "serve": _ALL,
     # Over HTTP callers bring tokens (none is a warning); the replicas' write guard is checked when set, and the
-    # sign-in set-up when one is given (it is the HTTP server's: given to check, it implies --transport http).
+    # sign-in set-up when one is given (it is the HTTP server's: given to check, it implies --transport http),
+    # with the address and port serve would listen on, which the public URL must reach.
     "check": (
         *(s.flag for s in CONNECTION),
         "--transport",
+        "--host",
+        "--port",
         "--redis-url",
         *(s.flag for s in SIGNIN),
         "--calls-per-minute",

@@ -33,16 +33,17 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gitea_mcp.gitea import traces
 from gitea_mcp.gitea.users import USERS
-from gitea_mcp.redaction import shown
+from gitea_mcp.redaction import redis_display, shown
 from gitea_mcp.server import discovery, tracing
 from gitea_mcp.server.addresses import Pool, address_of
 from gitea_mcp.server.app import COUNTED, budget_of, make_client
 from gitea_mcp.server.bearers import Bearers, Verdict, asking
 from gitea_mcp.server.credentials import Clock, Credential, credential
 from gitea_mcp.server.limits import HEAD_BYTES, Guarded, Limits, Load, exception_handler, limits, plan, share
-from gitea_mcp.server.quota import Quota
+from gitea_mcp.server.quota import Quota, calls_per_minute
 from gitea_mcp.server.workers import run_workers
-from gitea_mcp.settings import CannotListen, Settings
+from gitea_mcp.settings import CannotListen, Settings, public_url_unreachable
+from gitea_mcp.toolkit.registry import offered
 
 if TYPE_CHECKING:
     from gitea_mcp.server.metrics import Metrics
@@ -515,7 +516,7 @@ def serve(server: MCPServer, settings: Settings, metrics: Metrics | None = None)
         return
     # Listening before the line is printed (the first worker may take a moment), so it is true when it appears.
     sock.listen(BACKLOG)
-    print(startup_line(settings, sock.getsockname()[1], whole), file=sys.stderr, flush=True)
+    say_started(settings, sock.getsockname()[1], whole)
     mine = share(whole, settings.workers)
     beside = metrics.beside if metrics is not None else None
     run_workers(settings.workers, lambda: _worker(server, settings, Load(mine), sock), GRACE, beside)
@@ -541,7 +542,7 @@ def _serve(server: MCPServer, settings: Settings, load: Load, sock: socket.socke
             await super().startup(sockets)
             if self.started and announce:  # said once the port is bound, so the line is true when it appears
                 port = _bound_port(self) or settings.port
-                print(startup_line(settings, port, load.limits), file=sys.stderr, flush=True)
+                say_started(settings, port, load.limits)
 
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
             await super().shutdown(sockets)
@@ -600,21 +601,60 @@ def cannot_listen(exc: OSError, host: str, port: int) -> str:
 GRACE = 5
 
 
+def say_started(settings: Settings, port: int, plan: Limits) -> None:
+    """Said on stderr once `port` is bound: the start-up line, then a warning when the public URL cannot reach it."""
+    print(startup_line(settings, port, plan), file=sys.stderr, flush=True)
+    unreachable = public_url_unreachable(settings, port)
+    if unreachable is not None:
+        print(f"gitea-issues-mcp: warning: {'; '.join(unreachable)}", file=sys.stderr, flush=True)
+
+
 def startup_line(settings: Settings, port: int, plan: Limits | None = None) -> str:
-    """The one line HTTP mode prints: where it listens, who may call, which Host headers it accepts, its limits."""
+    """The one line HTTP mode prints: where it listens, who may call (and where users sign in), which Host headers
+    it accepts, the write guard, the rates and the limits in force."""
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
     url = f"http://{host}:{port}{MCP_PATH}"
     said = f"gitea-issues-mcp: serving MCP (streamable HTTP) at {url}; auth: {auth_mode(settings)}; {_hosts(settings)}"
     whole = plan or limits(settings)
+    guard = _guard(settings)
+    if guard:
+        said += f"; {guard}"
     if settings.traces:
         said += f"; {tracing.describe(settings)}"
     if settings.signin:  # the pool of the routes without a token, which exist with sign-in alone
         said += f"; sign-in: {whole.signin_requests} requests at once, {whole.signin_per_address} per address"
+    said += f"; {_rates(settings, named=bool(guard))}"
     if settings.workers == 1:
         return f"{said}; {_limits(whole)}"
     mine = share(whole, settings.workers)
     each = f"{mine.connections} connections and {mine.requests} requests at once each"
     return f"{said}; {_limits(whole)}; {settings.workers} worker processes ({each})"
+
+
+def _guard(settings: Settings) -> str:
+    """Where identical writes in flight are held to one: nothing to say where no write tool is served."""
+    if not any(spec.writes for spec in offered(settings.read_only, settings.toolsets)):
+        return ""
+    if settings.redis_url is None:
+        return "write guard: in process"
+    return f"write guard: Redis at {redis_display(settings.redis_url.get_secret_value())}"
+
+
+def _rates(settings: Settings, named: bool) -> str:
+    """The tool calls a minute per user and the requests a minute to the forge, and where they are kept (`named`:
+    the write guard's part already named the Redis)."""
+    per_user = calls_per_minute(settings)
+    forge = settings.forge_requests_per_minute
+    calls = f"{per_user} tool calls a minute per user" if per_user else "no limit of tool calls per user"
+    budget = f"{forge} requests a minute to Gitea" if forge else "no budget of requests to Gitea"
+    if forge and settings.redis_url is None and settings.workers > 1:  # kept in each process: divided among them
+        budget += f" ({max(1, forge // settings.workers)} per worker)"
+    said = f"rates: {calls} and {budget}"
+    if not per_user and not forge:
+        return said
+    if settings.redis_url is None:
+        return f"{said}, kept in this process"
+    return f"{said}, kept in Redis" + ("" if named else f" at {redis_display(settings.redis_url.get_secret_value())}")
 
 
 def _limits(plan: Limits) -> str:

@@ -109,6 +109,8 @@ USED: dict[str, list[str]] = {
     "check": [
         *CONNECTION,
         "--transport",
+        "--host",  # issue 39: the listener the public URL must reach
+        "--port",
         "--redis-url",
         *SIGNIN,
         "--calls-per-minute",

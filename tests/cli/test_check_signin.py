@@ -258,3 +258,51 @@ def test_check_refuses_what_serve_would_refuse(
     assert code == 2
     err = capfd.readouterr().err
     assert said in err and err.count("\n") == 1
+
+
+NOT_REACHED = (
+    "! sign-in: GITEA_MCP_PUBLIC_URL http://127.0.0.1:9000 names port 9000, but this server listens on port 8000"
+)
+TLS_ON_PLAIN = (
+    "! sign-in: GITEA_MCP_PUBLIC_URL https://127.0.0.1:8000 is https on the port this server listens on (8000), but "
+    "the server speaks plain HTTP there"
+)
+
+
+@pytest.mark.parametrize(
+    ("public", "argv", "env", "said"),
+    [
+        pytest.param("http://127.0.0.1:9000", ["--port", "8000"], {}, NOT_REACHED, id="other-port"),
+        pytest.param("http://127.0.0.1:9000", [], {}, NOT_REACHED, id="other-than-the-default-port"),
+        pytest.param("http://127.0.0.1:9000", [], {"GITEA_MCP_PORT": "9000"}, None, id="port-from-the-environment"),
+        pytest.param("http://127.0.0.1:9000", ["--port", "0"], {}, None, id="any-free-port"),
+        pytest.param("https://127.0.0.1:8000", [], {}, TLS_ON_PLAIN, id="https-on-the-listener"),
+        pytest.param("https://127.0.0.1:8443", [], {}, None, id="https-local-proxy"),
+        pytest.param(PUBLIC, ["--host", "0.0.0.0"], {}, None, id="proxy"),
+    ],
+)
+def test_check_warns_of_a_public_url_that_cannot_reach_the_listener(
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    mocked: responses.RequestsMock,
+    public: str,
+    argv: list[str],
+    env: dict[str, str],
+    said: str | None,
+) -> None:
+    """check reads the listener's --host and --port (or their variables) as serve would, and says the reason."""
+    for name, value in {"GITEA_URL": ROOT, "GITEA_ALLOWED_OWNERS": "acme", "GITEA_MCP_OAUTH_KEY": KEY, **env}.items():
+        monkeypatch.setenv(name, value)
+    for name in ("GITEA_TOKEN", "GITEA_MCP_TRANSPORT", "GITEA_MCP_HOST", *(() if env else ("GITEA_MCP_PORT",))):
+        monkeypatch.delenv(name, raising=False)
+    serve(mocked, answers(version={"json": {"version": "1.25.4"}}))
+    optional(mocked).get(OPENID, json=OPENID_DOCUMENT)
+    optional(mocked).get(f"{public}/.well-known/oauth-protected-resource/mcp", body=refused_connection())
+    main(["check", "--public-url", public, "--oauth-client-id", CLIENT_ID, *argv])
+    out = capfd.readouterr().out
+    warned = [line for line in out.splitlines() if line.startswith("! sign-in: GITEA_MCP_PUBLIC_URL ")]
+    if said is None:
+        assert warned == [], out
+        return
+    assert len(warned) == 1 and warned[0].startswith(said), out
+    assert "    fix: " in out.split(said, 1)[1].split("\n", 2)[1]

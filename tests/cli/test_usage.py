@@ -105,10 +105,11 @@ CASES = [
     pytest.param(["demo", "--serve", "--http-secret-file", "s"], {},
                  "--http-secret-file does nothing for demo (each request sends the stand-in's token itself); remove "
                  "it.", id="demo-secret"),
-    pytest.param(["check", "--port", "8001"], CLOSED_GITEA,
-                 f"--port does nothing for check ({SERVES_NOTHING}); remove it.", id="check-port"),
-    pytest.param(["--host", "0.0.0.0", "check"], CLOSED_GITEA,
-                 f"--host does nothing for check ({SERVES_NOTHING}); remove it.", id="check-host-before"),
+    # check takes --host and --port (the listener a public URL must reach; issue 39), not the rest of HTTP's
+    pytest.param(["check", "--allowed-hosts", "x"], CLOSED_GITEA,
+                 f"--allowed-hosts does nothing for check ({SERVES_NOTHING}); remove it.", id="check-allowed-hosts"),
+    pytest.param(["--max-body", "1000", "check"], CLOSED_GITEA,
+                 f"--max-body does nothing for check ({SERVES_NOTHING}); remove it.", id="check-limit-before"),
     pytest.param(["call", "issue_list", "--transport", "http"], CLOSED_GITEA,
                  f"--transport does nothing for call ({IN_PROCESS}); remove it.", id="call-transport"),
     pytest.param(["config", "vscode", "--allowed-h", "x"], {},
@@ -143,7 +144,7 @@ def test_a_mistake_is_one_sentence_and_exit_2(
 HTTP_ONLY = ["--host", "--port", "--allowed-hosts", "--http-secret-file"]
 HELP = {
     "serve": (["--url", "--token-file", "--read-only", "--transport", *HTTP_ONLY], []),
-    "check": (["--url", "--token-file", "--read-only", "--transport"], HTTP_ONLY),
+    "check": (["--url", "--token-file", "--read-only", "--transport", "--host", "--port"], HTTP_ONLY[2:]),
     "call": (["--url", "--token-file", "--read-only", "--json"], ["--transport", *HTTP_ONLY]),
     "signin-setup": (["--url", "--token-file", "--public-url", "--oauth-client-id", "--rotate", "--public"],
                      ["--read-only", "--transport", "--oauth-client-secret-file", *HTTP_ONLY]),

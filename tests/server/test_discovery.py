@@ -115,4 +115,4 @@ def test_a_request_without_a_token_is_told_where_to_sign_in(settings: dict[str, 
 def test_the_startup_line_says_where_users_sign_in() -> None:
     line = http.startup_line(Settings.model_validate(SIGNIN), 8000)
     assert f"auth: sign-in at {PUBLIC} (tokens this server issues), or each request's own Gitea token" in line
-    assert "; sign-in: 16 requests at once, 4 per address; limits: " in line
+    assert "; sign-in: 16 requests at once, 4 per address; rates: " in line
