@@ -29,9 +29,12 @@ def run_once(
     key: tuple[object, ...],
     run: Callable[[], CallToolResult],
     rest: tuple[object, ...] = (),
+    refusals: Callable[[], object] | None = None,
 ) -> CallToolResult:
     """A deduplicated write tool's call: calls in flight with the same `key` (what the duplicate check compares)
-    run one at a time, and identical ones (`rest` too) share one run, unless duplicates are asked for."""
+    run one at a time, and identical ones (`rest` too) share one run, unless duplicates are asked for.
+    `refusals`: the call's checks that need no request (the allowlist, an empty text), raising its refusal before
+    anything is sent, the look-up of whose the token is included."""
     if allow_duplicate:  # asked to write each time: nothing to share
         return guard(run, tool, deps)
     shared = deps.flights
@@ -42,6 +45,8 @@ def run_once(
         return shared.run(flight, rest, lambda: guard(run, tool, deps), deps.client.time_left)
 
     def guarded() -> CallToolResult:
+        if refusals is not None:
+            refusals()
         flight = (tool.name, caller(deps), *key)
         noted = observe.notes()
         if noted is not None:  # the audit log's write id: the guard's own key (its Redis lock's name), a digest

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated
 
 from mcp_types import CallToolResult
@@ -51,13 +52,20 @@ class CommentArgs(Arguments):
 def run(deps: Deps, args: CommentArgs) -> CallToolResult:
     """The tool as an agent sees it: a result, or an isError result naming cause and remedy."""
     key = (args.owner.lower(), args.name.lower(), args.number, args.body.strip())
-    return in_flight.run_once(deps, SPEC, args.allow_duplicate, key, lambda: _run(deps, args))
+    refusals = functools.partial(_refusals, deps, args)
+    return in_flight.run_once(deps, SPEC, args.allow_duplicate, key, lambda: _run(deps, args), (), refusals)
 
 
-def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
+def _refusals(deps: Deps, args: CommentArgs) -> tuple[str, str]:
+    """What refuses the call before any request: an owner outside the allowlist, an empty body."""
     owner, name = deps.policy.check_repo(args.owner, args.name)
     if not args.body.strip():
         raise BadArgument("body is empty; write the comment's text.")
+    return owner, name
+
+
+def _run(deps: Deps, args: CommentArgs) -> CallToolResult:
+    owner, name = _refusals(deps, args)
     base: list[Segment] = ["repos", owner, name, "issues", args.number]
     try:
         # The issue (its existence and comment count), recent comments and our login, in one round trip.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -64,14 +65,21 @@ def run(deps: Deps, args: CreateArgs) -> CallToolResult:
     title = args.title.strip()
     key = (args.owner.lower(), args.name.lower(), titles.stem(title), args.body.strip())
     rest = (title, tuple(args.labels), tuple(a.lower() for a in args.assignees), args.milestone, args.due_date)
-    return in_flight.run_once(deps, SPEC, args.allow_duplicate, key, lambda: _run(deps, args), rest)
+    refusals = functools.partial(_refusals, deps, args)
+    return in_flight.run_once(deps, SPEC, args.allow_duplicate, key, lambda: _run(deps, args), rest, refusals)
+
+
+def _refusals(deps: Deps, args: CreateArgs) -> tuple[str, str]:
+    """What refuses the call before any request: an owner outside the allowlist, an empty title."""
+    owner, name = deps.policy.check_repo(args.owner, args.name)
+    if not args.title.strip():
+        raise BadArgument("title is empty; give the issue a one-line title.")
+    return owner, name
 
 
 def _run(deps: Deps, args: CreateArgs) -> CallToolResult:
-    owner, name = deps.policy.check_repo(args.owner, args.name)
+    owner, name = _refusals(deps, args)
     title = args.title.strip()
-    if not title:
-        raise BadArgument("title is empty; give the issue a one-line title.")
     plan = _prepare(deps, owner, name, args, title)
     login = deps.catalog.me(deps.client).login
     kept = written.kept_title(deps, title)  # what Gitea stores of it, and so what a duplicate's title is

@@ -3,6 +3,7 @@ with a comment, posted once."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -99,12 +100,19 @@ def run(deps: Deps, args: UpdateArgs) -> CallToolResult:
     # of the next then finds it), and identical calls share one run, across replicas too, as issue_comment's do.
     key = (args.owner.lower(), args.name.lower(), args.number, args.comment.strip())
     whole = (args.model_dump(mode="json"),)
-    return in_flight.run_once(deps, SPEC, False, key, lambda: _run(deps, args), whole)
+    refusals = functools.partial(_refusals, deps, args)
+    return in_flight.run_once(deps, SPEC, False, key, lambda: _run(deps, args), whole, refusals)
+
+
+def _refusals(deps: Deps, args: UpdateArgs) -> tuple[str, str]:
+    """What refuses the call before any request: an owner outside the allowlist, arguments that cannot go together."""
+    owner, name = deps.policy.check_repo(args.owner, args.name)
+    _check(args)
+    return owner, name
 
 
 def _run(deps: Deps, args: UpdateArgs) -> CallToolResult:
-    owner, name = deps.policy.check_repo(args.owner, args.name)
-    _check(args)
+    owner, name = _refusals(deps, args)
     here = Ref(owner, name, args.number)
     adding = [dependencies.parse(deps, here, given) for given in args.blocked_by_add]  # refused before any request
     dropping = [dependencies.parse(deps, here, given) for given in args.blocked_by_remove]
