@@ -64,6 +64,7 @@ def record(name: str, value: str, budget: str = "", ok: bool | None = None) -> N
 # The servers measured here are loaded by one token far beyond a user's calls a minute and the forge budget: the
 # per-user limit and the budget are off for them, and measured on their own ("limits").
 NO_RATE_LIMITS = {"GITEA_MCP_CALLS_PER_MINUTE": "0", "GITEA_MCP_FORGE_REQUESTS_PER_MINUTE": "0"}
+UNLIMITED: dict[str, Any] = {"calls_per_minute": 0, "forge_requests_per_minute": 0}  # the same, for Settings
 
 
 def env_for(url: str) -> dict[str, str]:
@@ -816,7 +817,8 @@ def reserved_port() -> int:
 
 def signin_settings(forge: StandIn, public_url: str, key: str) -> Settings:
     return Settings(url=forge.url, allowed_owners=frozenset({"acme", "demo"}), transport="http",
-                    public_url=public_url, oauth_client_id=SIGNIN_APP, oauth_key=SecretStr(key))  # fmt: skip
+                    public_url=public_url, oauth_client_id=SIGNIN_APP, oauth_key=SecretStr(key),
+                    **UNLIMITED)  # fmt: skip
 
 
 def minted(settings: Settings, gitea_token: str) -> str:
@@ -1556,7 +1558,7 @@ def bench_traces(calls: int) -> None:
     from gitea_mcp.server.app import build_server
 
     with StandInProcess() as forge:
-        settings = Settings(url=forge.url, token=SecretStr(DEMO_TOKEN), allowed_owners=frozenset({"acme"}))
+        settings = Settings(url=forge.url, token=SecretStr(DEMO_TOKEN), allowed_owners=frozenset({"acme"}), **UNLIMITED)
         server = build_server(settings)
         off_alone, _ = anyio.run(_call_cpus, server, calls, lambda n: False)
         counted = InMemorySpanExporter()  # kept in memory: an OTLP export's encoding and sending are left out
