@@ -10,8 +10,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ import pytest
 from gitea_mcp.standin import DEMO_TOKEN, StandIn
 from tests import test_snippets
 from tests.install.test_claude_code_cli import QUIET, _find_or_install_claude
+from tests.support.waiting import wait_until
 from tests.test_snippets import Snippet
 
 pytestmark = [
@@ -63,6 +66,9 @@ def test_each_client_snippet_runs_as_written(snippet: Snippet, tmp_path: Path) -
     with StandIn() as forge:
         env |= {"GITEA_TOKEN": DEMO_TOKEN}
         text = snippet.text.replace("https://gitea.example.com", forge.url)  # the Inspector's call reaches a Gitea
+        if program(snippet) == "npx" and "--cli" not in text:
+            _inspector_comes_up(text, project, env)
+            return
         done = subprocess.run(["bash", "-c", text], cwd=project, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"{snippet.id}\n{text}\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
     if program(snippet) == "claude":
@@ -71,3 +77,26 @@ def test_each_client_snippet_runs_as_written(snippet: Snippet, tmp_path: Path) -
         assert DEMO_TOKEN not in json.dumps(entry), "the line stores the token's reference, never the token"
     if "tools/list" in text:
         assert '"issue_list"' in done.stdout, done.stdout[-2000:]
+
+
+INSPECTOR_UP = "is up and running"  # "MCP Inspector Web is up and running at:" (2.x), "MCP Inspector is …" (0.x)
+
+
+def _inspector_comes_up(text: str, project: Path, env: dict[str, str]) -> None:
+    """The Inspector's browser launch serves until stopped: it ran as written when it says it is up (its web UI
+    and the proxy that starts the server on the UI's Connect), within 180 s; then its process group is stopped."""
+    env = {**env, "MCP_AUTO_OPEN_ENABLED": "false"}  # no browser to open here
+    process = subprocess.Popen(["bash", "-c", text], cwd=project, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True)  # fmt: skip
+    seen: list[str] = []
+    try:
+        assert process.stdout is not None
+        reader = threading.Thread(target=lambda: seen.extend(process.stdout or ()), daemon=True)
+        reader.start()
+        wait_until(lambda: any(INSPECTOR_UP in line for line in seen) or process.poll() is not None, 180,
+                   "the Inspector saying it is up")  # fmt: skip
+        assert any(INSPECTOR_UP in line for line in seen), "".join(seen)[-2000:]
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+        process.wait(30)
