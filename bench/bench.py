@@ -102,7 +102,7 @@ def child_status(marker: str, name: str) -> int:
     return int(found[1][name].split()[0]) if found else 0
 
 
-# --- 1. start-up --------------------------------------------------------------------------------------
+# --- start-up --------------------------------------------------------------------------------------
 
 
 async def startup_once(command: list[str], env: dict[str, str], marker: str) -> tuple[float, int]:
@@ -166,7 +166,7 @@ def bench_startup(url: str, runs: int) -> None:
     record("  ours less the floor's", f"{ro - rf:.1f} MiB")
 
 
-# --- 2. latency against a forge 50 ms away ----------------------------------------------------------
+# --- latency against a forge 50 ms away ----------------------------------------------------------
 
 
 async def timed(client: ClientSession, forge: StandIn, tool: str, args: dict[str, Any]) -> tuple[float, int, Any]:
@@ -211,7 +211,7 @@ async def latency_session(forge: StandIn, repeats: int) -> None:
         forge.latency = 0.0
 
 
-# --- 3. loopback overhead, tokens, memory -----------------------------------------------------------
+# --- loopback overhead, tokens, memory -----------------------------------------------------------
 
 
 async def loopback_and_tokens(forge: StandIn, repeats: int) -> None:
@@ -313,7 +313,7 @@ def direct_requests(url: str, repeats: int) -> list[float]:
     return samples
 
 
-# --- 5. streamable HTTP -------------------------------------------------------------------------------
+# --- streamable HTTP -------------------------------------------------------------------------------
 
 STARTED = re.compile(rb"serving MCP \(streamable HTTP\) at http://127\.0\.0\.1:(\d+)/")
 
@@ -577,7 +577,7 @@ def _load_part(
     return kept, run.errors, run.busy, time.process_time() - cpu
 
 
-# --- 6. HTTP under abuse -------------------------------------------------------------------------------
+# --- HTTP under abuse -------------------------------------------------------------------------------
 # The server as a real process on 127.0.0.1, abused with real sockets; each figure beside a budget (issue 23).
 
 # Budgets, from runs on a shared 2-core machine (docs/performance.md) with room for its noise: issue_list during
@@ -784,7 +784,7 @@ def _raise_own_files(wanted: int) -> None:
                                                     hard))  # fmt: skip
 
 
-# --- 7. signed in -------------------------------------------------------------------------------------
+# --- signed in -------------------------------------------------------------------------------------
 # Issue 24: a call made with an access token our sign-in issued costs Gitea no more requests than one made with a
 # personal access token, and the server little more time. Both tokens meet the gate's check with Gitea (GET
 # /api/v1/user, server/bearers.py) once per 60 s; each pays it at its first call, counted apart.
@@ -927,7 +927,7 @@ def opening(settings: Settings, token: str, runs: int = 2_000) -> None:
 READS = 2  # credential() per request: the gate's (RequireToken.__call__) and the tools' (deps_for)
 
 
-# --- 9. the HTTP edge under slow clients without a token ----------------------------------------------------
+# --- the HTTP edge under slow clients without a token ----------------------------------------------------
 # Issue 35: 40 clients, each from an address of its own on loopback (127.0.0.2-41), hold the routes a client reaches
 # before it has a token: half start a POST to /register or /token and never finish its body, half ask /authorize
 # with a client metadata document that takes 4.5 s to answer. Each comes back as soon as it is answered (a 408 when
@@ -1077,7 +1077,7 @@ def _edge_calls(
     return walls, errors, health
 
 
-# --- 8. CPU per call ------------------------------------------------------------------------------------
+# --- CPU per call ------------------------------------------------------------------------------------
 # Issue 25: the server's CPU for one 50-row issue_list, its whole process (transport, SDK, tool, Gitea client) as
 # /proc counts it, over stdio and over streamable HTTP, against the stand-in answering under a Content-Length and
 # answering in 2 KiB chunks as Gitea's Go server does (`StandIn(chunked=True)`). Budgets from the issue.
@@ -1264,7 +1264,7 @@ def hooks_cpu(on: bool, runs: int = 20_000) -> float:
     return spent
 
 
-# --- 8. the largest answers ------------------------------------------------------------------------------
+# --- the largest answers ------------------------------------------------------------------------------
 # Issue 35: `issue_get max_chars=0` of an issue whose body and comments fill both of the answers it reads to the
 # Gitea client's most (8 MiB each), BIG_CALLS calls at once from as many clients: every answer under 1 MiB, the
 # server's peak resident memory and what it keeps once they are done. Before, each answer was 16 MB: 24 at once
@@ -1351,7 +1351,7 @@ def bench_lockdown(forge: StandIn) -> None:
     record("  a withheld line", f"{len(line.encode())} B", "≤ 160 B", len(line.encode()) <= 160)
 
 
-# --- 9. the per-user limit and the forge budget (issue 38) ------------------------------------------------------
+# --- the per-user limit and the forge budget (issue 38) ------------------------------------------------------
 # What a tool call pays for them: over HTTP the gate reads the body as one tools/call and takes one call from its
 # user's allowance (the tool then counts nothing); each request to the forge takes its place in the budget. Kept in
 # process a take is a dict look-up under a lock (2.3 µs measured); on Redis it is one EVALSHA round trip, measured
@@ -1431,7 +1431,7 @@ SECTIONS = (
     "workers",
     "traces",
 )
-# --- 9. per-worker cost (issue 38) ---------------------------------------------------------------------------
+# --- per-worker cost (issue 38) ---------------------------------------------------------------------------
 # Beside the floor served over HTTP (stateless JSON, one process): HTTP requests a second per worker, and what one
 # more worker costs in memory. For GITEA_MCP_WORKERS=1, 2 and 3 in turn, a server (read-only: more than one worker
 # without Redis must be) against the stand-in in a process of its own takes WORKER_CLIENTS clients' 10-row
@@ -1519,7 +1519,7 @@ def bench_workers(seconds: float) -> None:
     record("  the first extra, with the supervisor: ΣRSS(2) − ΣRSS(1)", f"{first:.1f} MiB")
 
 
-# --- 10. traces off (issue 38) ---------------------------------------------------------------------------------
+# --- traces off (issue 38) ---------------------------------------------------------------------------------
 # What tracing costs a call when it is off (GITEA_MCP_TRACES unset), budget 0.05 ms of CPU, and what it costs on.
 # Off, the code asks one flag (`gitea.traces.STATE.on`) at the HTTP gate, at the tool call, for each forge request
 # and for each batch of reads sent at once, and does nothing else: the cost is those reads, timed in a loop of a
